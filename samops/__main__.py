@@ -1,0 +1,5 @@
+import sys
+
+from samops.cli import main
+
+sys.exit(main())

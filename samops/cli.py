@@ -1,0 +1,51 @@
+"""The `samops` console script: one name, many subcommands.
+
+Each subcommand lives in the package that owns it and is imported only when asked for, so that
+starting the simulator never imports Slack or Streamlit, and no package imports another to start it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> ("module:function", one-line help). Each function takes argv (without the subcommand) and
+# returns an exit code.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "simulator": ("simulator.cli:main", "run the embedded simulator of the service API"),
+    "call": ("core.cli.call:main", "call one operation of the service and print JSON"),
+    "idempotency-key": ("core.cli.idempotency:main", "compute an Idempotency-Key header"),
+    "sync": ("core.cli.sync:main", "pull the service into the local SQLite cache"),
+    "status": ("core.cli.status:main", "show cache freshness, notifier backlog and last errors"),
+    "bot": ("bot.cli.bot:main", "run the Slack app"),
+    "slash": ("bot.cli.slash:main", "send a signed slash command to the running bot"),
+    "notify": ("bot.cli.notify:main", "post alarms into Slack channels"),
+    "dashboard": ("dashboard.cli:main", "run the supervisors' Streamlit dashboard"),
+    "up": ("samops.up:main", "run everything: simulator, sync, notifier, bot, dashboard"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, SUBCOMMANDS))
+    lines = ["usage: samops <command> [options]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in SUBCOMMANDS.items()]
+    lines += ["", "Run `samops <command> --help` for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in SUBCOMMANDS:
+        print(f"samops: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module_name, func_name = SUBCOMMANDS[name][0].split(":")
+    func = getattr(importlib.import_module(module_name), func_name)
+    return int(func(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Start samops processes as real servers on free loopback ports, and stop them cleanly."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Wait until `url` answers at all, failing early if the process died."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before {url} answered")
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.get(url, timeout=1.0)
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"{url} did not answer within {timeout} s")
+
+
+def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def samops_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "samops", *args]
+
+
+@dataclass
+class Simulator:
+    base_url: str  # ends with /api
+    root_url: str  # without /api
+    port: int
+    proc: subprocess.Popen[bytes]
+
+
+@contextlib.contextmanager
+def run_simulator(*options: str, seed: int = 1) -> Iterator[Simulator]:
+    """Run `samops simulator` on a free port; `options` are extra command-line flags."""
+    port = free_port()
+    cmd = samops_cmd("simulator", "--port", str(port), "--seed", str(seed), *options)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=os.environ)
+    try:
+        root = f"http://127.0.0.1:{port}"
+        wait_http(f"{root}/healthz", proc)
+        yield Simulator(base_url=f"{root}/api", root_url=root, port=port, proc=proc)
+    finally:
+        stop(proc)

@@ -1,0 +1,534 @@
+"""Typed records of the service (spec "Resources and their fields"), as pydantic v2 models.
+
+Attributes are the snake_case of the spec's JSON names, which stay the aliases (odd spellings such as
+`childrenCoeffiecientSum` and `boolenValue` included). Every field is optional, since the spec does not
+say which are present, and unknown fields are kept. Enumerations stay plain strings so that a value the
+spec does not list is kept rather than rejected.
+
+Secrets (`token`, `mqPassword`, `pinCode`, `securityCode`, `ncCode`) are `SecretStr`: `repr()` and
+`str()` never show them, and dumping gives `***` unless the context says `{"show_secrets": True}`.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, SecretStr, SerializationInfo
+from pydantic.alias_generators import to_camel
+
+MASK = "***"
+
+
+def _dump_secret(value: SecretStr, info: SerializationInfo) -> str:
+    context = info.context if isinstance(info.context, dict) else {}
+    return value.get_secret_value() if context.get("show_secrets") else MASK
+
+
+Secret = Annotated[SecretStr, PlainSerializer(_dump_secret, return_type=str)]
+# The spec's ids are ints, but login shows organization ids as strings: keep ints where they parse.
+IntOrStr = Annotated[int | str, Field(union_mode="left_to_right")]
+# Timestamps the service formats its own way are kept as given rather than failing the whole record.
+DateTime = Annotated[datetime | str, Field(union_mode="left_to_right")]
+Date = Annotated[date | str, Field(union_mode="left_to_right")]
+
+
+class SamModel(BaseModel):
+    """Base of every record: camelCase aliases, population by name too, unknown fields kept."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    def to_json_dict(self, *, show_secrets: bool = False) -> dict[str, Any]:
+        """What the service sent (fields it left out stay out), with the spec's names, JSON-ready;
+        secrets as `***` unless `show_secrets`."""
+        return self.model_dump(
+            mode="json", by_alias=True, exclude_unset=True, context={"show_secrets": show_secrets}
+        )
+
+
+# --- login, roles, organizations -------------------------------------------------------------------
+
+
+class RoleSummary(SamModel):
+    role_id: int | None = None
+    role_name: str | None = None
+    type: int | None = None
+    inherited: bool | None = None
+    type_pk: int | None = Field(default=None, alias="typePK")
+    type_name: str | None = None
+
+
+class Organization(SamModel):
+    """{name, id}: login shows the id as a string, user listings as an int; both parse to int."""
+
+    name: str | None = None
+    id: IntOrStr | None = None
+
+
+# --- panels: resources, sensors, controllers --------------------------------------------------------
+
+
+class Partition(SamModel):
+    name: str | None = None
+    no: int | None = None
+
+
+class Sensor(SamModel):
+    id: int | None = None
+    resource_id: int | None = None
+    order_no: int | None = None
+    io_type: str | None = None
+    io_direction: str | None = None
+    true_value: str | None = None
+    false_value: str | None = None
+    partitions: list[Partition] | None = None
+    sensor_id: int | None = None
+    description: str | None = None
+    hardware_serial_number: str | None = None
+    sensor_name: str | None = None
+
+
+class SensorGroup(SamModel):
+    """{type, sensors}: an entry of `resourceSensors`, and the answer of operation 18."""
+
+    type: str | None = None
+    sensors: list[Sensor] | None = None
+
+
+class Controller(SamModel):
+    hardware_serial_number: str | None = None
+    id: int | None = None
+    resource_id: int | None = None
+    order_no: int | None = None
+    io_type: str | None = None
+    io_direction: str | None = None
+    true_value: str | None = None
+    false_value: str | None = None
+    description: str | None = None
+    controller_name: str | None = None
+    controller_id: int | None = None
+    partitions: list[Partition] | None = None
+
+
+class ResourceSummary(SamModel):
+    resource_id: int | None = None
+    network_id: str | None = None
+    resource_name: str | None = None
+    enabled: bool | None = None
+    model_name: str | None = None
+    brand_name: str | None = None
+    tree_path: str | None = None
+    org_id: int | None = None
+    resource_sensors: list[SensorGroup] | None = None
+    resource_controllers: list[Controller] | None = None
+    resource_subscription_id: int | None = None
+    subscription_document_no: str | None = None
+    resource_type: str | None = None
+    device_sub_type: str | None = None
+
+
+class LoginResult(SamModel):
+    token: Secret | None = None
+    mq_user: str | None = None
+    mq_password: Secret | None = None
+    user_id: int | None = None
+    email_address: str | None = None
+    screen_name: str | None = None
+    locale_id: str | None = None
+    roles: list[RoleSummary] | None = None
+    organizations: list[Organization] | None = None
+    organization_ids: list[int] | None = None
+    resources: list[ResourceSummary] | None = None
+
+    @property
+    def panels(self) -> list[ResourceSummary]:
+        """The alarm panels of the caller's organizations (the login's `resources`)."""
+        return self.resources or []
+
+    def organization_id_list(self) -> list[int]:
+        """The caller's organization ids, from `organizations` or else `organizationIds`."""
+        ids = [org.id for org in self.organizations or [] if isinstance(org.id, int)]
+        return ids or list(self.organization_ids or [])
+
+
+# --- users ------------------------------------------------------------------------------------------
+
+
+class User(SamModel):
+    user_id: int | None = None
+    instance_id: int | None = None
+    instance_name: str | None = None
+    first_name: str | None = None
+    middle_name: str | None = None
+    last_name: str | None = None
+    email_address_verified: bool | None = None
+    status: int | None = None
+    national_id: int | None = None
+    screen_name: str | None = None
+    email_address: str | None = None
+    time_zone_id: str | None = None
+    locale_id: str | None = None
+    organizations: list[Organization] | None = None
+    organization_ids: list[int] | None = None
+    roles: list[RoleSummary] | None = None
+    resources: list[ResourceSummary] | None = None
+
+
+# --- activities -------------------------------------------------------------------------------------
+
+
+class Activity(SamModel):
+    event_id: str | None = None
+    activity_time: int | None = None
+    description: str | None = None
+    event_type: str | None = None
+    violation_name: str | None = None
+    violation_type: str | None = None
+    msg_type: int | None = None
+    vio_type: int | None = None
+    group: int | None = None
+    resource_id: int | None = None  # not in the spec; the simulator adds the panel (docs/architecture.md)
+
+
+class ActivityPage(SamModel):
+    total_records: int | None = None
+    page: int | None = None
+    page_size: int | None = None
+    activities: list[Activity] | None = None
+
+
+# --- cameras ----------------------------------------------------------------------------------------
+
+
+class Camera(SamModel):
+    resource_id: int | None = None
+    network_id: str | None = None
+    organization_id: int | None = None
+    name: str | None = None
+    brand: str | None = None
+    device_type: str | None = None
+    http_port: str | None = None
+    rtsp_port: str | None = None
+    device_model_name: str | None = None
+    channel_num: str | None = None
+    private_media_port: str | None = None
+    port: str | None = None
+    device_model: str | None = None
+    ability: str | None = None  # comma-separated capabilities
+    bind_status: str | None = None
+    status: str | None = None
+    sd_card_status: str | None = None
+    permission: str | None = None
+    version: str | None = None
+    nc_code: Secret | None = None
+    security_code: Secret | None = None
+
+
+class CameraSummary(ResourceSummary):
+    """An item of operation 17: a Resource summary plus the Camera record's non-secret fields."""
+
+    organization_id: int | None = None
+    name: str | None = None
+    brand: str | None = None
+    device_type: str | None = None
+    http_port: str | None = None
+    rtsp_port: str | None = None
+    device_model_name: str | None = None
+    channel_num: str | None = None
+    private_media_port: str | None = None
+    port: str | None = None
+    device_model: str | None = None
+    ability: str | None = None
+    bind_status: str | None = None
+    status: str | None = None
+    sd_card_status: str | None = None
+    permission: str | None = None
+    version: str | None = None
+    # Not expected here, but masked all the same should a service send them.
+    nc_code: Secret | None = None
+    security_code: Secret | None = None
+
+
+# --- bills and customers ----------------------------------------------------------------------------
+
+
+class Amount(SamModel):
+    unit: str | None = None
+    value: float | None = None
+
+
+class Bill(SamModel):
+    id: str | None = None
+    href: str | None = None
+    bill_date: DateTime | None = None
+    bill_no: str | None = None
+    payment_due_date: DateTime | None = None
+    payment_date: DateTime | None = None
+    amount_due: Amount | None = None
+    state: str | None = None  # paid, settled
+
+
+class Characteristic(SamModel):
+    city: str | None = None
+    country: str | None = None
+    phone_number: str | None = None
+    social_network_id: str | None = None
+    street1: str | None = None
+
+
+class ContactMedium(SamModel):
+    characteristic: Characteristic | None = None
+
+
+class EngagedParty(SamModel):
+    name: str | None = None
+    id: str | None = None
+
+
+class Customer(SamModel):
+    id: str | None = None
+    name: str | None = None  # masked by the service
+    contact_medium: list[ContactMedium] | None = None
+    engaged_party: EngagedParty | None = None
+
+
+# --- the bulk listing of operation 2: panel user pairs and the full object graph --------------------
+
+
+class ResourceUser(SamModel):
+    id: int | None = None
+    resource_id: int | None = None
+    user_id: int | None = None
+    partition_no: str | None = None
+    slot_no: str | None = None
+    pin_code: Secret | None = None
+    user_name: str | None = None
+
+
+class ExtendedRole(SamModel):
+    inherited: bool | None = None
+    role_id: int | None = None
+    role_name: str | None = None
+    type: int | None = None
+    type_name: str | None = None
+    type_pk: int | None = Field(default=None, alias="typePK")
+
+
+class Label(SamModel):
+    active: bool | None = None
+    label_id: int | None = None
+    label_name: str | None = None
+    label_user_id: int | None = None
+
+
+class Role(SamModel):
+    """Role (full)."""
+
+    instance_id: int | None = None
+    localization: str | None = None
+    name: str | None = None
+    role_id: int | None = None
+    role_privilege_groups: list[Any] | None = None
+    type: int | None = None
+
+
+class DynamicFieldValue(SamModel):
+    asset: Any = None
+    boolen_value: bool | None = None  # spelled as the spec spells it
+    color_value: str | None = None
+    date_value: Date | None = None
+    datetime_value: DateTime | None = None
+    double_value: float | None = None
+    dynamic_field: dict[str, Any] | None = None
+    dynamic_location_value: str | None = None
+    email_value: str | None = None
+    fixed_location_value: str | None = None
+    float_value: float | None = None
+    int_value: int | None = None
+    long_value: int | None = None
+    multiple_selection_value: str | None = None
+    number_value: Any = None
+
+
+class Asset(SamModel):
+    active: bool | None = None
+    asset_name: str | None = None
+    asset_type: dict[str, Any] | None = None
+    dynamic_field_values: list[DynamicFieldValue] | None = None
+    id: int | None = None
+    labels: list[Label] | None = None
+    model: dict[str, Any] | None = None
+    resource: Resource | None = None
+    serial_number: str | None = None
+
+
+class ResourceGroup(SamModel):
+    active: bool | None = None
+    labels: list[Label] | None = None
+    organization_id: int | None = None
+    organization_name: str | None = None
+    parent_resource_group: ResourceGroup | None = None
+    resource_group_id: int | None = None
+    resource_group_name: str | None = None
+    roles: list[Role] | None = None
+    tree_path: str | None = None
+
+
+class Resource(SamModel):
+    """Resource (full), as nested in the bulk listing; nested types the spec leaves open stay loose."""
+
+    active: bool | None = None
+    assets: list[Asset] | None = None
+    child_resources: list[Resource] | None = None
+    children_coeffiecient_sum: float | None = None  # spelled as the spec spells it
+    coefficient: float | None = None
+    custom_report_order: int | None = None
+    disabled_date: DateTime | None = None
+    dynamic_field_values: list[DynamicFieldValue] | None = None
+    enabled: bool | None = None
+    has_children: bool | None = None
+    labels: list[Label] | None = None
+    model: dict[str, Any] | None = None
+    network_id: str | None = None
+    organization_id: int | None = None
+    parent_resource: Resource | None = None
+    partitions: list[Any] | None = None
+    resource_controllers: list[Any] | None = None
+    resource_group: ResourceGroup | None = None
+    resource_id: int | None = None
+    resource_name: str | None = None
+    resource_sensors: list[Any] | None = None
+    resource_type: str | None = None
+    roles: list[Role] | None = None
+    sub_type: dict[str, Any] | None = None
+    tree_path: str | None = None
+
+
+class UserPrivilegeGroup(SamModel):
+    authority: bool | None = None
+    id: int | None = None
+    privilege_group: dict[str, Any] | None = None
+    scope_pk: int | None = None
+    user: OrganizationUser | None = None
+
+
+class UserPrivilegeValidity(SamModel):
+    expiration: int | None = None
+    id: int | None = None
+    period: str | None = None
+    scope_pk: int | None = None
+    user: OrganizationUser | None = None
+    validity_start: int | None = None
+
+
+class OrganizationUser(SamModel):
+    email_address: str | None = None
+    email_address_verified: bool | None = None
+    extended_roles: list[ExtendedRole] | None = None
+    first_name: str | None = None
+    instance_id: int | None = None
+    instance_name: str | None = None
+    last_name: str | None = None
+    locale_id: str | None = None
+    middle_name: str | None = None
+    organization_ids: list[int] | None = None
+    resource_groups: list[ResourceGroup] | None = None
+    resources: list[Resource] | None = None
+    roles: list[Role] | None = None
+    screen_name: str | None = None
+    status: int | None = None
+    time_zone_id: str | None = None
+    user_id: int | None = None
+    user_privilege_groups: list[UserPrivilegeGroup] | None = None
+    user_privilege_validities: list[UserPrivilegeValidity] | None = None
+
+
+class PanelUserPair(SamModel):
+    resource_id: int | None = None
+    resource_model: str | None = None
+    resource_user_response_list: list[ResourceUser] | None = None
+    organization_user_list: list[OrganizationUser] | None = None
+
+
+# --- privileges -------------------------------------------------------------------------------------
+
+
+class AccessibleDay(SamModel):
+    day_of_week: int | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+class PrivilegeValidity(SamModel):
+    id: int | None = None
+    accessible_days: list[AccessibleDay] | None = None
+    expiration: int | None = None
+    validity_start: int | None = None
+
+
+class PrivilegeGroupAssignment(SamModel):
+    id: int | None = None
+    privilege_group_id: int | None = None
+    authority: bool | None = None
+    scope_pk: int | None = None
+
+
+class UserPrivileges(SamModel):
+    """The answer of operation 15 (User privilege result)."""
+
+    user_id: int | None = None
+    user_privilege_validity: PrivilegeValidity | None = None
+    user_privilege_groups: list[PrivilegeGroupAssignment] | None = None
+
+
+class RolePrivilegeGroup(SamModel):
+    id: int | None = None
+    role_id: int | None = None
+    privilege_group_id: int | None = None
+    default_authority: bool | None = None
+
+
+# --- controller data log and operation results -----------------------------------------------------
+
+
+class ControllerDataLogEntry(SamModel):
+    last_update: int | None = None
+    order_no: int | None = None
+    resource_controller_id: int | None = None
+    resource_id: int | None = None
+    value: str | None = None
+
+
+class OperationResult(SamModel):
+    message: str | None = None
+    success: bool | None = None
+
+
+# --- request parts (bodies of operations 4 and 5) ---------------------------------------------------
+
+
+class PrivilegeGroupGrant(SamModel):
+    """An entry of operation 4's `privilegeGroups`."""
+
+    privilege_group_id: int
+    authorized: bool
+
+
+class AccessPeriod(SamModel):
+    """An entry of operation 4's `period`: a weekday (1-7) and a time window."""
+
+    day_of_week: int = Field(ge=1, le=7)
+    start: int
+    end: int
+
+
+class NotificationOptions(SamModel):
+    """Operation 5's `notificationOptions`."""
+
+    channels: list[str] | None = None
+    audience: list[str] | None = None
+    user_id: int | None = None
+
+
+for _model in (Asset, ResourceGroup, Resource, UserPrivilegeGroup, UserPrivilegeValidity, OrganizationUser):
+    _model.model_rebuild()

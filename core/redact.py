@@ -1,0 +1,68 @@
+"""Keeping secrets out of logs and printed data: a logging filter and a masking helper.
+
+The client never logs bodies or headers; this is the second line of defence for everything else that
+logs (the bot, the sync, httpx itself): known secret values and `Bearer` tokens are replaced by `***`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "***"
+# JSON names of secret fields, in the spec's spelling, plus the request-side ones.
+SECRET_KEYS = frozenset(
+    {"password", "token", "mqPassword", "pinCode", "securityCode", "ncCode", "Authorization", "requestToken"}
+)
+_BEARER = re.compile(r"(Bearer\s+)[^\s'\",]+", re.IGNORECASE)
+_MIN_SECRET_LEN = 4  # shorter values would mask ordinary words
+
+
+def mask_secrets(data: Any) -> Any:
+    """A copy of JSON-like `data` with the value of every secret key replaced by `***`."""
+    if isinstance(data, Mapping):
+        return {k: MASK if k in SECRET_KEYS and v is not None else mask_secrets(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [mask_secrets(item) for item in data]
+    return data
+
+
+class SecretFilter(logging.Filter):
+    """Rewrites log records so that registered secret values and bearer tokens read `***`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._secrets: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, *secrets: str | None) -> None:
+        with self._lock:
+            self._secrets.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
+
+    def redact(self, text: str) -> str:
+        text = _BEARER.sub(rf"\g<1>{MASK}", text)
+        with self._lock:
+            secrets = sorted(self._secrets, key=len, reverse=True)
+        for secret in secrets:
+            text = text.replace(secret, MASK)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = self.redact(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
+# One filter for the process: the client registers its password and tokens here.
+secret_filter = SecretFilter()
+
+
+def install(target: logging.Logger | logging.Handler) -> None:
+    """Attach the process-wide secret filter to a logger or handler (idempotent)."""
+    if secret_filter not in target.filters:
+        target.addFilter(secret_filter)

@@ -8,7 +8,9 @@ CONTRACT: these signatures are what `bot/` and `dashboard/` are written against 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlite_utils
 
@@ -132,51 +134,310 @@ class Kpis:
     alarms_per_hour_24h: list[int] = field(default_factory=list)  # 24 values, oldest first, for sparklines
 
 
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+# Tables whose freshness is reported, in the order a person reads them.
+SYNCED_TABLES = (
+    "organizations",
+    "users",
+    "panels",
+    "sensors",
+    "controllers",
+    "controller_values",
+    "cameras",
+    "activities",
+    "push_history",
+)
+# A violation: eventType "violation", or any violationType set.
+ALARM_SQL = "(a.event_type = 'violation' OR a.violation_type IS NOT NULL)"
+# Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
+CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})
+SD_CARD_OK = frozenset({"normal", "ok", "1", "healthy", "good", "none", "no_card", "nocard", "not_present"})
+
+
+def _rows(db: sqlite_utils.Database, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[Any]:
+    return db.execute(sql, list(params)).fetchall()
+
+
+def _like(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def organizations(db: sqlite_utils.Database) -> list[tuple[int, str]]:
-    raise NotImplementedError
+    rows = _rows(db, "SELECT id, coalesce(name, '') FROM organizations ORDER BY name, id")
+    return [(int(i), str(n)) for i, n in rows]
+
+
+def _alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
+    """WHERE clause over `activities a` (and `panels p` when text is searched) and whether p is needed."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if flt.alarms_only:
+        clauses.append(ALARM_SQL)
+    for column, value in (
+        ("a.org_id", flt.org_id),
+        ("a.resource_id", flt.resource_id),
+        ("a.violation_type", flt.violation_type),
+        ("a.event_type", flt.event_type),
+    ):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if flt.since is not None:
+        clauses.append("a.activity_time >= ?")
+        params.append(flt.since)
+    if flt.until is not None:
+        clauses.append("a.activity_time < ?")
+        params.append(flt.until)
+    needs_panel = bool(flt.text and flt.text.strip())
+    if needs_panel:
+        pattern = _like(flt.text.strip())  # type: ignore[union-attr]
+        clauses.append(
+            "(lower(a.description) LIKE ? ESCAPE '\\' OR lower(a.violation_name) LIKE ? ESCAPE '\\'"
+            " OR lower(p.name) LIKE ? ESCAPE '\\')"
+        )
+        params += [pattern, pattern, pattern]
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, needs_panel
+
+
+_ALARM_COLUMNS = (
+    "a.event_id, a.resource_id, p.name, a.org_id, a.activity_time, a.description, a.event_type,"
+    " a.violation_name, a.violation_type"
+)
+
+
+def _alarm_row(r: tuple[Any, ...]) -> AlarmRow:
+    return AlarmRow(
+        event_id=r[0],
+        resource_id=r[1],
+        panel_name=r[2],
+        org_id=r[3],
+        activity_time=r[4] or 0,
+        description=r[5],
+        event_type=r[6],
+        violation_name=r[7],
+        violation_type=r[8],
+    )
 
 
 def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500) -> list[AlarmRow]:
     """Newest first."""
-    raise NotImplementedError
+    where, params, _ = _alarm_where(flt)
+    sql = (
+        f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id"
+        f"{where} ORDER BY a.activity_time DESC, a.event_id DESC LIMIT ?"
+    )
+    return [_alarm_row(r) for r in _rows(db, sql, [*params, max(0, int(limit))])]
+
+
+def _camera_problems(status: str | None, bind_status: str | None, sd_card: str | None) -> tuple[str, ...]:
+    problems = []
+    state = (status or "").strip().lower()
+    if state in ("", "offline", "off", "0", "false", "disconnected"):
+        problems.append("offline")
+    elif state not in CAMERA_OK_STATUS:
+        problems.append(f"status: {status}")
+    if sd_card is not None and sd_card.strip().lower() not in SD_CARD_OK:
+        problems.append(f"sd card: {sd_card}")
+    if (bind_status or "").strip().lower() in ("unbound", "unbind", "0", "false"):
+        problems.append("not bound")
+    return tuple(problems)
 
 
 def camera_summary(
     db: sqlite_utils.Database, org_id: int | None = None, text: str | None = None, problems_only: bool = False
 ) -> list[CameraRow]:
     """Cameras with problems first, then by name."""
-    raise NotImplementedError
+    clauses, params = [], []
+    if org_id is not None:
+        clauses.append("org_id = ?")
+        params.append(org_id)
+    if text and text.strip():
+        pattern = _like(text.strip())
+        clauses.append("(lower(name) LIKE ? ESCAPE '\\' OR CAST(resource_id AS TEXT) = ?)")
+        params += [pattern, text.strip()]
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    sql = (
+        "SELECT resource_id, org_id, name, brand, model, status, bind_status, sd_card_status, version,"
+        f" ability FROM cameras{where}"
+    )
+    cameras = []
+    for r in _rows(db, sql, params):
+        problems = _camera_problems(r[5], r[6], r[7])
+        if problems_only and not problems:
+            continue
+        abilities = tuple(a.strip() for a in (r[9] or "").split(",") if a.strip())
+        cameras.append(CameraRow(*r[:9], capabilities=abilities, problems=problems))
+    cameras.sort(key=lambda c: (not c.problems, (c.name or "").lower(), c.resource_id))
+    return cameras
+
+
+def _panel_row(r: tuple[Any, ...]) -> PanelRow:
+    return PanelRow(
+        resource_id=r[0],
+        org_id=r[1],
+        name=r[2],
+        model=r[3],
+        brand=r[4],
+        enabled=None if r[5] is None else bool(r[5]),
+    )
+
+
+_PANEL_COLUMNS = "resource_id, org_id, name, model, brand, enabled"
 
 
 def find_panels(
     db: sqlite_utils.Database, text: str | None = None, org_id: int | None = None, limit: int = 50
 ) -> list[PanelRow]:
     """By id (exact) or name (case-insensitive substring)."""
-    raise NotImplementedError
+    clauses, params = [], []
+    if org_id is not None:
+        clauses.append("org_id = ?")
+        params.append(org_id)
+    if text and text.strip():
+        t = text.strip()
+        clauses.append("(resource_id = ? OR lower(name) LIKE ? ESCAPE '\\')")
+        params += [int(t) if t.isdigit() else None, _like(t)]
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    sql = f"SELECT {_PANEL_COLUMNS} FROM panels{where} ORDER BY name COLLATE NOCASE, resource_id LIMIT ?"
+    return [_panel_row(r) for r in _rows(db, sql, [*params, max(0, int(limit))])]
+
+
+def _partition_names(raw: str | None) -> tuple[str, ...]:
+    try:
+        items = json.loads(raw or "[]")
+    except ValueError:
+        return ()
+    return tuple(f"{p.get('name')} ({p.get('no')})" for p in items if isinstance(p, dict))
+
+
+def _oldest_success(db: sqlite_utils.Database, tables: tuple[str, ...]) -> int | None:
+    marks = ", ".join("?" for _ in tables)
+    rows = _rows(db, f"SELECT table_name, last_success FROM sync_state WHERE table_name IN ({marks})", tables)
+    found = {t: s for t, s in rows}
+    if any(found.get(t) is None for t in tables):
+        return None
+    return min(found.values())
 
 
 def panel_detail(db: sqlite_utils.Database, resource_id: int, activities: int = 10) -> PanelDetail | None:
-    raise NotImplementedError
+    found = _rows(db, f"SELECT {_PANEL_COLUMNS} FROM panels WHERE resource_id = ?", [resource_id])
+    if not found:
+        return None
+    sensors_by_type: dict[str, list[SensorRow]] = {}
+    sensor_sql = (
+        "SELECT type, id, sensor_id, name, description, io_type, io_direction, partitions FROM sensors"
+        " WHERE resource_id = ? ORDER BY type, order_no, id"
+    )
+    for r in _rows(db, sensor_sql, [resource_id]):
+        sensors_by_type.setdefault(r[0] or "other", []).append(SensorRow(*r[1:7], _partition_names(r[7])))
+    # Latest value by resourceControllerId, else by the controller's order number on the same panel.
+    controller_sql = (
+        "SELECT c.id, c.controller_id, c.name, c.description, c.io_type, c.io_direction, c.partitions,"
+        " coalesce(v.value, w.value), coalesce(v.last_update, w.last_update) FROM controllers c"
+        " LEFT JOIN controller_values v ON v.resource_controller_id = c.id"
+        " LEFT JOIN controller_values w ON w.resource_id = c.resource_id AND w.order_no = c.order_no"
+        " AND v.resource_controller_id IS NULL"
+        " WHERE c.resource_id = ? GROUP BY c.id ORDER BY c.order_no, c.id"
+    )
+    controllers = [
+        ControllerRow(*r[:6], partitions=_partition_names(r[6]), value=r[7], last_update=r[8])
+        for r in _rows(db, controller_sql, [resource_id])
+    ]
+    last = recent_alarms(db, AlarmFilter(resource_id=resource_id, alarms_only=False), limit=activities)
+    tables = ("panels", "sensors", "controllers", "controller_values", "activities")
+    return PanelDetail(
+        panel=_panel_row(found[0]),
+        sensors_by_type=sensors_by_type,
+        controllers=controllers,
+        last_activities=last,
+        data_as_of=_oldest_success(db, tables),
+    )
 
 
 def noisiest_panels(db: sqlite_utils.Database, since: int, limit: int = 10) -> list[tuple[PanelRow, int]]:
-    raise NotImplementedError
+    sql = (
+        f"SELECT a.resource_id, count(*) AS n FROM activities a WHERE a.activity_time >= ? AND {ALARM_SQL}"
+        " AND a.resource_id IS NOT NULL GROUP BY a.resource_id ORDER BY n DESC, a.resource_id LIMIT ?"
+    )
+    counts = _rows(db, sql, [since, max(0, int(limit))])
+    marks = ", ".join("?" for _ in counts)
+    found = _rows(
+        db, f"SELECT {_PANEL_COLUMNS} FROM panels WHERE resource_id IN ({marks})", [c[0] for c in counts]
+    )
+    panels = {r[0]: _panel_row(r) for r in found}
+    return [(panels.get(rid) or PanelRow(rid, None, None, None, None, None), n) for rid, n in counts]
 
 
 def hourly_counts(
     db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None
 ) -> list[HourCount]:
     """Alarms per hour and violationType in [since, until)."""
-    raise NotImplementedError
+    where, params, _ = _alarm_where(AlarmFilter(org_id=org_id, since=since, until=until))
+    sql = (
+        f"SELECT (a.activity_time / {HOUR_MS}) * {HOUR_MS} AS hour,"
+        " coalesce(a.violation_type, a.event_type, 'unknown') AS kind, count(*)"
+        f" FROM activities a{where} GROUP BY hour, kind ORDER BY hour, kind"
+    )
+    return [HourCount(hour=h, violation_type=k, count=n) for h, k, n in _rows(db, sql, params)]
 
 
 def weekday_hour_counts(db: sqlite_utils.Database, flt: AlarmFilter) -> list[WeekdayHourCount]:
-    raise NotImplementedError
+    where, params, needs_panel = _alarm_where(flt)
+    join = " LEFT JOIN panels p ON p.resource_id = a.resource_id" if needs_panel else ""
+    # 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
+    sql = (
+        f"SELECT (a.activity_time / {DAY_MS} + 3) % 7 AS wd, (a.activity_time / {HOUR_MS}) % 24 AS hr,"
+        f" count(*) FROM activities a{join}{where} GROUP BY wd, hr ORDER BY wd, hr"
+    )
+    return [WeekdayHourCount(weekday=w, hour=h, count=n) for w, h, n in _rows(db, sql, params)]
 
 
 def freshness(db: sqlite_utils.Database) -> list[TableFreshness]:
-    raise NotImplementedError
+    state = {
+        r[0]: r[1:]
+        for r in _rows(db, "SELECT table_name, last_success, last_error, last_error_at FROM sync_state")
+    }
+    result = []
+    for table in SYNCED_TABLES:
+        rows = _rows(db, f'SELECT count(*) FROM "{table}"')[0][0]
+        last_success, last_error, last_error_at = state.get(table, (None, None, None))
+        result.append(TableFreshness(table, last_success, last_error, last_error_at, rows))
+    return result
 
 
 def kpis(db: sqlite_utils.Database, now: int) -> Kpis:
-    raise NotImplementedError
+    since = now - DAY_MS
+    alarms, panels = _rows(
+        db,
+        f"SELECT count(*), count(DISTINCT a.resource_id) FROM activities a"
+        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL}",
+        [since, now],
+    )[0]
+    cameras = camera_summary(db)
+    errors = _rows(
+        db,
+        "SELECT count(*) FROM (SELECT DISTINCT a.resource_id, a.violation_name FROM activities a"
+        " WHERE a.activity_time >= ? AND a.activity_time < ? AND a.event_type = 'error')",
+        [since, now],
+    )[0][0]
+    per_hour = [0] * 24
+    for bucket, n in _rows(
+        db,
+        f"SELECT (a.activity_time - ?) / {HOUR_MS} AS b, count(*) FROM activities a"
+        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL} GROUP BY b",
+        [since, since, now],
+    ):
+        if 0 <= bucket < 24:
+            per_hour[bucket] = n
+    return Kpis(
+        alarms_24h=alarms,
+        panels_with_alarms_24h=panels,
+        cameras_offline=sum(
+            1 for c in cameras if any(p == "offline" or p.startswith("status:") for p in c.problems)
+        ),
+        sd_card_problems=sum(1 for c in cameras if any(p.startswith("sd card:") for p in c.problems)),
+        sensors_with_errors_24h=errors,
+        alarms_per_hour_24h=per_hour,
+    )

@@ -1,0 +1,64 @@
+"""Opening the cache: a private SQLite file in WAL mode, migrated to the current schema."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlite_utils
+
+from core.cache.schema import migrate
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+def default_path() -> Path:
+    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db` (data folder `.samops` by default)."""
+    if db := os.environ.get("SAMOPS_DB"):
+        return Path(db)
+    return Path(os.environ.get("SAMOPS_DATA_DIR") or ".samops") / "cache.db"
+
+
+@contextlib.contextmanager
+def _private_umask() -> Iterator[None]:
+    # SQLite creates -wal and -shm next to the file; the umask keeps them owner-only too.
+    old = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _create_private_file(path: Path) -> None:
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Create the file ourselves so that it is 0600 before SQLite ever writes a byte into it.
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
+def _connect(path: Path, check_same_thread: bool) -> sqlite_utils.Database:
+    with _private_umask():
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=check_same_thread)
+        db = sqlite_utils.Database(conn)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+    return db
+
+
+def open_cache(path: str | Path | None = None, check_same_thread: bool = True) -> sqlite_utils.Database:
+    """Open (creating it 0600 if needed) the cache for reading and writing, migrated to the current schema."""
+    path = Path(path) if path is not None else default_path()
+    _create_private_file(path)
+    db = _connect(path, check_same_thread)
+    with _private_umask():
+        migrate(db)
+    return db
+
+
+def open_reader(path: str | Path | None = None) -> sqlite_utils.Database:
+    """Open the cache for the read API from any thread (Streamlit, bolt listeners); WAL never blocks it."""
+    return open_cache(path, check_same_thread=False)

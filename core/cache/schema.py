@@ -1,0 +1,238 @@
+"""The cache's tables, indexes and schema migrations.
+
+`MIGRATIONS[n]` upgrades a cache from version n to n + 1; each runs in one transaction together with the
+version bump, so a cache is always at exactly one version. Never edit a released migration: append one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+from core.cache.writes import write_transaction
+
+ACTIVITY_COLUMNS: dict[str, type] = {
+    "event_id": str,
+    "resource_id": int,
+    "org_id": int,
+    "activity_time": int,
+    "description": str,
+    "event_type": str,
+    "violation_name": str,
+    "violation_type": str,
+    "msg_type": int,
+    "vio_type": int,
+    "grp": int,
+}
+
+# table -> (columns, primary key), as docs/architecture.md lists them.
+TABLES_V1: dict[str, tuple[dict[str, type], str]] = {
+    "organizations": ({"id": int, "name": str}, "id"),
+    "users": (
+        {
+            "user_id": int,
+            "org_id": int,
+            "screen_name": str,
+            "email": str,
+            "first_name": str,
+            "last_name": str,
+            "status": int,
+            "raw": str,
+        },
+        "user_id",
+    ),
+    "panels": (
+        {
+            "resource_id": int,
+            "org_id": int,
+            "name": str,
+            "network_id": str,
+            "model": str,
+            "brand": str,
+            "enabled": int,
+            "resource_type": str,
+            "tree_path": str,
+            "raw": str,
+        },
+        "resource_id",
+    ),
+    "sensors": (
+        {
+            "id": int,
+            "resource_id": int,
+            "sensor_id": int,
+            "order_no": int,
+            "type": str,
+            "name": str,
+            "description": str,
+            "io_type": str,
+            "io_direction": str,
+            "partitions": str,
+            "raw": str,
+        },
+        "id",
+    ),
+    "controllers": (
+        {
+            "id": int,
+            "resource_id": int,
+            "controller_id": int,
+            "order_no": int,
+            "name": str,
+            "description": str,
+            "io_type": str,
+            "io_direction": str,
+            "partitions": str,
+            "raw": str,
+        },
+        "id",
+    ),
+    "controller_values": (
+        {
+            "resource_controller_id": int,
+            "resource_id": int,
+            "order_no": int,
+            "value": str,
+            "last_update": int,
+        },
+        "resource_controller_id",
+    ),
+    "cameras": (
+        {
+            "resource_id": int,
+            "org_id": int,
+            "name": str,
+            "brand": str,
+            "device_type": str,
+            "model": str,
+            "status": str,
+            "bind_status": str,
+            "sd_card_status": str,
+            "version": str,
+            "ability": str,
+            "raw": str,
+        },
+        "resource_id",
+    ),
+    "activities": (ACTIVITY_COLUMNS, "event_id"),
+    "push_history": (ACTIVITY_COLUMNS, "event_id"),
+    "sync_state": (
+        {
+            "table_name": str,
+            "last_success": int,
+            "last_error": str,
+            "last_error_at": int,
+            "cursor": int,
+            "rows": int,
+        },
+        "table_name",
+    ),
+    "notify_outbox": (
+        {
+            "event_id": str,
+            "channel": str,
+            "state": str,
+            "ts": str,
+            "posted_at": int,
+            "attempts": int,
+            "last_error": str,
+        },
+        "event_id",
+    ),
+    "alarm_acks": ({"event_id": str, "slack_user": str, "at": int}, "event_id"),
+    "panel_silences": ({"resource_id": int, "until": int, "slack_user": str}, "resource_id"),
+}
+
+
+def _v1_tables(db: sqlite_utils.Database) -> None:
+    for name, (columns, pk) in TABLES_V1.items():
+        db[name].create(columns, pk=pk, if_not_exists=True)
+    db["audit_log"].create(
+        {
+            "id": int,
+            "at": int,
+            "slack_user": str,
+            "command": str,
+            "org_id": int,
+            "outcome": str,
+            "summary": str,
+            "reference": str,
+        },
+        pk="id",
+        if_not_exists=True,
+    )
+
+
+# (table, columns) of every index the read API and the sync rely on.
+INDEXES_V2: list[tuple[str, list[str]]] = [
+    ("activities", ["activity_time"]),
+    ("activities", ["org_id", "activity_time"]),
+    ("activities", ["resource_id", "activity_time"]),
+    ("activities", ["violation_type", "activity_time"]),
+    ("push_history", ["resource_id", "activity_time"]),
+    ("push_history", ["activity_time"]),
+    ("users", ["org_id"]),
+    ("panels", ["org_id"]),
+    ("sensors", ["resource_id"]),
+    ("controllers", ["resource_id"]),
+    ("controller_values", ["resource_id", "order_no"]),
+    ("cameras", ["org_id"]),
+    ("notify_outbox", ["state"]),
+    ("audit_log", ["at"]),
+]
+
+
+def _v2_indexes_and_panel_cursors(db: sqlite_utils.Database) -> None:
+    for table, columns in INDEXES_V2:
+        db[table].create_index(columns, if_not_exists=True)
+    # Per-panel cursors, so that a panel that failed is re-fetched from where *it* stopped.
+    db["panel_cursors"].create(
+        {"table_name": str, "resource_id": int, "cursor": int},
+        pk=("table_name", "resource_id"),
+        if_not_exists=True,
+    )
+    db["sync_state"].add_column("last_attempt", int)
+
+
+Migration = Callable[[sqlite_utils.Database], None]
+
+# MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
+MIGRATIONS: list[Migration] = [_v1_tables, _v2_indexes_and_panel_cursors]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaTooNewError(RuntimeError):
+    """The cache was written by a newer samops than this one."""
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    if not db["meta"].exists():
+        return 0
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _set_version(db: sqlite_utils.Database, version: int) -> None:
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [str(version)],
+    )
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Bring the cache to SCHEMA_VERSION, one transaction per step; returns the version found."""
+    found = schema_version(db)
+    if found > SCHEMA_VERSION:
+        raise SchemaTooNewError(f"cache schema version {found} is newer than this samops ({SCHEMA_VERSION})")
+    for version in range(found, SCHEMA_VERSION):
+        # Take the write lock before reading the version: two processes opening an old cache at once
+        # must not both run the same step.
+        with write_transaction(db):
+            if schema_version(db) != version:
+                continue
+            db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+            MIGRATIONS[version](db)
+            _set_version(db, version + 1)
+    return found

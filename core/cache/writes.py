@@ -1,0 +1,277 @@
+"""Fast batched writes into the cache, and the mapping from the service's records to rows.
+
+Records come in as pydantic models (from `core.client`) or plain dicts with the spec's JSON names. Secrets
+(`securityCode`, `ncCode`, `pinCode`, `mqPassword`, tokens, passwords) are dropped before anything is stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import sqlite_utils
+
+SECRET_KEYS = frozenset(
+    {"securitycode", "nccode", "pincode", "mqpassword", "token", "password", "requesttoken", "accesstoken"}
+)
+
+ACTIVITY_FIELDS = (
+    "event_id",
+    "resource_id",
+    "org_id",
+    "activity_time",
+    "description",
+    "event_type",
+    "violation_name",
+    "violation_type",
+    "msg_type",
+    "vio_type",
+    "grp",
+)
+
+
+@contextlib.contextmanager
+def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One IMMEDIATE transaction: takes the write lock up front, so a concurrent writer waits (busy_timeout)
+    instead of failing half-way; readers keep reading the previous snapshot (WAL)."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute("ROLLBACK")
+        raise
+    db.conn.execute("COMMIT")
+
+
+def _joined(db: sqlite_utils.Database) -> contextlib.AbstractContextManager[Any]:
+    return contextlib.nullcontext() if db.conn.in_transaction else write_transaction(db)
+
+
+def upsert_rows(
+    db: sqlite_utils.Database, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], pk: str
+) -> int:
+    """`INSERT ... ON CONFLICT(pk) DO UPDATE` every row (tuples in `columns` order); returns the row count.
+
+    Joins the caller's transaction (use `write_transaction` so that a whole refresh commits at once), or
+    runs in a transaction of its own.
+    """
+    names = ", ".join(f'"{c}"' for c in columns)
+    marks = ", ".join("?" for _ in columns)
+    updates = ", ".join(f'"{c}" = excluded."{c}"' for c in columns if c != pk)
+    sql = f'INSERT INTO "{table}" ({names}) VALUES ({marks}) ON CONFLICT("{pk}") DO UPDATE SET {updates}'
+    with _joined(db):
+        return db.conn.executemany(sql, rows).rowcount
+
+
+def upsert_dicts(db: sqlite_utils.Database, table: str, rows: Sequence[Mapping[str, Any]], pk: str) -> int:
+    if not rows:
+        return 0
+    columns = list(rows[0])
+    return upsert_rows(db, table, columns, ([row.get(c) for c in columns] for row in rows), pk)
+
+
+def delete_missing(
+    db: sqlite_utils.Database,
+    table: str,
+    pk: str,
+    keep: Iterable[Any],
+    spare_resource_ids: Iterable[int] = (),
+) -> int:
+    """Delete rows whose key is not in `keep`, except rows of the panels in `spare_resource_ids` (those whose
+    fetch failed, so we do not know what the service has). Joins the caller's transaction if any."""
+    with _joined(db):
+        return _delete_missing(db, table, pk, keep, spare_resource_ids)
+
+
+def _delete_missing(
+    db: sqlite_utils.Database, table: str, pk: str, keep: Iterable[Any], spare_resource_ids: Iterable[int]
+) -> int:
+    db.conn.execute("CREATE TEMP TABLE IF NOT EXISTS _keep (k PRIMARY KEY) WITHOUT ROWID")
+    db.conn.execute("DELETE FROM _keep")
+    db.conn.executemany("INSERT OR IGNORE INTO _keep (k) VALUES (?)", ((k,) for k in keep))
+    spare = sorted(set(spare_resource_ids))
+    sql = f'DELETE FROM "{table}" WHERE "{pk}" NOT IN (SELECT k FROM _keep)'
+    if spare:
+        sql += f" AND (resource_id IS NULL OR resource_id NOT IN ({', '.join('?' for _ in spare)}))"
+    deleted = db.conn.execute(sql, spare).rowcount
+    db.conn.execute("DELETE FROM _keep")
+    return deleted
+
+
+# --- records to rows ---------------------------------------------------------------------------------------
+
+
+def as_dict(record: Any) -> dict[str, Any]:
+    """A model or a dict, as a dict with the spec's JSON names."""
+    if hasattr(record, "model_dump"):
+        return record.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return dict(record)
+
+
+def scrub(value: Any) -> Any:
+    """The value with every secret key removed, at any depth."""
+    if isinstance(value, Mapping):
+        return {k: scrub(v) for k, v in value.items() if str(k).lower() not in SECRET_KEYS}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(scrub(value), separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _int(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _bool(value: Any) -> int | None:
+    return None if value is None else int(bool(value))
+
+
+def _partitions(value: Any) -> str:
+    return to_json(
+        [{"name": p.get("name"), "no": p.get("no")} for p in value or [] if isinstance(p, Mapping)]
+    )
+
+
+def organization_row(org: Any) -> dict[str, Any]:
+    d = as_dict(org)
+    return {"id": _int(d.get("id")), "name": d.get("name")}
+
+
+def user_row(user: Any, org_id: int | None) -> dict[str, Any]:
+    d = as_dict(user)
+    return {
+        "user_id": _int(d.get("userId")),
+        "org_id": org_id,
+        "screen_name": d.get("screenName"),
+        "email": d.get("emailAddress"),
+        "first_name": d.get("firstName"),
+        "last_name": d.get("lastName"),
+        "status": _int(d.get("status")),
+        "raw": to_json(d),
+    }
+
+
+def panel_row(resource: Any) -> dict[str, Any]:
+    d = as_dict(resource)
+    # Sensors and controllers have their own tables; keep the raw record small.
+    raw = {k: v for k, v in d.items() if k not in ("resourceSensors", "resourceControllers")}
+    return {
+        "resource_id": _int(d.get("resourceId")),
+        "org_id": _int(d.get("orgId") if d.get("orgId") is not None else d.get("organizationId")),
+        "name": d.get("resourceName"),
+        "network_id": d.get("networkId"),
+        "model": d.get("modelName"),
+        "brand": d.get("brandName"),
+        "enabled": _bool(d.get("enabled")),
+        "resource_type": d.get("resourceType"),
+        "tree_path": d.get("treePath"),
+        "raw": to_json(raw),
+    }
+
+
+def sensor_rows(group: Any, resource_id: int) -> list[dict[str, Any]]:
+    """Rows of one sensor list answer ({type, sensors}); sensors of other panels are not expected."""
+    g = as_dict(group)
+    rows = []
+    for s in g.get("sensors") or []:
+        rows.append(
+            {
+                "id": _int(s.get("id")),
+                "resource_id": _int(s.get("resourceId")) or resource_id,
+                "sensor_id": _int(s.get("sensorId")),
+                "order_no": _int(s.get("orderNo")),
+                "type": g.get("type"),
+                "name": s.get("sensorName"),
+                "description": s.get("description"),
+                "io_type": s.get("ioType"),
+                "io_direction": s.get("ioDirection"),
+                "partitions": _partitions(s.get("partitions")),
+                "raw": to_json(s),
+            }
+        )
+    return [r for r in rows if r["id"] is not None]
+
+
+def controller_row(controller: Any, resource_id: int) -> dict[str, Any]:
+    c = as_dict(controller)
+    return {
+        "id": _int(c.get("id")),
+        "resource_id": _int(c.get("resourceId")) or resource_id,
+        "controller_id": _int(c.get("controllerId")),
+        "order_no": _int(c.get("orderNo")),
+        "name": c.get("controllerName"),
+        "description": c.get("description"),
+        "io_type": c.get("ioType"),
+        "io_direction": c.get("ioDirection"),
+        "partitions": _partitions(c.get("partitions")),
+        "raw": to_json(c),
+    }
+
+
+def controller_value_row(entry: Any, resource_id: int | None) -> dict[str, Any]:
+    e = as_dict(entry)
+    return {
+        "resource_controller_id": _int(e.get("resourceControllerId")),
+        "resource_id": _int(e.get("resourceId")) or resource_id,
+        "order_no": _int(e.get("orderNo")),
+        "value": None if e.get("value") is None else str(e.get("value")),
+        "last_update": _int(e.get("lastUpdate")),
+    }
+
+
+def camera_row(camera: Any, org_id: int | None) -> dict[str, Any]:
+    c = as_dict(camera)
+    org = c.get("orgId") if c.get("orgId") is not None else c.get("organizationId")
+    return {
+        "resource_id": _int(c.get("resourceId")),
+        "org_id": _int(org) if org is not None else org_id,
+        "name": c.get("name") or c.get("resourceName"),
+        "brand": c.get("brand") or c.get("brandName"),
+        "device_type": c.get("deviceType"),
+        "model": c.get("deviceModelName") or c.get("deviceModel") or c.get("modelName"),
+        "status": _str(c.get("status")),
+        "bind_status": _str(c.get("bindStatus")),
+        "sd_card_status": _str(c.get("sdCardStatus")),
+        "version": _str(c.get("version")),
+        "ability": _str(c.get("ability")),
+        "raw": to_json(c),
+    }
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def activity_row(activity: Any, resource_id: int | None, org_id: int | None) -> tuple[Any, ...]:
+    """A tuple in ACTIVITY_FIELDS order; `resourceId` when the service sends it, else the panel asked."""
+    a = activity if isinstance(activity, dict) else as_dict(activity)
+    rid = a.get("resourceId")
+    return (
+        a.get("eventId"),
+        resource_id if rid is None else rid,
+        org_id,
+        a.get("activityTime"),
+        a.get("description"),
+        a.get("eventType"),
+        a.get("violationName"),
+        a.get("violationType"),
+        a.get("msgType"),
+        a.get("vioType"),
+        a.get("group"),
+    )
+
+
+def upsert_activities(db: sqlite_utils.Database, table: str, rows: Iterable[Sequence[Any]]) -> int:
+    """Upsert activity tuples (ACTIVITY_FIELDS order) by event_id into `activities` or `push_history`."""
+    return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")

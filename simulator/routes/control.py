@@ -1,0 +1,49 @@
+"""Test controls under /_sim: not part of the service, no auth, never faulted."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from simulator.data import Record
+from simulator.routes.common import parse, store_of
+from simulator.schemas import FaultSettings, Injection
+
+router = APIRouter(prefix="/_sim")
+
+
+@router.post("/activities")
+async def inject(request: Request) -> list[Record]:
+    body = await parse(request, Injection)
+    kind = None if body.violationType is None else body.violationType
+    return store_of(request).add_activities(body.resourceId, body.count, kind)
+
+
+@router.get("/activities")
+async def all_activities(request: Request, since: int = 0) -> list[Record]:
+    return store_of(request).all_activities(since)
+
+
+@router.get("/requests")
+async def requests(request: Request) -> list[Record]:
+    return list(request.app.state.recorder.entries)
+
+
+@router.post("/faults")
+async def faults(request: Request) -> Record:
+    body = await parse(request, FaultSettings)
+    return request.app.state.faults.update(body)
+
+
+@router.get("/customers")
+async def customers(request: Request) -> list[Record]:
+    return store_of(request).all_customers()
+
+
+@router.get("/tasks")
+async def tasks(request: Request) -> list[Record]:
+    return store_of(request).tasks()
+
+
+@router.get("/device-tokens")
+async def device_tokens(request: Request) -> list[Record]:
+    return store_of(request).device_tokens()

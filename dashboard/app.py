@@ -1,0 +1,20 @@
+"""The supervisors' dashboard: `streamlit run dashboard/app.py` (through `samops dashboard`)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import auth
+
+st.set_page_config(page_title="samops", page_icon=":material/shield:", layout="wide")
+auth.gate()
+
+pages = [
+    st.Page(
+        "pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True
+    ),
+    st.Page("pages/alarms.py", title="Alarms", icon=":material/notifications_active:", url_path="alarms"),
+    st.Page("pages/cameras.py", title="Cameras", icon=":material/videocam:", url_path="cameras"),
+    st.Page("pages/panels.py", title="Panels & sensors", icon=":material/sensors:", url_path="panels"),
+]
+st.navigation(pages).run()

@@ -1,0 +1,82 @@
+"""Who may see the dashboard: loopback needs nothing; any other address needs a password or OIDC.
+
+The password comes from `SAMOPS_DASHBOARD_PASSWORD`; OIDC is Streamlit's own `st.login`, configured by an
+`[auth]` section in secrets.toml.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import time
+import tomllib
+from pathlib import Path
+
+import streamlit as st
+
+PASSWORD_ENV = "SAMOPS_DASHBOARD_PASSWORD"
+_SESSION_KEY = "_samops_signed_in"
+
+
+def password() -> str | None:
+    return os.environ.get(PASSWORD_ENV) or None
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
+
+
+def secrets_files() -> list[Path]:
+    """Where `streamlit run` looks for secrets.toml (the user's, then the working folder's)."""
+    from streamlit import config
+
+    return [Path(p) for p in config.get_option("secrets.files")]
+
+
+def oidc_in_files(paths: list[Path]) -> bool:
+    for path in paths:
+        try:
+            with path.open("rb") as fh:
+                if isinstance(tomllib.load(fh).get("auth"), dict):
+                    return True
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+    return False
+
+
+def _oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file at all: Streamlit raises its own not-found error
+        return False
+
+
+def gate() -> None:
+    """Stop the run with a sign-in form unless the visitor is allowed in."""
+    if _oidc_configured():
+        if not st.user.is_logged_in:
+            st.title("samops dashboard")
+            st.button("Sign in", on_click=st.login, type="primary")
+            st.stop()
+        return
+    secret = password()
+    if secret is None or st.session_state.get(_SESSION_KEY):
+        return
+    st.title("samops dashboard")
+    # clear_on_submit: the typed password does not linger in session state.
+    with st.form("sign_in", clear_on_submit=True):
+        entered = st.text_input("Password", type="password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if submitted:
+        if hmac.compare_digest(entered.encode(), secret.encode()):
+            st.session_state[_SESSION_KEY] = True
+            st.rerun()
+        time.sleep(1)  # slows guessing
+        st.error("Wrong password.")
+    st.stop()

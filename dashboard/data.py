@@ -1,0 +1,166 @@
+"""Cached calls of the read API for the pages, and the freshness of what they show.
+
+Pages never open the cache themselves: they call these functions, which take the cache path (so that the
+Streamlit cache keys on it) and return the read API's frozen dataclasses. Every read has a short ttl, so
+pages refresh without hammering SQLite.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+import streamlit as st
+
+from core import read
+
+TTL_SECONDS = 15
+REFRESH_SECONDS = 30
+# The sync runs every minute or so; a quarter of an hour without success means the view is not to be trusted.
+STALE_AFTER_MS = 15 * 60 * 1000
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def floor_to(ms: int, step: int) -> int:
+    """Round down, so that time windows (and the cache keys holding them) stay put within a step."""
+    return ms - ms % step
+
+
+@contextmanager
+def _reader(path: str) -> Iterator[sqlite_utils.Database]:
+    from core.cache.db import open_reader
+
+    db = open_reader(path)
+    try:
+        yield db
+    finally:
+        db.conn.close()
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def freshness(path: str) -> list[read.TableFreshness]:
+    with _reader(path) as db:
+        return read.freshness(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def organizations(path: str) -> list[tuple[int, str]]:
+    with _reader(path) as db:
+        return read.organizations(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def kpis(path: str, now: int) -> read.Kpis:
+    with _reader(path) as db:
+        return read.kpis(db, now)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def hourly_counts(path: str, since: int, until: int, org_id: int | None = None) -> list[read.HourCount]:
+    with _reader(path) as db:
+        return read.hourly_counts(db, since, until, org_id)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def noisiest_panels(path: str, since: int, limit: int = 10) -> list[tuple[read.PanelRow, int]]:
+    with _reader(path) as db:
+        return read.noisiest_panels(db, since, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def recent_alarms(path: str, flt: read.AlarmFilter, limit: int = 500) -> list[read.AlarmRow]:
+    with _reader(path) as db:
+        return read.recent_alarms(db, flt, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def weekday_hour_counts(path: str, flt: read.AlarmFilter) -> list[read.WeekdayHourCount]:
+    with _reader(path) as db:
+        return read.weekday_hour_counts(db, flt)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def camera_summary(
+    path: str, org_id: int | None = None, text: str | None = None, problems_only: bool = False
+) -> list[read.CameraRow]:
+    with _reader(path) as db:
+        return read.camera_summary(db, org_id, text, problems_only)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def find_panels(
+    path: str, text: str | None = None, org_id: int | None = None, limit: int = 50
+) -> list[read.PanelRow]:
+    with _reader(path) as db:
+        return read.find_panels(db, text, org_id, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def panel_detail(path: str, resource_id: int, activities: int = 15) -> read.PanelDetail | None:
+    with _reader(path) as db:
+        return read.panel_detail(db, resource_id, activities)
+
+
+@dataclass(frozen=True)
+class Freshness:
+    as_of: int | None  # the oldest last success: everything shown is at least this fresh
+    failing: tuple[read.TableFreshness, ...]  # tables whose last error is newer than their last success
+    stale: bool
+    has_data: bool
+
+
+def assess(tables: list[read.TableFreshness], now: int) -> Freshness:
+    successes = [t.last_success for t in tables if t.last_success]
+    failing = tuple(t for t in tables if t.last_error_at and t.last_error_at > (t.last_success or 0))
+    as_of = min(successes) if successes else None
+    stale = as_of is None or now - as_of > STALE_AFTER_MS
+    has_data = bool(successes) or any(t.rows for t in tables)
+    return Freshness(as_of=as_of, failing=failing, stale=stale, has_data=has_data)
+
+
+def cache_state(path: Path) -> Freshness | None:
+    """The cache's freshness, or None when there is no usable cache yet (missing, empty, never synced)."""
+    # open_reader would create a missing file: look first.
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    try:
+        view = assess(freshness(str(path)), now_ms())
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return None
+        raise
+    return view if view.has_data else None
+
+
+def age(ms: int | None, now: int) -> str:
+    if ms is None:
+        return "never"
+    seconds = max(0, (now - ms) // 1000)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86400} days ago"
+
+
+def utc(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ms / 1000))
+
+
+def one_line(text: str | None, limit: int = 160) -> str:
+    first = (text or "unknown error").strip().splitlines()[0] if text and text.strip() else "unknown error"
+    return first if len(first) <= limit else first[: limit - 1] + "…"

@@ -1,0 +1,135 @@
+"""Alarms: the recent alarms with filters held in the URL, CSV export and a weekday × hour heat map."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import read
+from dashboard import charts, data, export, filters, ui
+
+LIMIT = 500
+RANGES: dict[str, int | None] = {
+    "1h": data.HOUR_MS,
+    "24h": data.DAY_MS,
+    "7d": 7 * data.DAY_MS,
+    "30d": 30 * data.DAY_MS,
+    "all": None,
+}
+RANGE_LABELS = {
+    "1h": "Last hour",
+    "24h": "Last 24 hours",
+    "7d": "Last 7 days",
+    "30d": "Last 30 days",
+    "all": "All",
+}
+
+path = ui.start_page("Alarms")
+
+orgs = dict(data.organizations(path))
+filters.seed("alarms_org", "org", filters.int_or_none)
+filters.seed("alarms_panel", "panel", filters.int_or_none)
+filters.seed("alarms_type", "type", filters.choice(list(read.SEVERITY)))
+filters.seed("alarms_range", "range", filters.choice(list(RANGES)), default="7d")
+filters.seed("alarms_text", "q", filters.text, default="")
+if st.session_state["alarms_org"] not in (None, *orgs):
+    st.session_state["alarms_org"] = None
+
+org_col, panel_col, type_col, range_col, text_col = st.columns([2, 3, 2, 2, 3])
+org_id = org_col.selectbox(
+    "Organization",
+    [None, *orgs],
+    key="alarms_org",
+    format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
+)
+panels = {
+    p.resource_id: p.name or f"panel {p.resource_id}" for p in data.find_panels(path, None, org_id, 10_000)
+}
+if (linked := st.session_state["alarms_panel"]) is not None and linked not in panels:
+    panels[linked] = f"panel {linked}"  # a link to a panel the cache does not know (yet) still filters
+resource_id = panel_col.selectbox(
+    "Panel",
+    [None, *panels],
+    key="alarms_panel",
+    format_func=lambda p: "All panels" if p is None else f"{panels[p]} ({p})",
+)
+violation_type = type_col.selectbox(
+    "Type", [None, *read.SEVERITY], key="alarms_type", format_func=lambda t: "All types" if t is None else t
+)
+range_key = range_col.selectbox("Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.get)
+text = text_col.text_input("Search", key="alarms_text", placeholder="description, violation or panel")
+# The default range stays out of the URL, so links stay short.
+filters.publish(
+    {
+        "org": org_id,
+        "panel": resource_id,
+        "type": violation_type,
+        "range": range_key * (range_key != "7d"),
+        "q": text,
+    }
+)
+
+span = RANGES[range_key]
+now = data.floor_to(data.now_ms(), 60_000)
+flt = read.AlarmFilter(
+    org_id=org_id,
+    resource_id=resource_id,
+    violation_type=violation_type,
+    since=None if span is None else now - span,
+    text=text.strip() or None,
+)
+
+
+def described_filters() -> str:
+    shown = {
+        "organization": orgs.get(org_id, org_id) if org_id is not None else None,
+        "panel": f"{panels.get(resource_id)} ({resource_id})" if resource_id is not None else None,
+        "type": violation_type,
+        "range": RANGE_LABELS[range_key],
+        "text": flt.text,
+    }
+    return "; ".join(f"{name}: {value}" for name, value in shown.items() if value)
+
+
+@st.fragment(run_every=data.REFRESH_SECONDS)
+def alarms_table(flt: read.AlarmFilter) -> None:
+    rows = data.recent_alarms(path, flt, LIMIT)
+    frame = ui.alarms_frame(rows)
+    as_of = data.assess(data.freshness(path), data.now_ms()).as_of
+    head, button = st.columns([4, 1], vertical_alignment="bottom")
+    more = " (the newest)" if len(rows) == LIMIT else ""
+    head.markdown(f"**{len(rows)} alarms{more}** — {described_filters()}")
+    button.download_button(
+        "Download CSV",
+        export.table_csv(frame, "samops alarms", described_filters(), as_of, data.now_ms()),
+        file_name="samops-alarms.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+        width="stretch",
+    )
+    if frame.empty:
+        st.info("No alarms match these filters.")
+        return
+    st.dataframe(
+        ui.style_by_type(frame),
+        hide_index=True,
+        width="stretch",
+        height=min(36 + 35 * len(frame), 560),
+        column_config={
+            "Time": ui.TIME_COLUMN,
+            "Panel id": st.column_config.NumberColumn("Panel id", format="%d"),
+            "Org": st.column_config.NumberColumn("Org", format="%d"),
+            "Description": st.column_config.TextColumn("Description", width="large"),
+        },
+    )
+
+
+alarms_table(flt)
+
+st.subheader("When alarms happen")
+st.caption("Alarms by weekday and hour of day (UTC) for the filters above.")
+heat = data.weekday_hour_counts(path, flt)
+if heat:
+    st.altair_chart(charts.weekday_hour_heatmap(heat), width="stretch")
+else:
+    st.info("Nothing to map for these filters.")

@@ -1,0 +1,80 @@
+"""Cameras: status, binding, SD card, version and capabilities, problems first."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import read
+from dashboard import data, filters, ui
+
+path = ui.start_page("Cameras")
+
+orgs = dict(data.organizations(path))
+filters.seed("cameras_org", "org", filters.int_or_none)
+filters.seed("cameras_text", "q", filters.text, default="")
+filters.seed("cameras_problems", "problems", filters.flag, default=False)
+if st.session_state["cameras_org"] not in (None, *orgs):
+    st.session_state["cameras_org"] = None
+
+org_col, text_col, toggle_col = st.columns([2, 3, 2], vertical_alignment="bottom")
+org_id = org_col.selectbox(
+    "Organization",
+    [None, *orgs],
+    key="cameras_org",
+    format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
+)
+text = text_col.text_input("Search", key="cameras_text", placeholder="name, model, version…")
+problems_only = toggle_col.toggle("Problems only", key="cameras_problems")
+filters.publish({"org": org_id, "q": text, "problems": problems_only})
+
+
+def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Camera": [c.name or f"camera {c.resource_id}" for c in rows],
+            "Problems": [", ".join(c.problems) for c in rows],
+            "Status": [c.status or "" for c in rows],
+            "Binding": [c.bind_status or "" for c in rows],
+            "SD card": [c.sd_card_status or "" for c in rows],
+            "Version": [c.version or "" for c in rows],
+            "Capabilities": [", ".join(c.capabilities) for c in rows],
+            "Brand": [c.brand or "" for c in rows],
+            "Model": [c.model or "" for c in rows],
+            "Id": [c.resource_id for c in rows],
+            "Org": pd.Series([c.org_id for c in rows], dtype="Int64"),
+        }
+    )
+
+
+@st.fragment(run_every=data.REFRESH_SECONDS)
+def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
+    rows = data.camera_summary(path, org_id, text.strip() or None, problems_only)
+    everyone = data.camera_summary(path, org_id)
+    troubled = sum(1 for c in everyone if c.problems)
+    total, bad, ok = st.columns(3)
+    total.metric("Cameras", len(everyone), border=True)
+    bad.metric("With problems", troubled, border=True)
+    ok.metric("Healthy", len(everyone) - troubled, border=True)
+    if not rows:
+        st.info("No cameras match these filters.")
+        return
+    frame = cameras_frame(rows)
+    styled = frame.style.apply(
+        lambda row: ["background-color: #fde2e1" if row["Problems"] else "" for _ in row], axis=1
+    )
+    st.dataframe(
+        styled,
+        hide_index=True,
+        width="stretch",
+        height=min(36 + 35 * len(frame), 700),
+        column_config={
+            "Problems": st.column_config.TextColumn("Problems", width="medium"),
+            "Capabilities": st.column_config.TextColumn("Capabilities", width="medium"),
+            "Id": st.column_config.NumberColumn("Id", format="%d"),
+            "Org": st.column_config.NumberColumn("Org", format="%d"),
+        },
+    )
+
+
+camera_table(org_id, text, problems_only)

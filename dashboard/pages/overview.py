@@ -1,0 +1,78 @@
+"""Overview: KPI tiles, the alarm trend over 7 days and the noisiest panels."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import charts, data, ui
+
+path = ui.start_page("Overview")
+
+
+@st.fragment(run_every=data.REFRESH_SECONDS)
+def kpi_tiles() -> None:
+    k = data.kpis(path, data.floor_to(data.now_ms(), 60_000))
+    tiles = st.columns(5)
+    tiles[0].metric(
+        "Alarms, last 24 h",
+        k.alarms_24h,
+        chart_data=k.alarms_per_hour_24h or None,
+        chart_type="bar",
+        border=True,
+        help="Violations in the last 24 hours; the bars are alarms per hour.",
+    )
+    tiles[1].metric("Panels with alarms, 24 h", k.panels_with_alarms_24h, border=True)
+    tiles[2].metric("Cameras offline", k.cameras_offline, border=True)
+    tiles[3].metric("SD-card problems", k.sd_card_problems, border=True)
+    tiles[4].metric(
+        "Sensors reporting errors, 24 h",
+        k.sensors_with_errors_24h,
+        border=True,
+        help="Distinct panel and sensor pairs that sent an error event in the last 24 hours.",
+    )
+
+
+@st.fragment(run_every=data.REFRESH_SECONDS)
+def trend_and_noisiest() -> None:
+    now = data.now_ms()
+    until = data.floor_to(now, data.HOUR_MS) + data.HOUR_MS
+    since = until - 7 * data.DAY_MS
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.subheader("Alarms per hour, last 7 days")
+        counts = data.hourly_counts(path, since, until)
+        if counts:
+            st.altair_chart(charts.hourly_trend(counts), width="stretch")
+        else:
+            st.info("No alarms in the last 7 days.")
+    with right:
+        st.subheader("Noisiest panels, last 7 days")
+        noisy = data.noisiest_panels(path, since, 10)
+        if not noisy:
+            st.info("No alarms in the last 7 days.")
+            return
+        frame = pd.DataFrame(
+            {
+                "Panel": [p.name or f"panel {p.resource_id}" for p, _ in noisy],
+                "Alarms": [n for _, n in noisy],
+                "Open": [f"/panels?panel={p.resource_id}" for p, _ in noisy],
+                "Alarm list": [f"/alarms?panel={p.resource_id}" for p, _ in noisy],
+            }
+        )
+        st.dataframe(
+            frame,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "Alarms": st.column_config.ProgressColumn(
+                    "Alarms", format="%d", min_value=0, max_value=max(1, int(frame["Alarms"].max()))
+                ),
+                "Open": st.column_config.LinkColumn("Panel detail", display_text="details"),
+                "Alarm list": st.column_config.LinkColumn("Alarm list", display_text="alarms"),
+            },
+        )
+
+
+kpi_tiles()
+trend_and_noisiest()

@@ -1,0 +1,98 @@
+"""What every page shares: the no-data notice, the freshness banner, severity colours and table helpers."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pandas as pd
+import streamlit as st
+
+from core import read
+from dashboard import data
+from dashboard.paths import db_path
+
+NO_DATA = "No data yet — run `samops sync` to fill the cache, then reload this page."
+
+# One colour per violationType, most severe first (core.read.SEVERITY), shared by tables and charts.
+SEVERITY_COLOURS: dict[str, str] = {
+    "alarm": "#d62728",
+    "red": "#ff7f7f",
+    "error": "#ff9f1c",
+    "warning": "#ffd166",
+    "yellow": "#f4e285",
+    "gray": "#adb5bd",
+}
+OTHER_COLOUR = "#8ecae6"
+
+
+def start_page(title: str) -> str:
+    """Show the page title and the freshness banner; return the cache path, or stop with a notice."""
+    st.title(title)
+    path = db_path()
+    try:
+        state = data.cache_state(path)
+    except (sqlite3.DatabaseError, RuntimeError) as exc:
+        st.error(f"The cache at `{path}` cannot be read: {data.one_line(str(exc))}")
+        st.stop()
+    if state is None:
+        st.info(NO_DATA, icon=":material/hourglass_empty:")
+        st.stop()
+    freshness_banner(str(path))
+    return str(path)
+
+
+@st.fragment(run_every=data.REFRESH_SECONDS)
+def freshness_banner(path: str) -> None:
+    now = data.now_ms()
+    view = data.assess(data.freshness(path), now)
+    as_of = f"data as of {data.age(view.as_of, now)} ({data.utc(view.as_of)})"
+    if view.failing:
+        names = ", ".join(t.table for t in view.failing)
+        latest = max(view.failing, key=lambda t: t.last_error_at or 0)
+        st.error(
+            f"**Sync failing** ({names}) since {data.utc(latest.last_error_at)}: "
+            f"{data.one_line(latest.last_error)} — showing the last cache, {as_of}.",
+            icon=":material/sync_problem:",
+        )
+    elif view.stale:
+        st.error(f"**Stale** — {as_of}; the sync has not succeeded since.", icon=":material/schedule:")
+    else:
+        st.caption(f":material/check_circle: Live — {as_of}")
+
+
+def colour_of(violation_type: str | None) -> str:
+    return SEVERITY_COLOURS.get((violation_type or "").lower(), OTHER_COLOUR)
+
+
+def severity_rank(violation_type: str | None) -> int:
+    vtype = (violation_type or "").lower()
+    return read.SEVERITY.index(vtype) if vtype in read.SEVERITY else len(read.SEVERITY)
+
+
+def timestamps(values: list[int | None]) -> pd.Series:
+    return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="ms", utc=True)
+
+
+def alarms_frame(rows: list[read.AlarmRow]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Time": timestamps([r.activity_time for r in rows]),
+            "Type": [r.violation_type or "" for r in rows],
+            "Violation": [r.violation_name or "" for r in rows],
+            "Panel": [r.panel_name or "" for r in rows],
+            "Panel id": pd.Series([r.resource_id for r in rows], dtype="Int64"),
+            "Event": [r.event_type or "" for r in rows],
+            "Description": [r.description or "" for r in rows],
+            "Org": pd.Series([r.org_id for r in rows], dtype="Int64"),
+        }
+    )
+
+
+def style_by_type(frame: pd.DataFrame, column: str = "Type") -> pd.io.formats.style.Styler:
+    """Colour the severity column; the rest of the row stays readable."""
+    return frame.style.map(
+        lambda v: f"background-color: {colour_of(v)}; color: #111" if v else "", subset=[column]
+    )
+
+
+TIME_COLUMN = st.column_config.DatetimeColumn("Time", format="YYYY-MM-DD HH:mm:ss", timezone="UTC")

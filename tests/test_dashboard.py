@@ -1,0 +1,263 @@
+"""The dashboard's pages through Streamlit's AppTest, over a real cache file seeded in tmp_path."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from core import read
+from core.cache.db import open_cache, open_reader
+from dashboard import data, export
+from tests.support.seed_cache import Seeded, seed_cache
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+PAGES = ["pages/overview.py", "pages/alarms.py", "pages/cameras.py", "pages/panels.py"]
+HOUR_MS = 3_600_000
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@pytest.fixture(autouse=True)
+def fresh_streamlit_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def use_cache(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    monkeypatch.setenv("SAMOPS_DB", str(path))
+
+
+@pytest.fixture
+def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seeded:
+    seed = seed_cache(tmp_path / "cache.db", now_ms())
+    use_cache(monkeypatch, seed.path)
+    return seed
+
+
+def open_page(page: str, **query: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update(query)
+    at.run()
+    if page != PAGES[0]:
+        at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [
+        e.value
+        for kind in ("title", "markdown", "caption", "info", "error", "warning")
+        for e in getattr(at, kind)
+    ]
+    return "\n".join(map(str, parts))
+
+
+def frame(at: AppTest, index: int = 0) -> pd.DataFrame:
+    return at.dataframe[index].value
+
+
+# --- no data ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_missing_cache_says_no_data_yet_and_creates_nothing(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = tmp_path / "nowhere" / "cache.db"
+    use_cache(monkeypatch, missing)
+    at = open_page(page)
+    assert "No data yet" in at.info[0].value and "samops sync" in at.info[0].value
+    assert not at.dataframe and not at.metric
+    assert not missing.exists()  # read-only: opening the page must not create a cache
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_never_synced_cache_says_no_data_yet(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cache.db"
+    open_cache(path).conn.close()
+    use_cache(monkeypatch, path)
+    at = open_page(page)
+    assert "No data yet" in at.info[0].value
+
+
+# --- overview ---------------------------------------------------------------------------------------------
+
+
+def test_overview_shows_the_kpis_the_read_api_computes(seeded: Seeded) -> None:
+    at = open_page(PAGES[0])
+    db = open_reader(seeded.path)
+    expected = read.kpis(db, data.floor_to(now_ms(), 60_000))
+    db.conn.close()
+    tiles = {m.label: m.value for m in at.metric}
+    assert tiles["Alarms, last 24 h"] == str(expected.alarms_24h) != "0"
+    assert tiles["Cameras offline"] == "2"  # seeded: cameras 0 and 3 offline
+    assert tiles["SD-card problems"] == "2"  # seeded: cameras 1 and 5
+    noisiest = frame(at)
+    assert set(noisiest["Panel"]) <= set(seeded.panels.values())
+    assert list(noisiest["Alarms"]) == sorted(noisiest["Alarms"], reverse=True)
+    assert "Live — data as of 1 min ago" in texts(at)
+    assert not at.error
+
+
+def test_stale_cache_is_shown_with_a_red_stale_banner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = now_ms()
+    seed = seed_cache(tmp_path / "cache.db", now, last_success=now - 3 * HOUR_MS)
+    use_cache(monkeypatch, seed.path)
+    at = open_page(PAGES[1])
+    assert "Stale" in at.error[0].value and "3 h ago" in at.error[0].value
+    assert len(frame(at)) > 0  # the last cache stays visible
+
+
+def test_failing_sync_is_a_red_banner_over_the_last_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = now_ms()
+    seed = seed_cache(
+        tmp_path / "cache.db",
+        now,
+        last_success=now - 5 * 60_000,
+        last_error="TransportError: connection refused",
+        last_error_at=now - 60_000,
+    )
+    use_cache(monkeypatch, seed.path)
+    at = open_page(PAGES[2])
+    banner = at.error[0].value
+    assert "Sync failing" in banner and "connection refused" in banner and "5 min ago" in banner
+    assert set(frame(at)["Camera"]) == set(seed.cameras.values())
+
+
+# --- alarms -----------------------------------------------------------------------------------------------
+
+
+def test_alarms_filters_change_results_and_land_in_the_url(seeded: Seeded) -> None:
+    at = open_page(PAGES[1])
+    everything = frame(at)
+    assert len(everything) == sum(1 for a in seeded.activities if a[3] >= seeded.now - 7 * 24 * HOUR_MS)
+    assert list(everything["Time"]) == sorted(everything["Time"], reverse=True)
+
+    at.selectbox(key="alarms_type").select("alarm").run()
+    alarms = frame(at)
+    assert 0 < len(alarms) < len(everything) and set(alarms["Type"]) == {"alarm"}
+    assert at.query_params["type"] == "alarm"
+
+    at.text_input(key="alarms_text").input("fire").run()
+    fires = frame(at)
+    assert 0 < len(fires) < len(alarms) and set(fires["Violation"]) == {"Fire"}
+    assert at.query_params["q"] == "fire"
+
+    at.selectbox(key="alarms_range").select("1h").run()
+    assert at.query_params["range"] == "1h"
+    recent = [a for a in seeded.activities if a[3] >= seeded.now - HOUR_MS + 60_000 and a[6] == "Fire"]
+    shown = frame(at) if at.dataframe else pd.DataFrame({"Time": []})
+    cutoff = pd.Timestamp(seeded.now - HOUR_MS - 60_000, unit="ms", tz="UTC")
+    assert len(shown) >= len(recent) and (shown["Time"] >= cutoff).all()
+
+
+def test_alarms_link_with_a_panel_reproduces_the_view(seeded: Seeded) -> None:
+    panel = 5003
+    at = open_page(PAGES[1], panel=str(panel), type="alarm")
+    shown = frame(at)
+    expected = [a for a in seeded.activities if a[1] == panel and a[7] == "alarm"]
+    assert len(shown) == len(expected) > 0
+    assert set(shown["Panel id"]) == {panel} and set(shown["Panel"]) == {seeded.panels[panel]}
+    assert at.selectbox(key="alarms_panel").value == panel
+    assert at.query_params["panel"] == str(panel)
+
+
+def test_alarms_bad_query_values_fall_back_to_defaults(seeded: Seeded) -> None:
+    at = open_page(PAGES[1], panel="abc", type="nonsense", range="3y")
+    assert at.selectbox(key="alarms_panel").value is None
+    assert at.selectbox(key="alarms_type").value is None
+    assert at.selectbox(key="alarms_range").value == "7d"
+    assert len(frame(at)) > 0
+
+
+def test_alarms_csv_carries_filters_and_as_of() -> None:
+    shown = pd.DataFrame({"Time": pd.to_datetime([0], unit="ms", utc=True), "Type": ["alarm"]})
+    csv = export.table_csv(shown, "samops alarms", "type: alarm", 3_600_000, 7_200_000).decode()
+    lines = csv.splitlines()
+    assert lines[0] == "# samops alarms; filters: type: alarm"
+    assert lines[1] == "# data as of 1970-01-01 01:00 UTC; exported 1970-01-01 02:00 UTC"
+    assert lines[2:] == ["Time,Type", "1970-01-01T00:00:00Z,alarm"]
+
+
+# --- cameras ----------------------------------------------------------------------------------------------
+
+
+def test_cameras_problems_first_filters_and_no_secrets(seeded: Seeded) -> None:
+    at = open_page(PAGES[2])
+    cams = frame(at)
+    assert set(cams["Camera"]) == set(seeded.cameras.values())
+    has_problem = [bool(p) for p in cams["Problems"]]
+    assert has_problem == sorted(has_problem, reverse=True) and any(has_problem) and not all(has_problem)
+    assert "SECRET" not in cams.to_csv()
+
+    at.toggle(key="cameras_problems").set_value(True).run()
+    assert all(frame(at)["Problems"]) and len(frame(at)) == sum(has_problem)
+    assert at.query_params["problems"] == "True"
+
+    at.text_input(key="cameras_text").input("Loading").run()
+    assert list(frame(at)["Camera"]) == ["Camera Loading bay 2"]
+
+
+# --- panels -----------------------------------------------------------------------------------------------
+
+
+def test_panel_page_shows_sensors_by_type_controllers_and_activities(seeded: Seeded) -> None:
+    panel = 5004
+    at = open_page(PAGES[3], panel=str(panel))
+    assert at.subheader[0].value == seeded.panels[panel]
+    sensors = pd.concat([df.value for df in at.dataframe if "Sensor" in df.value.columns])
+    assert set(sensors["Sensor"]) == set(seeded.sensors[panel])
+    assert "Ground floor (1)" in set(sensors["Partitions"]) or "Ground floor" in " ".join(
+        sensors["Partitions"]
+    )
+    groups = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert groups == ["**door** · 2", "**smoke** · 2", "**zone** · 2"]
+    controllers = next(df.value for df in at.dataframe if "Controller" in df.value.columns)
+    assert set(controllers["Controller"]) == set(seeded.controllers[panel])
+    activities = next(df.value for df in at.dataframe if "Violation" in df.value.columns)
+    assert set(activities["Panel id"]) == {panel}
+
+
+def test_panel_search_narrows_the_picker(seeded: Seeded) -> None:
+    at = open_page(PAGES[3])
+    at.text_input(key="panels_q").input("Dock").run()
+    picker = at.selectbox(key="panels_panel")
+    assert picker.options == ["Dock gate panel 5 (5005)"]
+    assert at.subheader[0].value == "Dock gate panel 5"
+    assert at.query_params["panel"] == "5005"
+
+
+# --- access -----------------------------------------------------------------------------------------------
+
+
+def test_password_gate(seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAMOPS_DASHBOARD_PASSWORD", "s3cret-pass")
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    assert not at.metric and at.text_input[0].label == "Password"
+
+    at.text_input[0].input("wrong")
+    at.button[0].click().run()
+    assert at.error[0].value == "Wrong password." and not at.metric
+
+    at.text_input[0].input("s3cret-pass")
+    at.button[0].click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Overview"] and at.metric
+    assert "s3cret-pass" not in texts(at)

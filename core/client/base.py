@@ -1,0 +1,320 @@
+"""The transport under every operation: one httpx session, the login, the Idempotency-Key, retries,
+typed errors and DEBUG logs. `SamClient` (core.client.api) adds one method per operation on top."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Self
+
+import httpx
+from pydantic import ValidationError
+
+from core.client.operations import OPERATIONS, Operation
+from core.errors import (
+    APIError,
+    AuthenticationError,
+    RateLimitError,
+    ResponseFormatError,
+    SamError,
+    TransportError,
+    error_class_for,
+)
+from core.idempotency import idempotency_key, payload_for
+from core.models import LoginResult
+from core.redact import secret_filter
+from core.settings import Settings
+
+log = logging.getLogger("samops.client")
+
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+BACKOFF_BASE_S = 0.5
+BACKOFF_MAX_S = 8.0
+RETRY_AFTER_CAP_S = 30.0
+USER_AGENT = "samops/0.1"
+
+
+def serialize(body: Any) -> bytes:
+    """The body's one and only serialization: compact, UTF-8, like JSON.stringify. These bytes are both
+    hashed for the Idempotency-Key and sent."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def backoff_delay(retry: int, retry_after: float | None = None, cap: float = RETRY_AFTER_CAP_S) -> float:
+    """Seconds to wait before retry number `retry` (1-based): the server's Retry-After up to `cap`, else
+    min(0.5 * 2^(retry-1), 8) with "equal jitter" so that clients that failed together spread out."""
+    if retry_after is not None:
+        return min(max(retry_after, 0.0), cap)
+    ceiling = min(BACKOFF_BASE_S * 2 ** (retry - 1), BACKOFF_MAX_S)
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds: a number of seconds or an HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+class _Retryable(Exception):
+    """An attempt failed in a way worth retrying; `error` is what to raise if no retry is left."""
+
+    def __init__(self, error: SamError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+
+class BaseClient:
+    """Thread-safe: one connection pool and one login shared by every thread using the instance."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        retry_after_cap: float = RETRY_AFTER_CAP_S,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.max_retries = self.settings.max_retries
+        self._sleep = sleep
+        self._retry_after_cap = retry_after_cap
+        self._http = httpx.Client(
+            base_url=self.settings.base_url,
+            timeout=httpx.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
+            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+        )
+        self._base_path = self._http.base_url.raw_path.decode("ascii").rstrip("/")
+        self._auth_lock = threading.Lock()
+        self._token: str | None = None
+        self._session: LoginResult | None = None
+        secret_filter.add(self.settings.password.get_secret_value())
+
+    # --- lifetime ---------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- session ----------------------------------------------------------------------------------------
+
+    def login(self) -> LoginResult:
+        """Log in afresh with the configured credentials; later calls use the new token."""
+        with self._auth_lock:
+            return self._login_locked()
+
+    @property
+    def session(self) -> LoginResult | None:
+        """The last login result, if any (its secrets are SecretStr)."""
+        return self._session
+
+    def _login_locked(self) -> LoginResult:
+        body = {
+            "screenName": self.settings.screen_name,
+            "password": self.settings.password.get_secret_value(),
+            "rememberMe": True,
+        }
+        result: LoginResult = self._call(OPERATIONS["login"], body=body)
+        token = result.token.get_secret_value() if result.token else ""
+        if not token:
+            raise ResponseFormatError("the login result carries no token", method="POST", path="/auth/login")
+        mq_password = result.mq_password.get_secret_value() if result.mq_password else None
+        secret_filter.add(token, mq_password)
+        self._token, self._session = token, result
+        return result
+
+    def _current_token(self) -> str:
+        token = self._token
+        if token is None:
+            with self._auth_lock:  # one login for all the threads that arrive without a token
+                if self._token is None:
+                    self._login_locked()
+                token = self._token
+        assert token is not None
+        return token
+
+    def _renew_token(self, rejected: str) -> str:
+        """A new token after `rejected` met a 401; only the first thread to notice logs in again."""
+        with self._auth_lock:
+            if self._token == rejected:
+                self._login_locked()
+            assert self._token is not None
+            return self._token
+
+    def resolve_org(self, org: int | None = None) -> int:
+        """`org`, else SAM_ORGANIZATION_ID, else the first organization of the login result."""
+        if org is not None:
+            return org
+        if self.settings.organization_id is not None:
+            return self.settings.organization_id
+        self._current_token()
+        ids = self._session.organization_id_list() if self._session else []
+        if not ids:
+            raise SamError("the login result names no organization; set SAM_ORGANIZATION_ID")
+        return ids[0]
+
+    # --- one logical call -------------------------------------------------------------------------------
+
+    def _call(
+        self,
+        op: Operation,
+        *,
+        body: Mapping[str, Any] | None = None,
+        path_params: Mapping[str, Any] | None = None,
+        query: Mapping[str, Any] | None = None,
+        org: int | None = None,
+    ) -> Any:
+        """Send `op` and parse its answer into the operation's result type."""
+        content = serialize(body) if op.has_body else b""
+        params = {k: v for k, v in (query or {}).items() if v is not None}
+        request = self._http.build_request(op.method, op.render_path(dict(path_params or {})), params=params)
+        url = request.url
+        raw_path = url.raw_path.decode("ascii").split("?", 1)[0]
+        where = {"method": op.method, "path": raw_path}
+        # Hash the path exactly as httpx will put it in the request line, relative to the base URL.
+        headers = {"Idempotency-Key": idempotency_key(payload_for(raw_path[len(self._base_path) :], content))}
+        if content:
+            headers["Content-Type"] = "application/json"
+        if not op.auth:
+            data = self._send(op.method, url, content, headers, where)
+        else:
+            headers["OrganizationId"] = str(self.resolve_org(org))
+            token = self._current_token()
+            try:
+                data = self._send(
+                    op.method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where
+                )
+            except AuthenticationError:
+                token = self._renew_token(token)
+                data = self._send(
+                    op.method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where
+                )
+        try:
+            return op.adapter.validate_python(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}"
+                for e in exc.errors(include_url=False, include_input=False)[:5]
+            )
+            raise ResponseFormatError(f"response does not match the spec: {problems}", **where) from None
+
+    def _send(
+        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: dict[str, str]
+    ) -> Any:
+        """Send with retries (same bytes, same Idempotency-Key every time) and return the decoded JSON."""
+        attempts = self.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            request = self._http.build_request(method, url, content=content or None, headers=headers)
+            try:
+                return self._attempt(request, attempt, where)
+            except _Retryable as failure:
+                if attempt == attempts:
+                    raise failure.error from None
+                delay = backoff_delay(attempt, failure.retry_after, self._retry_after_cap)
+                log.debug("retrying %s %s in %.2f s: %s", method, where["path"], delay, failure.error)
+                self._sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _attempt(self, request: httpx.Request, attempt: int, where: dict[str, str]) -> Any:
+        started = time.perf_counter()
+        try:
+            response = self._http.send(request, stream=True)
+        except httpx.TimeoutException as exc:
+            self._log(where, "timeout", started, attempt)
+            raise _Retryable(TransportError(f"timed out ({type(exc).__name__})", **where)) from None
+        except httpx.TransportError as exc:
+            self._log(where, "network error", started, attempt)
+            raise _Retryable(TransportError(f"network error: {type(exc).__name__}", **where)) from None
+        try:
+            content = response.read()
+        except httpx.TransportError as exc:
+            # Headers came, the body did not: a truncated answer. Retrying is safe (same key).
+            self._log(where, response.status_code, started, attempt)
+            error = ResponseFormatError(
+                f"truncated response ({type(exc).__name__})", status_code=response.status_code, **where
+            )
+            raise _Retryable(error) from None
+        finally:
+            response.close()
+        self._log(where, response.status_code, started, attempt)
+        if response.status_code >= 400:
+            error = self._api_error(response, content, where)
+            if response.status_code in RETRY_STATUSES:
+                raise _Retryable(error, parse_retry_after(response.headers.get("Retry-After")))
+            raise error
+        return self._decode(response, content, where)
+
+    def _log(self, where: dict[str, str], status: int | str, started: float, attempt: int) -> None:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        log.debug(
+            "%s %s -> %s in %.1f ms (attempt %d/%d)",
+            where["method"],
+            where["path"],
+            status,
+            elapsed_ms,
+            attempt,
+            self.max_retries + 1,
+        )
+
+    @staticmethod
+    def _decode(response: httpx.Response, content: bytes, where: dict[str, str]) -> Any:
+        status = response.status_code
+        if not content.strip():
+            raise ResponseFormatError("empty response body", status_code=status, **where)
+        try:
+            return json.loads(content)
+        except (UnicodeDecodeError, ValueError):
+            kind = response.headers.get("Content-Type", "no content type")
+            raise ResponseFormatError(
+                f"response is not valid JSON ({kind}, {len(content)} bytes; truncated?)",
+                status_code=status,
+                **where,
+            ) from None
+
+    @staticmethod
+    def _api_error(response: httpx.Response, content: bytes, where: dict[str, str]) -> APIError:
+        status = response.status_code
+        try:
+            body = json.loads(content) if content.strip() else None
+        except (UnicodeDecodeError, ValueError):
+            body = None
+        cls = error_class_for(status)
+        extra: dict[str, Any] = {}
+        if cls is RateLimitError:
+            extra["retry_after"] = parse_retry_after(response.headers.get("Retry-After"))
+        if isinstance(body, dict):
+            text = {
+                k: v if isinstance(v, str) else None
+                for k in ("error", "message", "path")
+                for v in [body.get(k)]
+            }
+            return cls(
+                status,
+                error=text["error"],
+                message=text["message"],
+                path=text["path"] or where["path"],
+                method=where["method"],
+                body=body,
+                **extra,
+            )
+        kind = response.headers.get("Content-Type", "no content type")
+        message = f"error response without a JSON body ({kind}, {len(content)} bytes)"
+        return cls(status, message=message, path=where["path"], method=where["method"], **extra)

@@ -1,0 +1,303 @@
+"""The service's 21 operations, described once: used by `SamClient` to send them and by `samops call`
+to accept and explain them. Numbers, methods, paths and field names are the spec's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import TypeAdapter
+
+from core import models as m
+
+
+@dataclass(frozen=True)
+class Param:
+    """A path or query parameter: its spec name and type (int or str)."""
+
+    name: str
+    type: type = int
+    required: bool = True
+
+    def convert(self, text: str) -> int | str:
+        """The command-line text as this parameter's type; ValueError naming the parameter if it is not."""
+        if self.type is int:
+            try:
+                return int(text)
+            except ValueError:
+                raise ValueError(f"{self.name} must be an integer, not {text!r}") from None
+        return text
+
+
+@dataclass(frozen=True)
+class Operation:
+    number: int
+    name: str
+    method: str
+    path: str  # template relative to the base URL, e.g. "/user/email/{emailAddress}"
+    summary: str
+    result: Any  # the type the answer parses into
+    path_params: tuple[Param, ...] = ()
+    query: tuple[Param, ...] = ()
+    body: tuple[str, ...] = ()  # JSON field names of the body; empty: the request has no body
+    required: tuple[str, ...] = ()  # body fields the spec or the service insists on
+    auth: bool = True
+
+    @property
+    def has_body(self) -> bool:
+        return bool(self.body)
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[Any]:
+        return TypeAdapter(self.result)
+
+    def render_path(self, values: dict[str, Any] | None = None) -> str:
+        """The path with its parameters filled in and percent-encoded (every reserved character, so
+        that `@` or `/` in an e-mail address cannot change the path); KeyError for a missing one."""
+        values = values or {}
+        filled = {p.name: quote(str(values[p.name]), safe="") for p in self.path_params}
+        return self.path.format(**filled)
+
+    def arguments(self) -> list[str]:
+        """Human-readable argument list, for `samops call --list` and usage messages."""
+        parts = [f"--param {p.name}=<{p.type.__name__}>" for p in self.path_params]
+        parts += [f"[--param {p.name}=<{p.type.__name__}>]" for p in self.query]
+        if self.body:
+            fields = ", ".join(f"{name}{'*' if name in self.required else ''}" for name in self.body)
+            parts.append(f"--data '{{{fields}}}'")
+        return parts
+
+
+_PAGE_FIELDS = ("page", "pageSize", "startTime", "endTime")
+
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in [
+        Operation(
+            1,
+            "login",
+            "POST",
+            "/auth/login",
+            "authenticate a user",
+            m.LoginResult,
+            body=("screenName", "password", "rememberMe"),
+            required=("screenName", "password"),
+            auth=False,
+        ),
+        Operation(
+            2,
+            "get_organization_users",
+            "GET",
+            "/enterprise/bulk/get-organization-users",
+            "panel users and organization users",
+            list[m.PanelUserPair],
+        ),
+        Operation(
+            3,
+            "list_activities",
+            "POST",
+            "/activities",
+            "activities of resources in a period",
+            m.ActivityPage,
+            body=("resourceIds", *_PAGE_FIELDS, "startSec", "finishSec", "types", "groupIds"),
+        ),
+        Operation(
+            4,
+            "set_user_privileges",
+            "POST",
+            "/user/privilege-groups-and-resources/add-or-update",
+            "set a user's privilege groups and authorized resources",
+            list[m.OperationResult],
+            body=(
+                "userId",
+                "authorizedResourceIds",
+                "privilegeGroups",
+                "organizationId",
+                "expirationTime",
+                "period",
+                "validityStart",
+            ),
+            required=("userId", "authorizedResourceIds", "privilegeGroups", "organizationId"),
+        ),
+        Operation(
+            5,
+            "update_schedule_task",
+            "POST",
+            "/enterprise/schedule/tasks/update",
+            "update a scheduled task",
+            m.OperationResult,
+            body=(
+                "taskId",
+                "taskName",
+                "taskType",
+                "taskDates",
+                "notificationOptions",
+                "selection",
+                "resources",
+                "users",
+                "combinedData",
+                "userType",
+            ),
+            required=("taskId",),
+        ),
+        Operation(
+            6,
+            "add_camera",
+            "POST",
+            "/camera/add",
+            "add a camera",
+            m.Camera,
+            body=(
+                "brand",
+                "deviceSerial",
+                "name",
+                "organizationId",
+                "securityCode",
+                "ncCode",
+                "subscriptionId",
+            ),
+            required=("deviceSerial", "name"),
+        ),
+        Operation(
+            7,
+            "list_bills",
+            "POST",
+            "/subscription/bill",
+            "list bills of a subscription",
+            list[m.Bill],
+            body=("organizationId", "subscriptionId", "billId", "monthFilter"),
+            required=("subscriptionId",),
+        ),
+        Operation(
+            8,
+            "find_customers",
+            "POST",
+            "/customer/phone",
+            "find customers by phone number",
+            list[m.Customer],
+            body=("phoneNumber", "identityNumber"),
+        ),
+        Operation(
+            9,
+            "update_sensor_description",
+            "PUT",
+            "/panel/sensor/{resourceSensorId}/update-description",
+            "change a sensor description",
+            m.OperationResult,
+            path_params=(Param("resourceSensorId"),),
+            body=("locale", "description"),
+            required=("description",),
+        ),
+        Operation(
+            10,
+            "delete_resource_user",
+            "DELETE",
+            "/resource/user/delete",
+            "remove a user's authorization on a resource",
+            m.OperationResult,
+            body=("resourceId", "userId"),
+            required=("resourceId", "userId"),
+        ),
+        Operation(
+            11,
+            "delete_user",
+            "DELETE",
+            "/user/delete",
+            "delete a user",
+            m.OperationResult,
+            body=("userId",),
+            required=("userId",),
+        ),
+        Operation(
+            12,
+            "list_organization_users",
+            "GET",
+            "/user/{userId}/organization-users",
+            "users of the organizations of a user",
+            list[m.User],
+            path_params=(Param("userId"),),
+        ),
+        Operation(
+            13,
+            "get_user_by_email",
+            "GET",
+            "/user/email/{emailAddress}",
+            "find a user by e-mail address",
+            m.User,
+            path_params=(Param("emailAddress", str),),
+        ),
+        Operation(
+            14,
+            "list_panel_controllers",
+            "GET",
+            "/panel/{resourceId}/controller/list",
+            "controllers of a panel",
+            list[m.Controller],
+            path_params=(Param("resourceId"),),
+        ),
+        Operation(
+            15,
+            "get_user_privilege_groups",
+            "GET",
+            "/role/user/{userId}/privilege-groups",
+            "privilege groups of a user",
+            m.UserPrivileges,
+            path_params=(Param("userId"),),
+        ),
+        Operation(
+            16,
+            "get_role_privilege_groups",
+            "GET",
+            "/role/{roleId}/privilege-groups",
+            "privilege groups of a role",
+            list[m.RolePrivilegeGroup],
+            path_params=(Param("roleId"),),
+        ),
+        Operation(17, "list_cameras", "GET", "/camera/list", "cameras of the caller", list[m.CameraSummary]),
+        Operation(
+            18,
+            "list_panel_sensors",
+            "GET",
+            "/panel/{resourceId}/sensor/list",
+            "sensors of a panel",
+            m.SensorGroup,
+            path_params=(Param("resourceId"),),
+        ),
+        Operation(
+            19,
+            "list_controller_data_log",
+            "GET",
+            "/activities/controller/list",
+            "controller data log",
+            list[m.ControllerDataLogEntry],
+            # The spec shows no query parameters; these are the simulator's filters (docs/architecture.md).
+            query=(
+                Param("resourceId", required=False),
+                Param("startTime", required=False),
+                Param("endTime", required=False),
+            ),
+        ),
+        Operation(
+            20,
+            "get_push_history",
+            "POST",
+            "/resource/pushnotification/history",
+            "push notification history of a resource",
+            list[m.ActivityPage],
+            body=("resourceId", *_PAGE_FIELDS),
+            required=("resourceId",),
+        ),
+        Operation(
+            21,
+            "register_device_token",
+            "POST",
+            "/devicetoken/addorupdate",
+            "register or update a device token",
+            m.OperationResult,
+            body=("userId", "requestToken", "appId"),
+            required=("userId", "requestToken", "appId"),
+        ),
+    ]
+}

@@ -1,0 +1,58 @@
+"""The last known state of each scheduled task samops updated.
+
+The service has no "get task" operation (only operation 5, update), so the bot keeps what it last sent
+successfully for each task, to prefill the next edit. The `task_state` table is the bot's own and is created
+here idempotently.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+
+@dataclass(frozen=True)
+class KnownTask:
+    task_id: int
+    org_id: int | None
+    updated_at: int
+    updated_by: str
+    body: dict[str, Any]  # the operation-5 body last sent, with the spec's JSON names
+
+
+def _ensure_table(db: sqlite_utils.Database) -> None:
+    db["task_state"].create(
+        {"task_id": int, "org_id": int, "updated_at": int, "updated_by": str, "body": str},
+        pk="task_id",
+        if_not_exists=True,
+    )
+
+
+def save_task(
+    db: sqlite_utils.Database, task_id: int, body: dict[str, Any], *, org_id: int | None, at: int, by: str
+) -> None:
+    _ensure_table(db)
+    with db.conn:
+        db.conn.execute(
+            "INSERT INTO task_state (task_id, org_id, updated_at, updated_by, body) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(task_id) DO UPDATE SET org_id = excluded.org_id, updated_at = excluded.updated_at, "
+            "updated_by = excluded.updated_by, body = excluded.body",
+            [task_id, org_id, at, by, json.dumps(body, separators=(",", ":"))],
+        )
+
+
+def load_task(db: sqlite_utils.Database, task_id: int) -> KnownTask | None:
+    _ensure_table(db)
+    row = db.execute(
+        "SELECT task_id, org_id, updated_at, updated_by, body FROM task_state WHERE task_id = ?", [task_id]
+    ).fetchone()
+    if row is None:
+        return None
+    try:
+        body = json.loads(row[4])
+    except ValueError:
+        body = {}
+    return KnownTask(row[0], row[1], row[2], row[3], body if isinstance(body, dict) else {})

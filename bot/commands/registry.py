@@ -56,6 +56,7 @@ class Reply:
     text: str
     blocks: Sequence[Any] = ()
     in_channel: bool = False  # ephemeral unless the command means to share the answer
+    audit_summary: str | None = None  # for writes: what changed, without secrets (default: `text`)
 
 
 Handler = Callable[[Invocation, "AppContext"], Reply | None]
@@ -88,6 +89,24 @@ def subcommand(
         return handler
 
     return register
+
+
+# Called by the router after every write subcommand, whatever came of it, with
+# (invocation, subcommand, outcome, summary); outcome is "ok", "usage", "not found", "denied" or "error".
+# The audit module registers one (`on_write`) to record it in the cache and the audit channel.
+WriteHook = Callable[[Invocation, Subcommand, str, str], None]
+WRITE_HOOKS: list[WriteHook] = []
+
+
+def on_write(hook: WriteHook) -> WriteHook:
+    if hook not in WRITE_HOOKS:
+        WRITE_HOOKS.append(hook)
+    return hook
+
+
+def visible_to(role: Role) -> list[Subcommand]:
+    """The subcommands `role` may run, in a stable order (for `/sam help`)."""
+    return sorted((c for c in SUBCOMMANDS if c.role <= role), key=lambda c: c.path)
 
 
 def find(words: Sequence[str]) -> tuple[Subcommand, tuple[str, ...]] | None:

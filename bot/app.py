@@ -1,0 +1,68 @@
+"""`build_app(ctx)`: the slack-bolt App, with every listener module of the four surface packages registered.
+
+A module in `bot/commands/`, `bot/actions/`, `bot/views/` or `bot/events/` that defines
+`register(app, ctx)` is found and called here, so adding a listener never edits this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+
+from slack_bolt import App
+from slack_bolt.authorization import AuthorizeResult
+from slack_sdk import WebClient
+
+from bot.context import AppContext
+
+log = logging.getLogger(__name__)
+
+SURFACES = ("bot.commands", "bot.actions", "bot.views", "bot.events")
+LOCAL_BOT_USER_ID = "U_SAMOPS_LOCAL"
+
+
+def listener_modules() -> list[ModuleType]:
+    """Every module of the surface packages (sub-packages included), imported, in a stable order."""
+    modules: list[ModuleType] = []
+    for package_name in SURFACES:
+        package = importlib.import_module(package_name)
+        for info in sorted(pkgutil.walk_packages(package.__path__, package_name + "."), key=lambda i: i.name):
+            modules.append(importlib.import_module(info.name))
+    return modules
+
+
+def build_app(ctx: AppContext) -> App:
+    """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use."""
+    client = WebClient(token=ctx.bot_token, base_url=ctx.settings.api_url, timeout=10)
+    executor = ThreadPoolExecutor(max_workers=ctx.settings.samops_bot_workers, thread_name_prefix="bolt")
+    common = {
+        "signing_secret": ctx.signing_secret,
+        "client": client,
+        "process_before_response": False,
+        "listener_executor": executor,
+    }
+    if ctx.local_mode:
+        # No Slack to ask auth.test: authorize every request as ourselves with the placeholder token.
+        def authorize(enterprise_id: str | None, team_id: str | None, user_id: str | None) -> AuthorizeResult:
+            return AuthorizeResult(
+                enterprise_id=enterprise_id,
+                team_id=team_id,
+                bot_token=ctx.bot_token,
+                bot_user_id=LOCAL_BOT_USER_ID,
+                bot_id="B_SAMOPS_LOCAL",
+            )
+
+        app = App(authorize=authorize, **common)
+    else:
+        app = App(token=ctx.bot_token, token_verification_enabled=True, **common)
+    registered = []
+    for module in listener_modules():
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(app, ctx)
+            registered.append(module.__name__)
+    log.debug("listener modules registered: %s", ", ".join(registered))
+    return app

@@ -1,0 +1,92 @@
+"""`samops bot`: run the Slack app — Socket Mode when SLACK_APP_TOKEN is set, else HTTP on /slack/events."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+from pydantic import ValidationError
+
+from bot.config import ConfigError
+from bot.settings import BotSettings
+
+log = logging.getLogger("samops.bot")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="samops bot", description="Run the samops Slack app.")
+    parser.add_argument(
+        "--host", help="address to listen on in HTTP mode (default SAMOPS_BOT_HOST or 127.0.0.1)"
+    )
+    parser.add_argument("--port", type=int, help="port in HTTP mode (default SAMOPS_BOT_PORT or 3000)")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("slack_bolt").setLevel(max(logging.WARNING, logging.getLevelName(args.log_level)))
+
+    from bot.app import build_app
+    from bot.context import build_context
+
+    try:
+        settings = BotSettings()
+        ctx = build_context(settings)
+    except (ConfigError, ValidationError) as err:
+        print(f"samops bot: {err}", file=sys.stderr)
+        return 2
+    try:
+        app = build_app(ctx)
+    except Exception as err:  # bolt's BoltError on a bad token, a listener module failing to load
+        print(f"samops bot: could not start the Slack app: {err}", file=sys.stderr)
+        return 1
+    try:
+        if settings.slack_app_token is not None:
+            return _socket_mode(app, settings.slack_app_token.get_secret_value())
+        return _http(
+            app,
+            args.host or settings.samops_bot_host,
+            args.port if args.port is not None else settings.samops_bot_port,
+            ctx.local_mode,
+        )
+    finally:
+        ctx.close()
+
+
+def _socket_mode(app, app_token: str) -> int:  # type: ignore[no-untyped-def]
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    log.info("samops bot: Socket Mode")
+    SocketModeHandler(app, app_token).start()
+    return 0
+
+
+def _http(app, host: str, port: int, local: bool) -> int:  # type: ignore[no-untyped-def]
+    from bot.health import EVENTS_PATH, make_http_server
+
+    try:
+        server = make_http_server(app, host, port)
+    except OSError as err:
+        print(f"samops bot: cannot listen on {host}:{port}: {err}", file=sys.stderr)
+        return 1
+
+    def shut_down(*_: object) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, shut_down)
+    signal.signal(signal.SIGINT, shut_down)
+    mode = " (local: answers through response_url only)" if local else ""
+    log.info("samops bot listening on http://%s:%d%s%s", host, port, EVENTS_PATH, mode)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+    return 0

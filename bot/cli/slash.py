@@ -1,0 +1,197 @@
+"""`samops slash "/sam panel 1001" [--as USER_ID]`: be Slack for one slash command.
+
+Sends the form body Slack would send, signed with the app's signing secret (X-Slack-Signature v0 over
+`v0:<timestamp>:<body>`), serves the command's `response_url` on a free loopback port, waits for the
+answer(s) and prints them as text. Exit 0 when an answer came, 1 on a timeout or an HTTP error, 2 on a
+usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import secrets
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+from slack_sdk.signature import SignatureVerifier
+
+from bot.render.common import blocks_to_text
+from bot.secrets import read_local_secret
+
+LINGER_S = 0.5  # after the first answer, how long to wait for more (a command may answer twice)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    port = os.environ.get("SAMOPS_BOT_PORT", "3000")
+    parser = argparse.ArgumentParser(
+        prog="samops slash",
+        description="Send a signed slash command to the running bot and print the answer.",
+    )
+    parser.add_argument("text", help='the command as typed in Slack, e.g. "/sam panel 1001"')
+    parser.add_argument("--as", dest="user", default="U_SAMOPS_CLI", help="Slack user id of the sender")
+    parser.add_argument("--channel", default="C_SAMOPS_CLI", help="Slack channel id the command comes from")
+    parser.add_argument("--team", default="T_SAMOPS", help="Slack team (workspace) id")
+    parser.add_argument("--url", default=f"http://127.0.0.1:{port}/slack/events", help="the bot's events URL")
+    parser.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for an answer")
+    parser.add_argument("--json", action="store_true", help="print the answers as JSON instead of text")
+    return parser.parse_args(argv)
+
+
+def signing_secret() -> str | None:
+    if secret := os.environ.get("SLACK_SIGNING_SECRET"):
+        return secret
+    return read_local_secret(Path(os.environ.get("SAMOPS_DATA_DIR") or ".samops"))
+
+
+def split_command(text: str) -> tuple[str, str]:
+    """("/sam", "panel 1001") from "/sam panel 1001"; a text without a leading command is for /sam."""
+    text = text.strip()
+    if text.startswith("/"):
+        command, _, rest = text.partition(" ")
+        return command, rest.strip()
+    return "/sam", text
+
+
+def signed_headers(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+    stamp = str(int(time.time()) if timestamp is None else timestamp)
+    signature = SignatureVerifier(secret).generate_signature(timestamp=stamp, body=body)
+    return {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": signature or "",
+    }
+
+
+class ResponseCatcher:
+    """A loopback server standing in for Slack's response_url; collects what the bot posts to it."""
+
+    def __init__(self) -> None:
+        self.answers: queue.Queue[dict[str, Any]] = queue.Queue()
+        catcher = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    catcher.answers.put(json.loads(raw or b"{}"))
+                except ValueError:
+                    catcher.answers.put({"text": raw.decode(errors="replace")})
+                body = b'{"ok": true}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/response/{secrets.token_hex(4)}"
+
+    def __enter__(self) -> ResponseCatcher:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def collect(self, timeout: float) -> list[dict[str, Any]]:
+        answers: list[dict[str, Any]] = []
+        try:
+            answers.append(self.answers.get(timeout=timeout))
+        except queue.Empty:
+            return answers
+        while True:
+            try:
+                answers.append(self.answers.get(timeout=LINGER_S))
+            except queue.Empty:
+                return answers
+
+
+def as_text(answer: dict[str, Any]) -> str:
+    blocks = answer.get("blocks")
+    if blocks:
+        return blocks_to_text(blocks)
+    return str(answer.get("text") or "")
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+    secret = signing_secret()
+    if not secret:
+        print(
+            "samops slash: no signing secret: set SLACK_SIGNING_SECRET, or run `samops bot` once with the "
+            "same SAMOPS_DATA_DIR",
+            file=sys.stderr,
+        )
+        return 2
+    command, text = split_command(args.text)
+    with ResponseCatcher() as catcher:
+        form = {
+            "token": "samops-local",
+            "team_id": args.team,
+            "team_domain": "samops",
+            "channel_id": args.channel,
+            "channel_name": "samops-cli",
+            "user_id": args.user,
+            "user_name": args.user.lower(),
+            "command": command,
+            "text": text,
+            "api_app_id": "A_SAMOPS",
+            "response_url": catcher.url,
+            "trigger_id": f"{int(time.time())}.{secrets.token_hex(6)}",
+        }
+        body = urlencode(form).encode()
+        try:
+            ack = httpx.post(
+                args.url, content=body, headers=signed_headers(secret, body), timeout=args.timeout
+            )
+        except httpx.HTTPError as err:
+            print(f"samops slash: cannot reach the bot at {args.url}: {err}", file=sys.stderr)
+            return 1
+        if ack.status_code != 200:
+            print(f"samops slash: the bot answered HTTP {ack.status_code}: {ack.text[:200]}", file=sys.stderr)
+            return 1
+        answers = collect_with_ack(ack, catcher, args.timeout)
+    if not answers:
+        print(f"samops slash: no answer within {args.timeout:g} s", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(answers, indent=2, ensure_ascii=False))
+    else:
+        print("\n\n".join(as_text(a) for a in answers))
+    return 0
+
+
+def collect_with_ack(ack: httpx.Response, catcher: ResponseCatcher, timeout: float) -> list[dict[str, Any]]:
+    """An answer in the ack's own body counts too (an app may answer at once instead of via response_url)."""
+    answers: list[dict[str, Any]] = []
+    if ack.content.strip():
+        try:
+            parsed = ack.json()
+        except ValueError:
+            parsed = {"text": ack.text}
+        if isinstance(parsed, dict) and (parsed.get("text") or parsed.get("blocks")):
+            answers.append(parsed)
+    answers.extend(catcher.collect(LINGER_S if answers else timeout))
+    return answers

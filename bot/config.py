@@ -1,0 +1,88 @@
+"""The bot's part of the TOML config (`SAMOPS_CONFIG`): roles, channel defaults, audit channel, dashboard.
+
+`[notify]` belongs to the notifier (`bot/notify/config.py`), which parses it itself; it is kept here raw.
+Each of our sections rejects keys it does not know, so a typo is an error at start, not a silent default.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+_SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
+
+
+class ConfigError(ValueError):
+    """The config file is missing (when asked for explicitly), not TOML, or has a bad value."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RolesConfig(_Section):
+    admins: tuple[str, ...] = ()  # Slack user ids (U…/W…) or user-group ids (S…)
+    technicians: tuple[str, ...] = ()
+
+    @field_validator("admins", "technicians")
+    @classmethod
+    def _ids(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
+        for one in ids:
+            if not _SLACK_ID.fullmatch(one):
+                raise ValueError(f"{one!r} is not a Slack user or user-group id")
+        return ids
+
+
+class ChannelConfig(_Section):
+    org: int | None = None  # the organization a command in this channel is about, unless `org:<id>` says
+
+
+class AuditConfig(_Section):
+    channel: str | None = None
+
+
+class DashboardConfig(_Section):
+    url: str | None = None
+
+
+class BotConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)  # other parts may add their own sections
+
+    roles: RolesConfig = Field(default_factory=RolesConfig)
+    channels: dict[str, ChannelConfig] = Field(default_factory=dict)
+    audit: AuditConfig = Field(default_factory=AuditConfig)
+    dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
+    notify: dict[str, Any] = Field(default_factory=dict)  # parsed by bot/notify/config.py
+
+    def channel_org(self, channel_id: str) -> int | None:
+        channel = self.channels.get(channel_id)
+        return channel.org if channel else None
+
+
+def parse_config(data: dict[str, Any], source: str = "config") -> BotConfig:
+    try:
+        return BotConfig.model_validate(data)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors(include_url=False)
+        )
+        raise ConfigError(f"{source}: {problems}") from None
+
+
+def load_config(path: Path, required: bool = False) -> BotConfig:
+    """Read `path`; a missing file gives the defaults unless `required` (the user named it)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"{path}: no such file") from None
+        return BotConfig()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML ({err})") from None
+    return parse_config(data, str(path))

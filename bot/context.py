@@ -1,0 +1,104 @@
+"""`AppContext`: what every listener needs — settings, config, the service client, the cache, Slack."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from slack_sdk import WebClient
+
+from bot.config import BotConfig, load_config
+from bot.roles import RoleResolver
+from bot.secrets import local_signing_secret
+from bot.settings import BotSettings
+from core.settings import Settings
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from core.client import SamClient
+
+log = logging.getLogger(__name__)
+
+# Used when no SLACK_BOT_TOKEN is set: a local run answers only through response_url, never the Web API.
+LOCAL_BOT_TOKEN = "xoxb-samops-local"
+
+
+@dataclass
+class AppContext:
+    settings: BotSettings
+    config: BotConfig
+    core_settings: Settings
+    signing_secret: str
+    web_client: WebClient  # for use outside requests: the notifier, the audit channel
+    roles: RoleResolver
+    _client: SamClient | None = field(default=None, repr=False)
+    _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+
+    @property
+    def local_mode(self) -> bool:
+        """No bot token: answers go to response_url only (a run driven by `samops slash`)."""
+        return self.settings.slack_bot_token is None
+
+    @property
+    def bot_token(self) -> str:
+        token = self.settings.slack_bot_token
+        return token.get_secret_value() if token else LOCAL_BOT_TOKEN
+
+    @property
+    def client(self) -> SamClient:
+        """The one shared service client, made on first use so the bot starts even if the service is down."""
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    from core.client import SamClient
+
+                    self._client = SamClient(self.core_settings)
+        return self._client
+
+    @property
+    def db_path(self) -> Path:
+        return self.core_settings.db_path
+
+    def db(self) -> sqlite_utils.Database:
+        """This thread's connection to the cache (SQLite connections are not shared between threads)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            from core.cache.db import open_cache
+
+            db = self._local.db = open_cache(self.db_path)
+        return db
+
+    def close(self) -> None:
+        close = getattr(self._client, "close", None)
+        if close is not None:
+            close()
+
+
+def build_context(
+    settings: BotSettings | None = None,
+    config: BotConfig | None = None,
+    core_settings: Settings | None = None,
+) -> AppContext:
+    """Everything from the environment; `config` defaults to the file `SAMOPS_CONFIG` names."""
+    settings = settings or BotSettings()
+    core_settings = core_settings or Settings()
+    if config is None:
+        config = load_config(settings.samops_config, required="SAMOPS_CONFIG" in os.environ)
+    secret = settings.slack_signing_secret
+    signing_secret = secret.get_secret_value() if secret else local_signing_secret(settings.samops_data_dir)
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else LOCAL_BOT_TOKEN
+    web_client = WebClient(token=token, base_url=settings.api_url, timeout=10)
+    return AppContext(
+        settings=settings,
+        config=config,
+        core_settings=core_settings,
+        signing_secret=signing_secret,
+        web_client=web_client,
+        roles=RoleResolver(config.roles, web_client),
+    )

@@ -1,0 +1,155 @@
+"""Slack's limits and the small pieces every message is built from (slack_sdk.models.blocks only).
+
+Limits: at most 50 blocks per message, section text at most 3,000 characters, header text 150, a context
+element 2,000. Long lists are cut and end with "… and N more" rather than failing in Slack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+
+MAX_BLOCKS = 50
+MAX_SECTION_TEXT = 3000
+MAX_HEADER_TEXT = 150
+MAX_CONTEXT_TEXT = 2000
+MAX_FIELDS = 10
+MAX_FIELD_TEXT = 2000
+
+# Field names whose values never reach a message (the spec's secrets, in any spelling samops meets).
+SECRET_NAMES = frozenset(
+    {"pincode", "securitycode", "nccode", "token", "mqpassword", "password", "pin_code", "security_code",
+     "nc_code", "mq_password"}
+)  # fmt: skip
+
+
+def escape(text: object) -> str:
+    """Text safe inside mrkdwn: Slack's three control characters escaped."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def join_lines(lines: Sequence[str], limit: int = MAX_SECTION_TEXT, total: int | None = None) -> str:
+    """As many whole lines as fit in `limit`, then "… and N more" for the rest (N counts `total` if given,
+    for lists that were already cut before rendering)."""
+    total = len(lines) if total is None else total
+    out: list[str] = []
+    used = 0
+    for i, line in enumerate(lines):
+        line = clip(line, limit - 40)
+        rest = total - i - 1
+        tail = len(f"\n… and {rest} more") if rest else 0
+        if used + len(line) + 1 + tail > limit:
+            out.append(f"… and {total - i} more")
+            return "\n".join(out)
+        out.append(line)
+        used += len(line) + 1
+    if total > len(lines):
+        out.append(f"… and {total - len(lines)} more")
+    return "\n".join(out)
+
+
+def header(text: str) -> HeaderBlock:
+    return HeaderBlock(text=PlainTextObject(text=clip(text, MAX_HEADER_TEXT), emoji=True))
+
+
+def section(text: str, fields: Sequence[str] = ()) -> SectionBlock:
+    kwargs: dict[str, Any] = {"text": MarkdownTextObject(text=clip(text, MAX_SECTION_TEXT))}
+    if fields:
+        kwargs["fields"] = [MarkdownTextObject(text=clip(f, MAX_FIELD_TEXT)) for f in fields[:MAX_FIELDS]]
+    return SectionBlock(**kwargs)
+
+
+def lines_section(lines: Sequence[str], total: int | None = None, empty: str = "_none_") -> SectionBlock:
+    return section(join_lines(lines, total=total) if lines else empty)
+
+
+def context(*texts: str) -> ContextBlock:
+    return ContextBlock(
+        elements=[MarkdownTextObject(text=clip(t, MAX_CONTEXT_TEXT)) for t in texts if t][:10]
+    )
+
+
+def divider() -> DividerBlock:
+    return DividerBlock()
+
+
+def cap_blocks(blocks: Iterable[Block]) -> list[Block]:
+    """At most 50 blocks; if more, the last one says how many were left out."""
+    blocks = list(blocks)
+    if len(blocks) <= MAX_BLOCKS:
+        return blocks
+    kept = blocks[: MAX_BLOCKS - 1]
+    return [*kept, context(f"… and {len(blocks) - len(kept)} more blocks not shown")]
+
+
+def yes_no(value: bool | None) -> str:
+    return "unknown" if value is None else ("yes" if value else "no")
+
+
+def or_dash(value: object) -> str:
+    return "–" if value is None or value == "" else escape(value)
+
+
+def when(epoch_ms: int | None) -> str:
+    """An absolute UTC time for people: 2026-11-20 14:05 UTC."""
+    if epoch_ms is None:
+        return "unknown"
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def age(epoch_ms: int | None, now_ms: int) -> str:
+    """How long ago, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
+    if epoch_ms is None:
+        return "never"
+    seconds = max(0, (now_ms - epoch_ms) // 1000)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400 * 2:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86400} days ago"
+
+
+def blocks_to_dicts(blocks: Sequence[Any]) -> list[dict[str, Any]]:
+    return [b.to_dict() if hasattr(b, "to_dict") else dict(b) for b in blocks]
+
+
+def blocks_to_text(blocks: Sequence[dict[str, Any]]) -> str:
+    """A readable plain-text rendering of Block Kit JSON (for `samops slash` and the logs)."""
+    out: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "divider":
+            out.append("—" * 40)
+        elif kind == "header":
+            title = block.get("text", {}).get("text", "")
+            out.append(f"{title}\n{'=' * min(len(title), 60)}")
+        elif kind == "section":
+            if text := block.get("text", {}).get("text"):
+                out.append(text)
+            fields = [f.get("text", "") for f in block.get("fields") or []]
+            out.extend(f"  {f}" for f in fields)
+        elif kind == "context":
+            out.append("  ".join(e.get("text", "") for e in block.get("elements") or [] if "text" in e))
+        elif kind == "actions":
+            labels = [e.get("text", {}).get("text", "") for e in block.get("elements") or []]
+            out.append("[" + "] [".join(labels) + "]")
+        elif kind == "rich_text":
+            out.append(str(block.get("elements")))
+    return "\n".join(out)

@@ -1,0 +1,62 @@
+"""Who may do what: the config's `[roles]`, by Slack user id or user-group id (members fetched and cached)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.commands.registry import Role
+from bot.config import RolesConfig
+
+log = logging.getLogger(__name__)
+
+GROUP_TTL_S = 300.0
+FAILED_GROUP_TTL_S = 30.0  # retry a group whose members could not be read, but not on every command
+
+
+def is_group_id(slack_id: str) -> bool:
+    return slack_id.startswith("S")
+
+
+class RoleResolver:
+    """Maps a Slack user id to a `Role`: the highest role naming the user (or one of their groups) wins."""
+
+    def __init__(self, roles: RolesConfig, client: WebClient, ttl: float = GROUP_TTL_S) -> None:
+        self._roles = roles
+        self._client = client
+        self._ttl = ttl
+        self._groups: dict[str, tuple[float, frozenset[str]]] = {}  # group -> (expires at, members)
+        self._lock = threading.Lock()
+
+    def role_of(self, user_id: str) -> Role:
+        if self._names(self._roles.admins, user_id):
+            return Role.ADMIN
+        if self._names(self._roles.technicians, user_id):
+            return Role.TECHNICIAN
+        return Role.VIEWER
+
+    def _names(self, ids: tuple[str, ...], user_id: str) -> bool:
+        if user_id in ids:
+            return True
+        return any(user_id in self._members(group) for group in ids if is_group_id(group))
+
+    def _members(self, group: str) -> frozenset[str]:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._groups.get(group)
+        if cached and cached[0] > now:
+            return cached[1]
+        try:
+            users = self._client.usergroups_users_list(usergroup=group).get("users") or []
+            members, ttl = frozenset(str(u) for u in users), self._ttl
+        except (SlackApiError, SlackClientError, OSError) as err:
+            # A group we cannot read grants nothing: fail closed, say why in the log.
+            log.warning("could not read members of user group %s: %s", group, err)
+            members, ttl = (cached[1] if cached else frozenset()), FAILED_GROUP_TTL_S
+        with self._lock:
+            self._groups[group] = (now + ttl, members)
+        return members

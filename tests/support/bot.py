@@ -1,0 +1,261 @@
+"""Run `samops bot` as a real process and talk to it the way Slack does.
+
+Signing is done here with hmac from Slack's published scheme, not with samops' code, so the tests check the
+bot against the protocol rather than against itself.
+
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, simulator=sim, config=ROLES) as bot:
+        result = bot.send_command("user demo@example.com", user="U_ADMIN")
+        assert "demo" in result.text
+        bot.send_action({...})            # a block_actions payload
+        bot.send_view_submission({...})   # a view_submission payload
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import itertools
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from tests.support.processes import ROOT, Simulator, free_port, samops_cmd, stop, wait_http
+from tests.support.slack_standin import TEAM_ID, SlackStandIn
+
+SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
+BOT_TOKEN = "xoxb-samops-test"
+_names = itertools.count(1)
+
+
+def slack_signature(secret: str, timestamp: str, body: bytes) -> str:
+    """X-Slack-Signature as Slack computes it: v0= + HMAC-SHA256(secret, "v0:<ts>:<body>")."""
+    base = b"v0:" + timestamp.encode() + b":" + body
+    return "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+
+
+def blocks_text(blocks: list[dict[str, Any]] | None) -> str:
+    """Every text string inside Block Kit JSON, one per line (for assertions)."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("text"), str):
+                out.append(node["text"])
+            for value in node.values():
+                if isinstance(value, dict | list):
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(blocks or [])
+    return "\n".join(out)
+
+
+@dataclass
+class CommandResult:
+    """What came of one slash command: the ack, and the messages posted to its response_url."""
+
+    status: int
+    ack_body: str
+    responses: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def answer(self) -> dict[str, Any]:
+        assert self.responses, f"no answer (ack {self.status} {self.ack_body!r})"
+        return self.responses[0]
+
+    @property
+    def text(self) -> str:
+        """The first answer's fallback text and every text of its blocks."""
+        answer = self.answer
+        return str(answer.get("text") or "") + "\n" + blocks_text(answer.get("blocks"))
+
+    @property
+    def blocks(self) -> list[dict[str, Any]]:
+        return list(self.answer.get("blocks") or [])
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.answer.get("response_type", "ephemeral") == "ephemeral"
+
+
+@dataclass
+class BotProcess:
+    url: str  # the events URL, http://127.0.0.1:PORT/slack/events
+    root_url: str
+    slack: SlackStandIn
+    data_dir: Path
+    db_path: Path
+    proc: subprocess.Popen[bytes]
+    signing_secret: str = SIGNING_SECRET
+    channel: str = "C_TEST"
+
+    # -- raw signed requests ------------------------------------------------------------------------------
+
+    def post_signed(
+        self,
+        body: bytes,
+        *,
+        content_type: str = "application/x-www-form-urlencoded",
+        timestamp: int | None = None,
+        signature: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
+    ) -> httpx.Response:
+        """POST `body` signed with the bot's secret (or with the `signature` given, to forge one)."""
+        stamp = str(int(time.time()) if timestamp is None else timestamp)
+        sent = {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": stamp,
+            "X-Slack-Signature": signature if signature is not None else slack_signature(
+                self.signing_secret, stamp, body
+            ),
+            **(headers or {}),
+        }  # fmt: skip
+        return httpx.post(self.url, content=body, headers=sent, timeout=timeout)
+
+    # -- what Slack sends ---------------------------------------------------------------------------------
+
+    def command_form(
+        self, text: str, *, user: str, channel: str | None = None, command: str = "/sam"
+    ) -> dict[str, str]:
+        name = f"cmd{next(_names)}"
+        return {
+            "token": "legacy-verification-token",
+            "team_id": TEAM_ID,
+            "team_domain": "samops",
+            "channel_id": channel or self.channel,
+            "channel_name": "test",
+            "user_id": user,
+            "user_name": user.lower(),
+            "command": command,
+            "text": text,
+            "api_app_id": "A_SAMOPS",
+            "is_enterprise_install": "false",
+            "response_url": self.slack.response_url(name),
+            "trigger_id": f"{int(time.time())}.{name}",
+        }
+
+    def send_command(
+        self,
+        text: str,
+        *,
+        user: str = "U_VIEWER",
+        channel: str | None = None,
+        wait: bool = True,
+        timeout: float = 15.0,
+    ) -> CommandResult:
+        """Send `/sam <text>` as `user`; if `wait`, wait for the first message on its response_url."""
+        form = self.command_form(text, user=user, channel=channel)
+        name = form["response_url"].rsplit("/", 1)[1]
+        response = self.post_signed(urlencode(form).encode())
+        result = CommandResult(response.status_code, response.text)
+        if wait and response.status_code == 200:
+            self.slack.wait_for(lambda: self.slack.responses(name), timeout=timeout)
+        result.responses = [c.params for c in self.slack.responses(name)]
+        return result
+
+    def responses_of(self, result_or_url: str) -> list[dict[str, Any]]:
+        name = result_or_url.rsplit("/", 1)[1]
+        return [c.params for c in self.slack.responses(name)]
+
+    def send_payload(self, payload: Mapping[str, Any]) -> httpx.Response:
+        """An interactivity request: form field `payload` holding the JSON, as Slack sends it."""
+        body = urlencode({"payload": json.dumps(payload)}).encode()
+        return self.post_signed(body)
+
+    def send_action(self, payload: Mapping[str, Any]) -> httpx.Response:
+        """A `block_actions` payload (type is filled in if missing)."""
+        return self.send_payload({"type": "block_actions", "team": {"id": TEAM_ID}, **payload})
+
+    def send_view_submission(self, payload: Mapping[str, Any]) -> httpx.Response:
+        """A `view_submission` payload; the HTTP answer carries `response_action` errors, if any."""
+        return self.send_payload({"type": "view_submission", "team": {"id": TEAM_ID}, **payload})
+
+    def send_event(self, event: Mapping[str, Any]) -> httpx.Response:
+        """An Events API callback wrapping `event`."""
+        envelope = {
+            "token": "legacy-verification-token",
+            "team_id": TEAM_ID,
+            "api_app_id": "A_SAMOPS",
+            "type": "event_callback",
+            "event_id": f"Ev{next(_names):08d}",
+            "event_time": int(time.time()),
+            "event": dict(event),
+        }
+        return self.post_signed(json.dumps(envelope).encode(), content_type="application/json")
+
+    def output(self) -> str:
+        """The bot's stderr so far is not kept; see `log_path`."""
+        return (self.data_dir / "bot.log").read_text(errors="replace")
+
+
+@contextlib.contextmanager
+def run_bot(
+    tmp_path: Path,
+    slack: SlackStandIn,
+    *,
+    simulator: Simulator | None = None,
+    config: str = "",
+    env: Mapping[str, str] | None = None,
+    db_path: Path | None = None,
+    token: str | None = BOT_TOKEN,
+) -> Iterator[BotProcess]:
+    """`samops bot` in HTTP mode on a free port, against `slack` (the Web API stand-in) and `simulator`.
+
+    `config` is the TOML text of `samops.toml`; `env` adds or overrides variables (e.g. SAM_TIMEOUT).
+    `token=None` runs it the local way (no SLACK_BOT_TOKEN).
+    """
+    data_dir = tmp_path / "bot-data"
+    data_dir.mkdir(mode=0o700, exist_ok=True)
+    config_path = tmp_path / "samops.toml"
+    config_path.write_text(config, encoding="utf-8")
+    db_path = db_path or data_dir / "cache.db"
+    port = free_port()
+    environment = {
+        **os.environ,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": slack.api_url,
+        "SAMOPS_BOT_PORT": str(port),
+        "SAMOPS_BOT_HOST": "127.0.0.1",
+        "SAMOPS_CONFIG": str(config_path),
+        "SAMOPS_DATA_DIR": str(data_dir),
+        "SAMOPS_DB": str(db_path),
+        "SAM_TIMEOUT": "5",
+        "SAM_MAX_RETRIES": "0",
+    }
+    environment.pop("SLACK_APP_TOKEN", None)
+    environment.pop("SLACK_BOT_TOKEN", None)
+    if token is not None:
+        environment["SLACK_BOT_TOKEN"] = token
+    if simulator is not None:
+        environment["SAM_BASE_URL"] = simulator.base_url
+    environment.update(env or {})
+    log = (data_dir / "bot.log").open("wb")
+    proc = subprocess.Popen(
+        samops_cmd("bot", "--log-level", "DEBUG"), cwd=ROOT, stdout=log, stderr=log, env=environment
+    )
+    root = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(f"{root}/healthz", proc)
+        yield BotProcess(
+            url=f"{root}/slack/events",
+            root_url=root,
+            slack=slack,
+            data_dir=data_dir,
+            db_path=db_path,
+            proc=proc,
+        )
+    finally:
+        stop(proc)
+        log.close()

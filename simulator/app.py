@@ -18,7 +18,8 @@ from typing import Any
 from fastapi import FastAPI
 
 from simulator.data import Record, Scale
-from simulator.errors import ApiError, error_bytes, install_handlers
+from simulator.errors import ApiError, error_bytes
+from simulator.handlers import install_handlers
 from simulator.idempotency import ReplayStore, StoredResponse, check_fresh, decrypt_stamp, payload_for
 from simulator.live import LiveFeed
 from simulator.routes import activities, auth, business, control, resources, users

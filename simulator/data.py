@@ -40,9 +40,9 @@ CAMERA_MODELS = [
     ("EZVIZ", "C6N"),
     ("Hikvision", "DS-7608NI"),
 ]
-CAMERA_STATUS = ["online", "online", "online", "offline"]
-BIND_STATUS = ["bound", "bound", "unbound"]
-SD_STATUS = ["normal", "normal", "error", "none", "full"]
+CAMERA_STATUS = ["online", "online", "offline"]
+BIND_STATUS = ["bound", "bound", "bound", "unbound"]
+SD_STATUS = ["normal", "error", "none", "full", "normal", "normal"]
 ROLE_NAMES = ["Administrator", "Operator", "Installer", "Viewer"]
 PRIVILEGE_GROUPS = [
     {"id": 1, "name": "Arm and disarm"},
@@ -445,9 +445,10 @@ def _camera(world: World, rng: random.Random, org_id: int, n: int) -> None:
         "ability": ",".join(
             rng.sample(["ptz", "audio", "motion", "ir", "sdcard", "talk"], rng.randint(2, 4))
         ),
-        "bindStatus": rng.choice(BIND_STATUS),
-        "status": rng.choice(CAMERA_STATUS),
-        "sdCardStatus": rng.choice(SD_STATUS),
+        # Cycled by position rather than drawn, so that even four cameras show every value.
+        "bindStatus": BIND_STATUS[n % len(BIND_STATUS)],
+        "status": CAMERA_STATUS[n % len(CAMERA_STATUS)],
+        "sdCardStatus": SD_STATUS[(n - 1) % len(SD_STATUS)],
         "permission": rng.choice(["owner", "viewer"]),
         "version": f"V5.{rng.randint(4, 8)}.{rng.randint(0, 9)}",
         "ncCode": secrets.token_hex(4).upper(),

@@ -1,19 +1,12 @@
-"""The service's one error shape, `{statusCode, error, message, path}`, and the handlers that enforce it."""
+"""The service's one error shape, `{statusCode, error, message, path}`, with stable upper-case names."""
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Sequence
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from pydantic import ValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
-
-log = logging.getLogger("simulator")
 
 # Stable names for the `error` field, by status code, for failures that carry no name of their own.
 NAMES: dict[int, str] = {
@@ -51,10 +44,6 @@ def error_bytes(status: int, error: str, message: str, path: str) -> bytes:
     return json.dumps(error_body(status, error, message, path)).encode()
 
 
-def error_response(status: int, error: str, message: str, path: str, **headers: str) -> JSONResponse:
-    return JSONResponse(error_body(status, error, message, path), status_code=status, headers=headers or None)
-
-
 def field_path(loc: Sequence[int | str]) -> str:
     """('privilegeGroups', 0, 'privilegeGroupId') -> 'privilegeGroups[0].privilegeGroupId'."""
     out = ""
@@ -84,31 +73,3 @@ def describe(errors: Sequence[Any]) -> str:
 
 def validation_error(exc: ValidationError) -> ApiError:
     return ApiError(400, describe(exc.errors(include_url=False, include_input=False)))
-
-
-def install_handlers(app: FastAPI) -> None:
-    """Every failure, even unknown paths and wrong methods, answers the error body; never HTML or a trace."""
-
-    @app.exception_handler(ApiError)
-    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.error, exc.message, request.url.path)
-
-    @app.exception_handler(RequestValidationError)
-    async def _request_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(400, "VALIDATION_FAILED", describe(exc.errors()), request.url.path)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        status = exc.status_code
-        if status == 404:
-            message = f"no operation at {request.method} {request.url.path}"
-        elif status == 405:
-            message = f"method {request.method} is not allowed on {request.url.path}"
-        else:
-            message = str(exc.detail)
-        return error_response(status, NAMES.get(status, "ERROR"), message, request.url.path)
-
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.error("unexpected %s on %s %s", type(exc).__name__, request.method, request.url.path)
-        return error_response(500, "INTERNAL", "internal error", request.url.path)

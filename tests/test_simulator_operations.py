@@ -354,10 +354,9 @@ def test_camera_list_is_summaries_with_camera_fields_and_no_secrets(api: tuple[S
     assert {c["orgId"] for c in other.ok("GET", "/camera/list")} == {1002}
 
 
-def test_camera_statuses_vary() -> None:
-    with run_simulator("--alarm-rate", "0", "--panels", "120") as sim, SpecClient(sim.base_url) as client:
-        client.login()
-        cameras = client.ok("GET", "/camera/list")
+def test_camera_statuses_vary(api: tuple[SpecClient, dict]) -> None:
+    client, _ = api
+    cameras = client.ok("GET", "/camera/list")
     assert {c["status"] for c in cameras} == {"online", "offline"}
     assert {c["bindStatus"] for c in cameras} == {"bound", "unbound"}
     assert {c["sdCardStatus"] for c in cameras} == {"normal", "error", "none", "full"}
@@ -409,3 +408,172 @@ def test_customer_lookup_by_phone_masks_names(api: tuple[SpecClient, dict], simu
     other_org = [c for c in httpx.get(f"{simulator.root_url}/_sim/customers").json() if c["orgId"] == 1003]
     other_phone = other_org[0]["contactMedium"][0]["characteristic"]["phoneNumber"]
     assert client.ok("POST", "/customer/phone", {"phoneNumber": other_phone}) == []
+
+
+# --- 9 and 18 --------------------------------------------------------------------------------------------
+def test_sensor_list_and_description_update(writer: tuple[SpecClient, dict]) -> None:
+    client, login = writer
+    rid = panels_of(login, 1001)[2]["resourceId"]
+    group = client.ok("GET", f"/panel/{rid}/sensor/list")
+    assert isinstance(group["type"], str) and group["sensors"]
+    sensor = group["sensors"][0]
+    assert sensor.keys() >= SENSOR_FIELDS and sensor["resourceId"] == rid
+    assert {s["ioType"] for s in group["sensors"]} <= IO_TYPES
+    assert {s["ioDirection"] for s in group["sensors"]} <= {"Input", "Output", "InputOutput"}
+    text = "Kapı sensörü İç Şube (ş ğ ü)"
+    result = client.ok(
+        "PUT", f"/panel/sensor/{sensor['id']}/update-description", {"locale": "tr", "description": text}
+    )
+    assert result["success"] is True
+    again = client.ok("GET", f"/panel/{rid}/sensor/list")
+    assert next(s for s in again["sensors"] if s["id"] == sensor["id"])["description"] == text
+    assert client.call("PUT", "/panel/sensor/1/update-description", {"description": "x"}).status_code == 404
+
+
+def test_sensor_types_and_directions_vary(api: tuple[SpecClient, dict]) -> None:
+    _, login = api
+    sensors = [s for p in login["resources"] for g in p["resourceSensors"] for s in g["sensors"]]
+    assert len({s["ioType"] for s in sensors}) >= 4
+    assert {s["ioDirection"] for s in sensors} >= {"Input", "InputOutput"}
+
+
+# --- 10 --------------------------------------------------------------------------------------------------
+def test_removed_panel_user_disappears_from_the_bulk_listing(writer: tuple[SpecClient, dict]) -> None:
+    client, _ = writer
+    pair = client.ok("GET", "/enterprise/bulk/get-organization-users")[3]
+    victim = pair["resourceUserResponseList"][0]["userId"]
+    body = {"resourceId": pair["resourceId"], "userId": victim}
+    result = client.ok("DELETE", "/resource/user/delete", body, headers={"Content-Type": "text/plain"})
+    assert result["success"] is True
+    after = next(
+        p
+        for p in client.ok("GET", "/enterprise/bulk/get-organization-users")
+        if p["resourceId"] == pair["resourceId"]
+    )
+    assert victim not in {u["userId"] for u in after["resourceUserResponseList"]}
+    assert client.call("DELETE", "/resource/user/delete", body).status_code == 404
+
+
+# --- 11, 12, 13 ------------------------------------------------------------------------------------------
+def test_deleted_user_is_gone(writer: tuple[SpecClient, dict]) -> None:
+    client, login = writer
+    users = client.ok("GET", f"/user/{login['userId']}/organization-users")
+    victim = next(u for u in users if u["userId"] != login["userId"] and 1001 in u["organizationIds"])
+    found = client.ok("GET", f"/user/email/{victim['emailAddress']}")
+    assert found["userId"] == victim["userId"]
+    assert client.ok("DELETE", "/user/delete", {"userId": victim["userId"]})["success"] is True
+    lookup = client.call("GET", f"/user/email/{victim['emailAddress']}")
+    assert lookup.status_code == 404 and lookup.json()["error"] == "NOT_FOUND"
+    assert victim["userId"] not in {
+        u["userId"] for u in client.ok("GET", f"/user/{login['userId']}/organization-users")
+    }
+    assert client.call("GET", f"/role/user/{victim['userId']}/privilege-groups").status_code == 404
+    assert client.call("DELETE", "/user/delete", {"userId": victim["userId"]}).status_code == 404
+
+
+def test_organization_users_and_lookup_by_email(api: tuple[SpecClient, dict]) -> None:
+    client, login = api
+    users = client.ok("GET", f"/user/{login['userId']}/organization-users")
+    assert login["userId"] in {u["userId"] for u in users}
+    fields = {
+        "userId",
+        "instanceId",
+        "instanceName",
+        "firstName",
+        "middleName",
+        "lastName",
+        "emailAddressVerified",
+        "status",
+        "nationalId",
+        "screenName",
+        "emailAddress",
+        "timeZoneId",
+        "localeId",
+        "organizations",
+        "organizationIds",
+        "roles",
+    }
+    assert all(fields <= u.keys() for u in users)
+    assert all(1001 in u["organizationIds"] for u in users)
+    assert all(isinstance(o["id"], int) for u in users for o in u["organizations"])
+    me = client.ok("GET", "/user/email/demo%40example.com")
+    assert me["userId"] == login["userId"] and isinstance(me["resources"], list)
+    assert client.ok("GET", "/user/email/demo@example.com")["userId"] == login["userId"]
+    assert client.call("GET", "/user/email/nobody%40example.com").status_code == 404
+
+
+# --- 14 and 19 -------------------------------------------------------------------------------------------
+def test_controllers_and_their_data_log(api: tuple[SpecClient, dict]) -> None:
+    client, login = api
+    rid = panels_of(login, 1001)[0]["resourceId"]
+    controllers = client.ok("GET", f"/panel/{rid}/controller/list")
+    assert controllers and all(c.keys() >= CONTROLLER_FIELDS and c["resourceId"] == rid for c in controllers)
+    log = client.ok("GET", "/activities/controller/list", params={"resourceId": rid})
+    assert {e["resourceControllerId"] for e in log} == {c["id"] for c in controllers}
+    assert all(
+        {"lastUpdate", "orderNo", "resourceControllerId", "resourceId", "value"} == e.keys() for e in log
+    )
+    whole = client.ok("GET", "/activities/controller/list")
+    org_panels = {p["resourceId"] for p in panels_of(login, 1001)}
+    assert {e["resourceId"] for e in whole} == org_panels
+    newest = max(e["lastUpdate"] for e in whole)
+    assert client.ok("GET", "/activities/controller/list", params={"startTime": newest}) == [
+        e for e in whole if e["lastUpdate"] == newest
+    ]
+
+
+def test_controller_log_changes_with_live_activity(writer: tuple[SpecClient, dict], own: Simulator) -> None:
+    client, login = writer
+    rid = panels_of(login, 1001)[4]["resourceId"]
+    before = client.ok("GET", "/activities/controller/list", params={"resourceId": rid})
+    created = httpx.post(f"{own.root_url}/_sim/activities", json={"resourceId": rid, "count": 3}).json()
+    after = client.ok("GET", "/activities/controller/list", params={"resourceId": rid})
+    assert after != before
+    assert max(e["lastUpdate"] for e in after) >= created[0]["activityTime"]
+
+
+# --- 16 --------------------------------------------------------------------------------------------------
+def test_role_privilege_groups(api: tuple[SpecClient, dict]) -> None:
+    client, login = api
+    role = next(r for r in login["roles"] if r["typePK"] == 1001)
+    groups = client.ok("GET", f"/role/{role['roleId']}/privilege-groups")
+    assert groups and all(
+        {"id", "roleId", "privilegeGroupId", "defaultAuthority"} == g.keys() for g in groups
+    )
+    assert {g["roleId"] for g in groups} == {role["roleId"]}
+    assert client.call("GET", "/role/99999/privilege-groups").status_code == 404
+
+
+# --- 20 --------------------------------------------------------------------------------------------------
+def test_push_notification_history(api: tuple[SpecClient, dict]) -> None:
+    client, login = api
+    rid = panels_of(login, 1001)[0]["resourceId"]
+    pages = client.ok(
+        "POST", "/resource/pushnotification/history", {"resourceId": rid, "page": 1, "pageSize": 2}
+    )
+    assert isinstance(pages, list) and len(pages) == 1
+    page = pages[0]
+    assert page["page"] == 1 and page["pageSize"] == 2 and page["totalRecords"] >= len(page["activities"])
+    assert all(a.keys() >= ACTIVITY_FIELDS for a in page["activities"])
+    everything = client.ok(
+        "POST", "/resource/pushnotification/history", {"resourceId": rid, "pageSize": 1000}
+    )[0]
+    assert everything["totalRecords"] == page["totalRecords"] == len(everything["activities"])
+    cut = everything["activities"][0]["activityTime"]
+    newest = client.ok(
+        "POST",
+        "/resource/pushnotification/history",
+        {"resourceId": rid, "pageSize": 1000, "startTime": cut, "endTime": cut},
+    )[0]
+    assert [a["eventId"] for a in newest["activities"]] == [everything["activities"][0]["eventId"]]
+
+
+# --- 21 --------------------------------------------------------------------------------------------------
+def test_device_token_is_stored(writer: tuple[SpecClient, dict], own: Simulator) -> None:
+    client, login = writer
+    body = {"userId": login["userId"], "requestToken": "push-token-1", "appId": "device-A"}
+    assert client.ok("POST", "/devicetoken/addorupdate", body)["success"] is True
+    client.ok("POST", "/devicetoken/addorupdate", {**body, "requestToken": "push-token-2"})
+    stored = [t for t in httpx.get(f"{own.root_url}/_sim/device-tokens").json() if t["appId"] == "device-A"]
+    assert [(t["userId"], t["requestToken"]) for t in stored] == [(login["userId"], "push-token-2")]
+    assert client.call("POST", "/devicetoken/addorupdate", {**body, "userId": 1}).status_code == 404

@@ -228,7 +228,7 @@ def test_panel_page_shows_sensors_by_type_controllers_and_activities(seeded: See
         sensors["Partitions"]
     )
     groups = [m.value for m in at.markdown if m.value.startswith("**")]
-    assert groups == ["**door** · 2", "**smoke** · 2", "**zone** · 2"]
+    assert groups == ["**Door** · 2", "**Smoke** · 2", "**Zone** · 2"]
     controllers = next(df.value for df in at.dataframe if "Controller" in df.value.columns)
     assert set(controllers["Controller"]) == set(seeded.controllers[panel])
     activities = next(df.value for df in at.dataframe if "Violation" in df.value.columns)

@@ -39,6 +39,7 @@ org_id = org_col.selectbox(
     "Organization",
     [None, *orgs],
     key="alarms_org",
+    placeholder="All organizations",
     format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
 )
 panels = {
@@ -50,10 +51,15 @@ resource_id = panel_col.selectbox(
     "Panel",
     [None, *panels],
     key="alarms_panel",
+    placeholder="All panels",
     format_func=lambda p: "All panels" if p is None else f"{panels[p]} ({p})",
 )
 violation_type = type_col.selectbox(
-    "Type", [None, *read.SEVERITY], key="alarms_type", format_func=lambda t: "All types" if t is None else t
+    "Type",
+    [None, *read.SEVERITY],
+    key="alarms_type",
+    placeholder="All types",
+    format_func=lambda t: "All types" if t is None else t,
 )
 range_key = range_col.selectbox("Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.get)
 text = text_col.text_input("Search", key="alarms_text", placeholder="description, violation or panel")

@@ -22,6 +22,7 @@ org_id = org_col.selectbox(
     "Organization",
     [None, *orgs],
     key="cameras_org",
+    placeholder="All organizations",
     format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
 )
 text = text_col.text_input("Search", key="cameras_text", placeholder="name, model, version…")

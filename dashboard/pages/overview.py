@@ -7,6 +7,8 @@ import streamlit as st
 
 from dashboard import charts, data, ui
 
+TILE_HEIGHT = 190
+
 path = ui.start_page("Overview")
 
 
@@ -20,15 +22,17 @@ def kpi_tiles() -> None:
         chart_data=k.alarms_per_hour_24h or None,
         chart_type="bar",
         border=True,
+        height=TILE_HEIGHT,
         help="Violations in the last 24 hours; the bars are alarms per hour.",
     )
-    tiles[1].metric("Panels with alarms, 24 h", k.panels_with_alarms_24h, border=True)
-    tiles[2].metric("Cameras offline", k.cameras_offline, border=True)
-    tiles[3].metric("SD-card problems", k.sd_card_problems, border=True)
+    tiles[1].metric("Panels with alarms, 24 h", k.panels_with_alarms_24h, border=True, height=TILE_HEIGHT)
+    tiles[2].metric("Cameras offline", k.cameras_offline, border=True, height=TILE_HEIGHT)
+    tiles[3].metric("SD-card problems", k.sd_card_problems, border=True, height=TILE_HEIGHT)
     tiles[4].metric(
-        "Sensors reporting errors, 24 h",
+        "Sensor errors, 24 h",
         k.sensors_with_errors_24h,
         border=True,
+        height=TILE_HEIGHT,
         help="Distinct panel and sensor pairs that sent an error event in the last 24 hours.",
     )
 
@@ -57,7 +61,6 @@ def trend_and_noisiest() -> None:
                 "Panel": [p.name or f"panel {p.resource_id}" for p, _ in noisy],
                 "Alarms": [n for _, n in noisy],
                 "Open": [f"/panels?panel={p.resource_id}" for p, _ in noisy],
-                "Alarm list": [f"/alarms?panel={p.resource_id}" for p, _ in noisy],
             }
         )
         st.dataframe(
@@ -68,8 +71,7 @@ def trend_and_noisiest() -> None:
                 "Alarms": st.column_config.ProgressColumn(
                     "Alarms", format="%d", min_value=0, max_value=max(1, int(frame["Alarms"].max()))
                 ),
-                "Open": st.column_config.LinkColumn("Panel detail", display_text="details"),
-                "Alarm list": st.column_config.LinkColumn("Alarm list", display_text="alarms"),
+                "Open": st.column_config.LinkColumn("Detail", display_text="open"),
             },
         )
 

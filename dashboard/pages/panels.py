@@ -86,7 +86,7 @@ def panel_view(resource_id: int) -> None:
         if not detail.sensors_by_type:
             st.info("This panel has no sensors.")
         for sensor_type, sensors in sorted(detail.sensors_by_type.items()):
-            st.markdown(f"**{sensor_type or 'other'}** · {len(sensors)}")
+            st.markdown(f"**{(sensor_type or 'other').capitalize()}** · {len(sensors)}")
             st.dataframe(sensors_frame(sensors), hide_index=True, width="stretch")
     with controllers_tab:
         if detail.controllers:

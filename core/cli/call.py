@@ -163,11 +163,20 @@ def main(argv: list[str]) -> int:
         body = parse_data(op, args.data)
     except UsageError as exc:
         return _fail_usage(str(exc), op)
-    if args.verbose:
-        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
-        for handler in logging.getLogger().handlers:
-            install(handler)
-    return _run(op, body, path_params, query, args)
+    if not args.verbose:
+        return _run(op, body, path_params, query, args)
+    logger = logging.getLogger("samops.client")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    install(handler)
+    previous = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        return _run(op, body, path_params, query, args)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(previous)
 
 
 def _run(op: Operation, body: Any, path_params: dict, query: dict, args: argparse.Namespace) -> int:

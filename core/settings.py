@@ -15,7 +15,12 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="SAM_", env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_prefix="SAM_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,  # `SAM_ORGANIZATION_ID=` as in .env.example means "not set"
+        extra="ignore",
+        populate_by_name=True,
     )
 
     base_url: str = "http://127.0.0.1:8080/api"

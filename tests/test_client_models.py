@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -150,3 +152,28 @@ def test_settings_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     assert settings.base_url == "http://127.0.0.1:8080/api"
     assert (settings.max_retries, settings.first_page, settings.page_size) == (2, 1, 100)
     assert settings.organization_id is None
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_env_example_documents_every_variable_of_the_architecture() -> None:
+    documented = set(
+        re.findall(r"`((?:SAM|SAMOPS|SLACK)_[A-Z_]+)`", (ROOT / "docs/architecture.md").read_text())
+    )
+    lines = (ROOT / ".env.example").read_text().splitlines()
+    listed = {line.split("=", 1)[0]: i for i, line in enumerate(lines) if re.match(r"[A-Z_]+=", line)}
+    assert documented and documented <= set(listed)
+    for name, index in listed.items():
+        above = next(line for line in reversed(lines[:index]) if not re.match(r"[A-Z_]+=", line))
+        assert above.startswith("# "), f"{name} has no comment"
+
+
+def test_env_example_loads_as_the_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("SAM_BASE_URL", "SAM_ORGANIZATION_ID", "SAMOPS_DB", "SAMOPS_DATA_DIR", "SAM_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / ".env").write_text((ROOT / ".env.example").read_text())
+    settings = Settings()
+    assert settings.organization_id is None and settings.db is None
+    assert settings.base_url == "http://127.0.0.1:8080/api" and settings.password.get_secret_value() == "demo"

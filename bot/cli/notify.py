@@ -1,0 +1,144 @@
+"""`samops notify`: post alarms into Slack channels (or print them, without Slack credentials)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
+from bot.settings import BotSettings
+
+DEFAULT_DASHBOARD_URL = "http://127.0.0.1:8501"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="samops notify", description="Post alarms into Slack channels.")
+    parser.add_argument("--once", action="store_true", help="one poll, deliver what it found, then exit")
+    parser.add_argument("--interval", type=float, help="seconds between polls (default: config, else 15)")
+    parser.add_argument(
+        "--source", choices=("cache", "service"), help="where alarms come from (default: config)"
+    )
+    parser.add_argument(
+        "--check-config", action="store_true", help="print the rules and check them, then exit"
+    )
+    parser.add_argument("--db", type=Path, help="the cache file (default: SAMOPS_DB)")
+    parser.add_argument("--config", type=Path, help="the TOML config (default: SAMOPS_CONFIG, samops.toml)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if args.interval is not None and args.interval <= 0:
+        print("samops notify: --interval must be positive", file=sys.stderr)
+        return 2
+    settings = BotSettings()
+    config_path = args.config or settings.samops_config
+    try:
+        config, dashboard_url = load_notify(config_path, required=args.config is not None)
+    except NotifyConfigError as err:
+        print(f"samops notify: {err}", file=sys.stderr)
+        return 2
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    slack = WebClient(token=token, base_url=settings.api_url) if token else None
+    if args.check_config:
+        return check_config(config, slack, Console())
+    if slack is not None and config.default_channel is None:
+        print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
+        return 2
+    url = (
+        config.dashboard_url
+        or dashboard_url
+        or os.environ.get("SAMOPS_DASHBOARD_URL")
+        or DEFAULT_DASHBOARD_URL
+    )
+    return run(config, slack, args, url)
+
+
+def run(config: NotifyConfig, slack: WebClient | None, args: argparse.Namespace, dashboard_url: str) -> int:
+    from bot.notify.delivery import ConsoleDelivery, SlackDelivery
+    from bot.notify.service import Notifier
+    from bot.notify.source import CacheSource, ServiceSource, Source
+    from core.cache.db import open_cache
+
+    db = open_cache(args.db)
+    source: Source
+    if (args.source or config.source) == "service":
+        from core.client import SamClient
+
+        source = ServiceSource(SamClient())
+    else:
+        source = CacheSource()
+    delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    notifier = Notifier(db, config, delivery, source, dashboard_url, log=log)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    mode = "console" if delivery.console else "slack"
+    log(f"samops notify: source {source.name}, {mode} delivery, every {args.interval or config.interval:g} s")
+    notifier.run(args.interval or config.interval, stop, once=args.once)
+    return 0
+
+
+def check_config(config: NotifyConfig, slack: WebClient | None, console: Console) -> int:
+    """Print the rules; check that every channel exists and the bot can post there. Exit 2 on errors."""
+    table = Table(title="Alarm routing (first match wins)")
+    for column in ("#", "channel", "org", "panels", "event types", "violation types", "check"):
+        table.add_column(column)
+    problems: list[str] = []
+    checked = {channel: _check_channel(slack, channel) for channel in config.channels()}
+    for i, route in enumerate(config.routes, 1):
+        shown = route.describe()
+        table.add_row(str(i), route.channel, *shown.values(), checked[route.channel] or "ok")
+    default = config.default_channel
+    table.add_row("default", default or "(none)", "any", "any", "any", "any",
+                  (checked.get(default) or "ok") if default else "missing")  # fmt: skip
+    console.print(table)
+    storm, health = config.storm, config.health
+    console.print(
+        f"storm: more than {storm.threshold} alarms in {storm.window:g} s per channel → grouped cards; "
+        f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
+    )
+    console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
+    console.print(f"source: {config.source}, every {config.interval:g} s, time zone {config.timezone}")
+    if default is None:
+        problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
+    problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]
+    if slack is None:
+        console.print("channels not checked: no SLACK_BOT_TOKEN")
+    for problem in problems:
+        console.print(f"[red]error:[/red] {problem}")
+    return 2 if problems else 0
+
+
+def _check_channel(slack: WebClient | None, channel: str) -> str | None:
+    """None if the bot can post to `channel`, else why not."""
+    if slack is None:
+        return None
+    try:
+        info = slack.conversations_info(channel=channel)
+    except SlackApiError as err:
+        return f"cannot post ({err.response.get('error', 'error')})"
+    except (SlackClientError, OSError) as err:
+        return f"cannot check ({type(err).__name__})"
+    details = info.get("channel") or {}
+    if details.get("is_archived"):
+        return "cannot post (archived)"
+    if details.get("is_member") is False and not details.get("is_im"):
+        return "cannot post (the bot is not a member)"
+    return None

@@ -1,0 +1,317 @@
+"""The notifier loop: discover new alarms into the outbox, deliver them (singly or grouped in a storm),
+and send health notices.
+
+Exactly once: an alarm is recorded 'pending' in the same transaction that discovers it, posted, then
+recorded 'posted' with its ts. A crash between the post and the record repeats that one message on the
+next start; nothing is lost because discovery is "every alarm after the baseline not in the outbox yet".
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from bot.notify.config import NotifyConfig
+from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.health import HealthMonitor, Notice, sync_failing_since
+from bot.notify.source import Source
+from bot.render import alarms as render
+from core.cache import outbox
+from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
+from core.cache.writes import write_transaction
+from core.errors import SamError
+
+CONSOLE_CHANNEL = "console"
+MAX_BACKOFF_S = 60.0
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Notifier:
+    db: sqlite_utils.Database
+    config: NotifyConfig
+    delivery: Delivery
+    source: Source
+    dashboard_url: str
+    log: Callable[[str], None] = print
+    started_at: int = field(default_factory=now_ms)
+    _backoff: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (until, seconds)
+    _dirty: set[str] = field(default_factory=set)  # storm cards whose counts changed since their last update
+    _service_failing_since: int | None = None
+    _service_error: str = ""
+
+    # --- start ----------------------------------------------------------------------------------------
+
+    def start(self) -> int:
+        """Create our tables, and on the very first start fix the baseline; returns the baseline."""
+        with write_transaction(self.db):
+            outbox.ensure_tables(self.db)
+            baseline = outbox.get_state(self.db, "baseline")
+            if baseline is None:
+                baseline = str(now_ms())
+                outbox.set_state(self.db, "baseline", baseline)
+                outbox.set_state(self.db, "summary", "pending")
+        # Cards left open by a previous run may miss their last update: refresh them once.
+        self._dirty.update(c.ts for c in outbox.cards(self.db) if c.updated_at >= self._window_start())
+        return int(baseline)
+
+    def baseline(self) -> int:
+        return int(outbox.get_state(self.db, "baseline") or 0)
+
+    # --- one cycle ------------------------------------------------------------------------------------
+
+    def cycle(self) -> float:
+        """Poll, discover, deliver, check health; returns how soon the next cycle is worth running (s)."""
+        self._poll()
+        self._post_first_start_summary()
+        self.discover()
+        self._check_health()
+        return self.deliver()
+
+    def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
+        self.start()
+        while not stop.is_set():
+            wait = self.cycle()
+            if once:
+                # --once: finish delivering what was discovered, then stop.
+                while wait < interval and self._has_work() and not stop.is_set():
+                    stop.wait(max(wait, 0.02))
+                    wait = self.deliver()
+                return
+            stop.wait(min(interval, max(wait, 0.02)) if self._has_work() else interval)
+
+    def _poll(self) -> None:
+        try:
+            self.source.poll(self.db, self.baseline())
+        except SamError as err:
+            self._service_failing_since = self._service_failing_since or now_ms()
+            self._service_error = f"{type(err).__name__}: {err}"
+            self.log(f"notify: the service failed: {self._service_error}")
+            return
+        self._service_failing_since = None
+
+    def discover(self) -> int:
+        """Record every new alarm in the outbox ('pending', or 'silenced'), in one transaction."""
+        with write_transaction(self.db):
+            found = outbox.undiscovered_alarms(self.db, self.baseline())
+            silenced = outbox.silenced_panels(self.db, now_ms())
+            entries = [
+                (
+                    a.event_id,
+                    self._channel_for(a),
+                    outbox.SILENCED if a.resource_id in silenced else outbox.PENDING,
+                )
+                for a in found
+            ]
+            outbox.enqueue(self.db, entries)
+        return len(entries)
+
+    def _channel_for(self, alarm: Alarm) -> str:
+        return self.config.channel_for(alarm) or CONSOLE_CHANNEL
+
+    # --- delivery -------------------------------------------------------------------------------------
+
+    def deliver(self) -> float:
+        """Deliver what each channel's pace allows; returns the time until the earliest channel is due."""
+        waits = [60.0]
+        channels = set(outbox.pending_channels(self.db)) | {c.channel for c in self._cards_with_work()}
+        for channel in sorted(channels):
+            if self._backoff.get(channel, (0.0, 0.0))[0] > time.monotonic():
+                waits.append(self._backoff[channel][0] - time.monotonic())
+                continue
+            try:
+                self._deliver_channel(channel)
+                self._backoff.pop(channel, None)
+            except NotYet as wait:
+                waits.append(wait.wait)
+            except DeliveryError as err:
+                seconds = min(MAX_BACKOFF_S, self._backoff.get(channel, (0.0, 0.5))[1] * 2)
+                self._backoff[channel] = (time.monotonic() + seconds, seconds)
+                self.log(f"notify: delivery to {channel} failed ({err}); retrying in {seconds:.0f} s")
+                waits.append(seconds)
+        return min(waits)
+
+    def _deliver_channel(self, channel: str) -> None:
+        entries = outbox.pending(self.db, channel)
+        if entries and self.delivery.console:
+            for entry in entries:
+                self.delivery.post(channel, self._card(entry.alarm))
+                with write_transaction(self.db):
+                    outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.CONSOLE, None)
+            return
+        if entries:
+            self._tell_if_behind(channel, entries)
+            storm = self.config.storm
+            budget = max(0, storm.threshold - outbox.delivered_since(self.db, channel, self._window_start()))
+            singles, grouped = (
+                (entries, []) if len(entries) <= budget else (entries[:budget], entries[budget:])
+            )
+            for entry in singles:
+                self._post_single(channel, entry)
+            if grouped:
+                self._group(channel, grouped)  # counted at once; new cards wait for a slot like any post
+        self._update_cards(channel)
+        self._post_details(channel)
+        if not outbox.pending(self.db, channel, limit=1):
+            self._clear_behind(channel)
+
+    def _post_single(self, channel: str, entry: OutboxEntry) -> None:
+        try:
+            ts = self.delivery.post(channel, self._card(entry.alarm))
+        except DeliveryError as err:
+            with write_transaction(self.db):
+                outbox.record_failure(self.db, [entry.alarm.event_id], str(err))
+            raise
+        with write_transaction(self.db):
+            outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
+
+    def _group(self, channel: str, entries: list[OutboxEntry]) -> None:
+        """Count alarms into the open card of their panel, or open one (a post) when there is none."""
+        by_panel = itertools.groupby(sorted(entries, key=lambda e: (e.alarm.resource_id or 0, e.rowid)),
+                                     key=lambda e: e.alarm.resource_id)  # fmt: skip
+        for resource_id, group in by_panel:
+            batch = list(group)
+            ids = [e.alarm.event_id for e in batch]
+            card = outbox.open_card(self.db, channel, resource_id, self._window_start())
+            if card is not None:
+                with write_transaction(self.db):
+                    outbox.mark_delivered(self.db, ids, outbox.GROUPED, card.ts)
+                    outbox.save_card(self.db, Card(card.ts, channel, resource_id, card.opened_at, now_ms(),
+                                                   card.details_rowid))  # fmt: skip
+                self._dirty.add(card.ts)
+                continue
+            if self.delivery.wait(channel) > 0:
+                continue  # stays pending; the card opens at the next slot
+            counts = CardCounts(
+                len(batch),
+                min(e.alarm.activity_time for e in batch),
+                max(e.alarm.activity_time for e in batch),
+                tuple(sorted({e.alarm.violation_name or e.alarm.violation_type or "alarm" for e in batch})),
+            )
+            ts = self.delivery.post(channel, self._storm_card(batch[0].alarm, counts))
+            assert ts is not None
+            with write_transaction(self.db):
+                outbox.mark_delivered(self.db, ids, outbox.GROUPED, ts)
+                outbox.save_card(self.db, Card(ts, channel, resource_id, now_ms(), now_ms(), 0))
+
+    def _update_cards(self, channel: str) -> None:
+        for card in outbox.cards(self.db, channel):
+            if card.ts not in self._dirty:
+                continue
+            first = outbox.undetailed(self.db, Card(card.ts, channel, card.resource_id, 0, 0, 0), limit=1)
+            if not first:
+                self._dirty.discard(card.ts)
+                continue
+            counts = outbox.card_counts(self.db, card.ts)
+            self.delivery.update(channel, card.ts, self._storm_card(first[0].alarm, counts))
+            self._dirty.discard(card.ts)
+
+    def _post_details(self, channel: str) -> None:
+        per_reply = self.config.storm.details_per_reply
+        for card in outbox.cards(self.db, channel):
+            while batch := outbox.undetailed(self.db, card, per_reply):
+                zone = self.config.zone_for(batch[0].alarm.org_id)
+                self.delivery.post(
+                    channel, render.storm_details([e.alarm for e in batch], zone), thread_ts=card.ts
+                )
+                card = Card(
+                    card.ts, channel, card.resource_id, card.opened_at, card.updated_at, batch[-1].rowid
+                )
+                with write_transaction(self.db):
+                    outbox.save_card(self.db, card)
+
+    def _cards_with_work(self) -> list[Card]:
+        return [
+            c for c in outbox.cards(self.db) if c.ts in self._dirty or outbox.undetailed(self.db, c, limit=1)
+        ]
+
+    def _has_work(self) -> bool:
+        return bool(outbox.pending_channels(self.db) or self._cards_with_work())
+
+    def _tell_if_behind(self, channel: str, entries: list[OutboxEntry]) -> None:
+        """Tell the channel once when its backlog needs longer than `behind_after` to get out."""
+        storm = self.config.storm
+        backlog_s = len(entries) / storm.posts_per_second
+        oldest_age_s = (now_ms() - entries[0].alarm.activity_time) / 1000
+        if max(backlog_s, oldest_age_s) < storm.behind_after or outbox.get_state(
+            self.db, f"behind:{channel}"
+        ):
+            return
+        text = (
+            f":hourglass: Alarm delivery to this channel is behind: {len(entries)} alarms are waiting. "
+            "They are grouped per panel and none are dropped; every alarm is in the dashboard."
+        )
+        self.delivery.post(channel, render.notice(text))
+        with write_transaction(self.db):
+            outbox.set_state(self.db, f"behind:{channel}", str(now_ms()))
+
+    def _clear_behind(self, channel: str) -> None:
+        if outbox.get_state(self.db, f"behind:{channel}"):
+            with write_transaction(self.db):
+                outbox.set_state(self.db, f"behind:{channel}", None)
+
+    # --- first start and health -----------------------------------------------------------------------
+
+    def _post_first_start_summary(self) -> None:
+        if outbox.get_state(self.db, "summary") != "pending":
+            return
+        hours = self.config.summary_hours
+        baseline = self.baseline()
+        before = outbox.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
+        message = render.first_start_summary(before, hours, self.config.zone_for(None))
+        channel = self.config.default_channel or CONSOLE_CHANNEL
+        try:
+            self.delivery.post(channel, message)
+        except (NotYet, DeliveryError) as err:
+            self.log(f"notify: the first-start summary waits ({err})")
+            return
+        with write_transaction(self.db):
+            outbox.set_state(self.db, "summary", "posted")
+
+    def _check_health(self) -> None:
+        now = now_ms()
+        monitor = HealthMonitor(self.db, self.config.health)
+        after_ms = int(self.config.health.after * 1000)
+        checks: list[tuple[str, int | None, str]] = []
+        if self.source.name == "service":
+            checks.append(("service", self._service_failing_since, self._service_error))
+        else:
+            since, error = sync_failing_since(self.db, self.started_at, now, after_ms)
+            checks.append(("sync", since, error))
+        for name, since, detail in checks:
+            notice = monitor.check(name, since, detail, now)
+            if notice is not None and self._send_notice(notice):
+                monitor.sent(notice, now)
+
+    def _send_notice(self, notice: Notice) -> bool:
+        channel = self.config.health.channel
+        if channel is None or self.delivery.console:
+            self.log(f"notify: {notice.text}")
+            return True
+        try:
+            self.delivery.post(channel, render.notice(notice.text))
+        except (NotYet, DeliveryError) as err:
+            self.log(f"notify: health notice waits ({err})")
+            return False
+        return True
+
+    # --- rendering ------------------------------------------------------------------------------------
+
+    def _window_start(self) -> int:
+        return now_ms() - int(self.config.storm.window * 1000)
+
+    def _card(self, alarm: Alarm) -> render.Rendered:
+        zone = self.config.zone_for(alarm.org_id)
+        return render.alarm_card(alarm, zone, self.source.data_as_of(self.db), self.dashboard_url)
+
+    def _storm_card(self, alarm: Alarm, counts: CardCounts) -> render.Rendered:
+        zone = self.config.zone_for(alarm.org_id)
+        return render.storm_card(alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url)

@@ -1,0 +1,92 @@
+"""Where new alarms come from.
+
+`cache`: the sync (`samops sync`) keeps the activities table fresh; the notifier only reads it.
+`service`: the notifier polls operation 3 (all panels of an organization at once) and, every few polls,
+operation 20 per panel itself, and writes what it gets into the activities table, so that every alarm is
+in the cache either way. Discovery of new alarms is then the same query for both (see `service.py`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol
+
+import sqlite_utils
+
+from core import read
+from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts, write_transaction
+from core.client import SamClient
+from core.errors import SamError
+
+OVERLAP_MS = 120_000  # re-read this much before the last poll: activities can land a little late
+
+
+class Source(Protocol):
+    name: str
+
+    def poll(self, db: sqlite_utils.Database, since: int) -> None: ...
+
+    def data_as_of(self, db: sqlite_utils.Database) -> int | None: ...
+
+
+class CacheSource:
+    name = "cache"
+
+    def poll(self, db: sqlite_utils.Database, since: int) -> None:
+        return None
+
+    def data_as_of(self, db: sqlite_utils.Database) -> int | None:
+        try:
+            rows = read.freshness(db)
+        except NotImplementedError:
+            return None
+        return next((r.last_success for r in rows if r.table == "activities"), None)
+
+
+class ServiceSource:
+    name = "service"
+
+    def __init__(self, client: SamClient, push_history_every: int = 10) -> None:
+        self.client = client
+        self.push_history_every = push_history_every
+        self._panels: dict[int, list[int]] = {}  # org -> panel ids
+        self._last_poll: int | None = None
+        self._polls = 0
+        self.last_success: int | None = None
+
+    def _login(self, db: sqlite_utils.Database) -> None:
+        result = self.client.login()
+        panels = [p for p in result.panels if p.resource_id is not None]
+        self._panels = {}
+        for panel in panels:
+            self._panels.setdefault(panel.org_id or 0, []).append(int(panel.resource_id or 0))
+        with write_transaction(db):
+            upsert_dicts(db, "panels", [panel_row(p) for p in panels], "resource_id")
+
+    def poll(self, db: sqlite_utils.Database, since: int) -> None:
+        """Fetch activities from `since` (or the last poll, minus an overlap) to now into the cache.
+        Raises SamError when the service fails; nothing is half-written (one transaction per poll)."""
+        now = int(time.time() * 1000)
+        if not self._panels:
+            self._login(db)
+        start = max(since, (self._last_poll or since) - OVERLAP_MS)
+        rows = []
+        for org, ids in self._panels.items():
+            org_arg = org or None
+            rows += [activity_row(a, None, org_arg) for a in self.client.iter_activities(
+                ids, start_time=start, end_time=now + 60_000, org=org_arg)]  # fmt: skip
+            if self._polls % self.push_history_every == 0:
+                for rid in ids:
+                    rows += [activity_row(a, rid, org_arg) for a in self.client.iter_push_history(
+                        rid, start_time=start, end_time=now + 60_000, org=org_arg)]  # fmt: skip
+        with write_transaction(db):
+            upsert_activities(db, "activities", [r for r in rows if r[0] is not None])
+        self._polls += 1
+        self._last_poll = now
+        self.last_success = now
+
+    def data_as_of(self, db: sqlite_utils.Database) -> int | None:
+        return self.last_success
+
+
+__all__ = ["CacheSource", "SamError", "ServiceSource", "Source"]

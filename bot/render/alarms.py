@@ -1,0 +1,202 @@
+"""Alarm messages: the alarm card, the grouped storm card, its thread details, and the notifier's notices.
+
+Cards carry their blocks inside one attachment so that Slack draws the severity colour (the spec's red,
+yellow and gray) as a bar beside them; the fallback text starts with a coloured emoji for notifications.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, PlainTextObject
+
+from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, or_dash, section
+from core.cache.outbox import Ack, Alarm, CardCounts
+
+SEVERITY_COLOURS = {"red": "#D0021B", "yellow": "#F5C400", "gray": "#9B9B9B"}
+SEVERITY_EMOJI = {"red": ":red_circle:", "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}
+_RED = {"alarm", "red", "error"}
+_YELLOW = {"warning", "yellow"}
+
+ACK = "alarm_ack"
+PANEL_STATUS = "alarm_panel_status"
+SILENCE_PREFIX = "alarm_silence_"
+SILENCE_MINUTES = {30: "30 min", 120: "2 h", 1440: "24 h"}
+DASHBOARD = "alarm_dashboard"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A message ready for chat.postMessage / chat.update, and its plain-text form for the console."""
+
+    text: str
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+    def console(self) -> str:
+        lines = [self.text]
+        for attachment in self.attachments:
+            lines += [_block_text(b) for b in attachment.get("blocks", [])]
+        lines += [_block_text(b) for b in self.blocks]
+        return "\n".join(line for line in lines if line)
+
+
+def severity(violation_type: str | None, event_type: str | None = None) -> str:
+    kind = (violation_type or event_type or "").lower()
+    return "red" if kind in _RED else "yellow" if kind in _YELLOW else "gray"
+
+
+def local_time(epoch_ms: int, zone: ZoneInfo) -> str:
+    return datetime.fromtimestamp(epoch_ms / 1000, zone).strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def sensor_or_zone(alarm: Alarm) -> str | None:
+    """The simulator and the service describe an alarm as "<name> on <panel> - <sensor>"."""
+    description = alarm.description or ""
+    return description.rsplit(" - ", 1)[1] if " - " in description else None
+
+
+def panel_label(alarm: Alarm) -> str:
+    name = alarm.panel_name or "panel"
+    return f"{name} ({alarm.resource_id})" if alarm.resource_id is not None else name
+
+
+def dashboard_link(dashboard_url: str, resource_id: int | None) -> str:
+    base = dashboard_url.rstrip("/")
+    return f"{base}/alarms?panel={resource_id}" if resource_id is not None else f"{base}/alarms"
+
+
+def _panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonElement]:
+    value = str(resource_id if resource_id is not None else "")
+    buttons = [ButtonElement(text=PlainTextObject(text="Panel status"), action_id=PANEL_STATUS, value=value)]
+    buttons += [
+        ButtonElement(text=PlainTextObject(text=f"Silence {label}"), action_id=f"{SILENCE_PREFIX}{minutes}",
+                      value=json.dumps({"r": resource_id, "m": minutes}))
+        for minutes, label in SILENCE_MINUTES.items()
+    ]  # fmt: skip
+    buttons.append(
+        ButtonElement(
+            text=PlainTextObject(text="Open dashboard"), action_id=DASHBOARD,
+            url=dashboard_link(dashboard_url, resource_id),
+        )
+    )  # fmt: skip
+    return buttons
+
+
+def _attachment(colour: str, blocks: Sequence[Block]) -> dict[str, Any]:
+    return {"color": SEVERITY_COLOURS[colour], "blocks": [b.to_dict() for b in blocks], "fallback": ""}
+
+
+def alarm_card(
+    alarm: Alarm, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str, ack: Ack | None = None
+) -> Rendered:
+    level = severity(alarm.violation_type, alarm.event_type)
+    name = alarm.violation_name or alarm.event_type or "Alarm"
+    title = f"{SEVERITY_EMOJI[level]} {name} on {panel_label(alarm)}"
+    fields = [
+        f"*Panel*\n{escape(panel_label(alarm))}",
+        f"*Sensor / zone*\n{or_dash(sensor_or_zone(alarm))}",
+        f"*Time*\n{local_time(alarm.activity_time, zone)}",
+        f"*Kind*\n{or_dash(alarm.violation_type or alarm.event_type)}",
+    ]
+    blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
+    as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
+    blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
+    if ack is None:
+        ack_button = ButtonElement(
+            text=PlainTextObject(text="Acknowledge"), action_id=ACK, value=alarm.event_id, style="primary"
+        )
+        blocks.append(ActionsBlock(elements=[ack_button, *_panel_buttons(alarm.resource_id, dashboard_url)]))
+    else:
+        blocks.append(context(f":white_check_mark: Acknowledged by <@{escape(ack.slack_user)}> at "
+                              f"{local_time(ack.at, zone)}"))  # fmt: skip
+        blocks.append(ActionsBlock(elements=_panel_buttons(alarm.resource_id, dashboard_url)))
+    return Rendered(text=clip(title, 300), attachments=[_attachment(level, blocks)])
+
+
+def storm_card(
+    alarm: Alarm, counts: CardCounts, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str
+) -> Rendered:
+    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread."""
+    level = severity(alarm.violation_type, alarm.event_type)
+    title = f"{SEVERITY_EMOJI[level]} Alarm storm on {panel_label(alarm)}: {counts.count} alarms"
+    fields = [
+        f"*Panel*\n{escape(panel_label(alarm))}",
+        f"*Alarms*\n{counts.count}",
+        f"*First*\n{local_time(counts.first_time, zone)}",
+        f"*Last*\n{local_time(counts.last_time, zone)}",
+        f"*Kinds*\n{escape(', '.join(counts.kinds)) or '–'}",
+    ]
+    as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
+    blocks: list[Block] = [
+        section(f"*{escape(title)}*", fields),
+        context(
+            f"Grouped to keep the channel readable; every alarm is listed in the thread · data as of {as_of}"
+        ),
+        ActionsBlock(elements=_panel_buttons(alarm.resource_id, dashboard_url)),
+    ]
+    return Rendered(text=clip(title, 300), attachments=[_attachment(level, blocks)])
+
+
+def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:
+    """A thread reply listing alarms, one line each, in as many sections as they need."""
+    lines = [
+        f"`{local_time(a.activity_time, zone)}` {escape(a.violation_name or a.event_type or 'alarm')}"
+        f" — {escape(a.description or '')} (`{escape(a.event_id)}`)"
+        for a in alarms
+    ]
+    blocks: list[Block] = []
+    chunk: list[str] = []
+    for line in lines:
+        line = clip(line, 500)
+        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
+            blocks.append(section("\n".join(chunk)))
+            chunk = []
+        chunk.append(line)
+    if chunk:
+        blocks.append(section("\n".join(chunk)))
+    blocks = blocks[:MAX_BLOCKS]
+    return Rendered(text=f"{len(alarms)} alarms", blocks=[b.to_dict() for b in blocks])
+
+
+def notice(text: str) -> Rendered:
+    return Rendered(text=text, blocks=[section(escape(text)).to_dict()])
+
+
+def first_start_summary(alarms: Sequence[Alarm], hours: float, zone: ZoneInfo) -> Rendered:
+    """Posted once, on the very first start: what happened before, summarized instead of replayed."""
+    if not alarms:
+        text = f"samops notify is now watching for alarms (none in the last {hours:g} h before it started)."
+        return notice(text)
+    by_panel: dict[str, int] = {}
+    for a in alarms:
+        by_panel[panel_label(a)] = by_panel.get(panel_label(a), 0) + 1
+    top = sorted(by_panel.items(), key=lambda kv: (-kv[1], kv[0]))
+    head = (
+        f"samops notify is now watching for alarms. Before it started, {len(alarms)} alarms on "
+        f"{len(by_panel)} panels in the last {hours:g} h (from {local_time(alarms[0].activity_time, zone)}); "
+        "they are not replayed one by one."
+    )
+    lines = [f"• {escape(name)}: {count}" for name, count in top[:20]]
+    if len(top) > 20:
+        lines.append(f"… and {len(top) - 20} more panels")
+    return Rendered(text=head, blocks=[section(escape(head)).to_dict(), section("\n".join(lines)).to_dict()])
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    parts: list[str] = []
+    if text := block.get("text"):
+        parts.append(text.get("text", "") if isinstance(text, dict) else str(text))
+    parts += [f.get("text", "").replace("\n", ": ", 1) for f in block.get("fields", []) or []]
+    for element in block.get("elements", []) or []:
+        if element.get("type") == "button":
+            label = element["text"]["text"]
+            parts.append(f"[{label}]" + (f" {element['url']}" if element.get("url") else ""))
+        elif "text" in element:
+            parts.append(str(element["text"]))
+    return "  ".join(p for p in parts if p)

@@ -1,0 +1,322 @@
+"""The notifier's records in the cache: the outbox of alarms (exactly once per eventId), acknowledgements,
+panel silences, storm cards and the notifier's own small state (first-start baseline, health flags).
+
+`notify_outbox`, `alarm_acks` and `panel_silences` come from the schema (core/cache/schema.py);
+`notify_state` and `notify_cards` are the notifier's alone and are created here, idempotently.
+Functions that write run in the caller's transaction unless they say otherwise: the notifier wraps
+discovery and recording in `core.cache.writes.write_transaction`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlite_utils
+
+# The outbox states. 'silenced': the panel was silenced when the alarm was discovered (kept, not posted).
+PENDING, POSTED, GROUPED, CONSOLE, SILENCED = "pending", "posted", "grouped", "console", "silenced"
+
+# What the notifier calls an alarm, as the read API does: violations and anything with a violationType.
+ALARM_SQL = "(a.event_type = 'violation' OR a.violation_type IS NOT NULL)"
+
+
+@dataclass(frozen=True)
+class Alarm:
+    event_id: str
+    resource_id: int | None
+    org_id: int | None
+    activity_time: int
+    description: str | None
+    event_type: str | None
+    violation_name: str | None
+    violation_type: str | None
+    panel_name: str | None
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    alarm: Alarm
+    channel: str
+    state: str
+    ts: str | None
+    attempts: int
+    rowid: int
+
+
+@dataclass(frozen=True)
+class Ack:
+    event_id: str
+    slack_user: str
+    at: int
+
+
+@dataclass(frozen=True)
+class Card:
+    """A storm card: one message per (channel, panel) that counts the alarms grouped into it."""
+
+    ts: str
+    channel: str
+    resource_id: int | None
+    opened_at: int
+    updated_at: int
+    details_rowid: int  # outbox rowid up to which the thread has the details
+
+
+@dataclass(frozen=True)
+class CardCounts:
+    count: int
+    first_time: int
+    last_time: int
+    kinds: tuple[str, ...]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def ensure_tables(db: sqlite_utils.Database) -> None:
+    """Create the notifier's own tables (and the schema's, for a bare database) if they are missing."""
+    db["notify_outbox"].create(
+        {"event_id": str, "channel": str, "state": str, "ts": str, "posted_at": int, "attempts": int,
+         "last_error": str},
+        pk="event_id",
+        if_not_exists=True,
+    )  # fmt: skip
+    db["alarm_acks"].create(
+        {"event_id": str, "slack_user": str, "at": int}, pk="event_id", if_not_exists=True
+    )
+    db["panel_silences"].create(
+        {"resource_id": int, "until": int, "slack_user": str}, pk="resource_id", if_not_exists=True
+    )
+    db["notify_state"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    db["notify_cards"].create(
+        {"ts": str, "channel": str, "resource_id": int, "opened_at": int, "updated_at": int,
+         "details_rowid": int},
+        pk="ts",
+        if_not_exists=True,
+    )  # fmt: skip
+    db["notify_cards"].create_index(["channel", "resource_id", "updated_at"], if_not_exists=True)
+    db["notify_outbox"].create_index(["ts"], if_not_exists=True)
+    db["notify_outbox"].create_index(["channel", "posted_at"], if_not_exists=True)
+
+
+# --- state -------------------------------------------------------------------------------------------------
+
+
+def get_state(db: sqlite_utils.Database, key: str) -> str | None:
+    row = db.execute("SELECT value FROM notify_state WHERE key = ?", [key]).fetchone()
+    return row[0] if row else None
+
+
+def set_state(db: sqlite_utils.Database, key: str, value: str | None) -> None:
+    if value is None:
+        db.execute("DELETE FROM notify_state WHERE key = ?", [key])
+        return
+    db.execute(
+        "INSERT INTO notify_state (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )
+
+
+# --- alarms and the outbox ---------------------------------------------------------------------------------
+
+_ALARM_COLUMNS = (
+    "a.event_id, a.resource_id, a.org_id, a.activity_time, a.description, a.event_type, a.violation_name, "
+    "a.violation_type, p.name"
+)
+
+
+def _alarm(row: tuple) -> Alarm:
+    return Alarm(*row[:9])
+
+
+def undiscovered_alarms(db: sqlite_utils.Database, since: int, limit: int = 10_000) -> list[Alarm]:
+    """Alarms at or after `since` (epoch-ms) that are not in the outbox yet, oldest first."""
+    rows = db.execute(
+        f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
+        "WHERE a.activity_time >= ? AND " + ALARM_SQL + " "
+        "AND NOT EXISTS (SELECT 1 FROM notify_outbox o WHERE o.event_id = a.event_id) "
+        "ORDER BY a.activity_time, a.event_id LIMIT ?",
+        [since, limit],
+    ).fetchall()
+    return [_alarm(r) for r in rows]
+
+
+def alarms_before(db: sqlite_utils.Database, since: int, until: int) -> list[Alarm]:
+    """Alarms in [since, until), for the first-start summary."""
+    rows = db.execute(
+        f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
+        "WHERE a.activity_time >= ? AND a.activity_time < ? AND " + ALARM_SQL + " ORDER BY a.activity_time",
+        [since, until],
+    ).fetchall()
+    return [_alarm(r) for r in rows]
+
+
+def get_alarm(db: sqlite_utils.Database, event_id: str) -> Alarm | None:
+    row = db.execute(
+        f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
+        "WHERE a.event_id = ?",
+        [event_id],
+    ).fetchone()
+    return _alarm(row) if row else None
+
+
+def enqueue(db: sqlite_utils.Database, entries: Iterable[tuple[str, str, str]]) -> int:
+    """Record (event_id, channel, state) rows; an eventId already in the outbox is left as it is."""
+    cursor = db.conn.executemany(
+        "INSERT INTO notify_outbox (event_id, channel, state, attempts) VALUES (?, ?, ?, 0) "
+        "ON CONFLICT(event_id) DO NOTHING",
+        entries,
+    )
+    return cursor.rowcount
+
+
+def pending(db: sqlite_utils.Database, channel: str | None = None, limit: int = 10_000) -> list[OutboxEntry]:
+    """Entries still to deliver, oldest first."""
+    where, params = ("AND o.channel = ?", [channel]) if channel else ("", [])
+    rows = db.execute(
+        f"SELECT {_ALARM_COLUMNS}, o.channel, o.state, o.ts, o.attempts, o.rowid FROM notify_outbox o "
+        "JOIN activities a ON a.event_id = o.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id "
+        f"WHERE o.state = 'pending' {where} ORDER BY a.activity_time, o.rowid LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return [OutboxEntry(_alarm(r), r[9], r[10], r[11], r[12] or 0, r[13]) for r in rows]
+
+
+def pending_channels(db: sqlite_utils.Database) -> list[str]:
+    rows = db.execute("SELECT DISTINCT channel FROM notify_outbox WHERE state = 'pending' ORDER BY channel")
+    return [r[0] for r in rows.fetchall()]
+
+
+def mark_delivered(db: sqlite_utils.Database, event_ids: Iterable[str], state: str, ts: str | None) -> None:
+    db.conn.executemany(
+        "UPDATE notify_outbox SET state = ?, ts = ?, posted_at = ?, last_error = NULL WHERE event_id = ?",
+        [(state, ts, now_ms(), e) for e in event_ids],
+    )
+
+
+def record_failure(db: sqlite_utils.Database, event_ids: Iterable[str], error: str) -> None:
+    db.conn.executemany(
+        "UPDATE notify_outbox SET attempts = COALESCE(attempts, 0) + 1, last_error = ? WHERE event_id = ?",
+        [(error[:500], e) for e in event_ids],
+    )
+
+
+def delivered_since(db: sqlite_utils.Database, channel: str, since: int) -> int:
+    """Alarms of `channel` posted or grouped since `since` (epoch-ms): the storm detector's window."""
+    row = db.execute(
+        "SELECT count(*) FROM notify_outbox "
+        "WHERE channel = ? AND posted_at >= ? AND state IN ('posted', 'grouped')",
+        [channel, since],
+    ).fetchone()
+    return int(row[0])
+
+
+def entry(db: sqlite_utils.Database, event_id: str) -> tuple[str, str, str | None] | None:
+    """(channel, state, ts) of one outbox entry."""
+    row = db.execute("SELECT channel, state, ts FROM notify_outbox WHERE event_id = ?", [event_id]).fetchone()
+    return (row[0], row[1], row[2]) if row else None
+
+
+def counts_by_state(db: sqlite_utils.Database) -> dict[str, int]:
+    rows = db.execute("SELECT state, count(*) FROM notify_outbox GROUP BY state").fetchall()
+    return {r[0]: int(r[1]) for r in rows}
+
+
+# --- storm cards -------------------------------------------------------------------------------------------
+
+
+def open_card(db: sqlite_utils.Database, channel: str, resource_id: int | None, since: int) -> Card | None:
+    """The newest card of (channel, panel) updated at or after `since`, if any."""
+    row = db.execute(
+        "SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards "
+        "WHERE channel = ? AND resource_id IS ? AND updated_at >= ? ORDER BY updated_at DESC LIMIT 1",
+        [channel, resource_id, since],
+    ).fetchone()
+    return Card(*row) if row else None
+
+
+def save_card(db: sqlite_utils.Database, card: Card) -> None:
+    db.execute(
+        "INSERT INTO notify_cards (ts, channel, resource_id, opened_at, updated_at, details_rowid) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(ts) DO UPDATE SET updated_at = excluded.updated_at, "
+        "details_rowid = excluded.details_rowid",
+        [card.ts, card.channel, card.resource_id, card.opened_at, card.updated_at, card.details_rowid],
+    )
+
+
+def cards(db: sqlite_utils.Database, channel: str | None = None) -> list[Card]:
+    where, params = ("WHERE channel = ?", [channel]) if channel else ("", [])
+    rows = db.execute(
+        f"SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards {where} "
+        "ORDER BY opened_at",
+        params,
+    ).fetchall()
+    return [Card(*r) for r in rows]
+
+
+def card_counts(db: sqlite_utils.Database, ts: str) -> CardCounts:
+    row = db.execute(
+        "SELECT count(*), min(a.activity_time), max(a.activity_time), "
+        "json_group_array(DISTINCT COALESCE(a.violation_name, a.violation_type, a.event_type)) "
+        "FROM notify_outbox o JOIN activities a ON a.event_id = o.event_id "
+        "WHERE o.ts = ? AND o.state = 'grouped'",
+        [ts],
+    ).fetchone()
+    kinds = tuple(sorted(k for k in json.loads(row[3] or "[]") if k))
+    return CardCounts(int(row[0]), int(row[1] or 0), int(row[2] or 0), kinds)
+
+
+def undetailed(db: sqlite_utils.Database, card: Card, limit: int) -> list[OutboxEntry]:
+    """Alarms grouped into `card` whose details are not yet in its thread, oldest first."""
+    rows = db.execute(
+        f"SELECT {_ALARM_COLUMNS}, o.channel, o.state, o.ts, o.attempts, o.rowid FROM notify_outbox o "
+        "JOIN activities a ON a.event_id = o.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id "
+        "WHERE o.ts = ? AND o.state = 'grouped' AND o.rowid > ? ORDER BY o.rowid LIMIT ?",
+        [card.ts, card.details_rowid, limit],
+    ).fetchall()
+    return [OutboxEntry(_alarm(r), r[9], r[10], r[11], r[12] or 0, r[13]) for r in rows]
+
+
+# --- acknowledgements and silences -------------------------------------------------------------------------
+
+
+def acknowledge(db: sqlite_utils.Database, event_id: str, slack_user: str, at: int) -> tuple[Ack, bool]:
+    """Record the first acknowledgement of an alarm; returns (the recorded ack, whether this call made it)."""
+    cursor = db.execute(
+        "INSERT INTO alarm_acks (event_id, slack_user, at) VALUES (?, ?, ?) ON CONFLICT(event_id) DO NOTHING",
+        [event_id, slack_user, at],
+    )
+    created = cursor.rowcount == 1
+    ack = get_ack(db, event_id)
+    assert ack is not None
+    return ack, created
+
+
+def get_ack(db: sqlite_utils.Database, event_id: str) -> Ack | None:
+    row = db.execute(
+        "SELECT event_id, slack_user, at FROM alarm_acks WHERE event_id = ?", [event_id]
+    ).fetchone()
+    return Ack(*row) if row else None
+
+
+def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack_user: str) -> None:
+    db.execute(
+        "INSERT INTO panel_silences (resource_id, until, slack_user) VALUES (?, ?, ?) "
+        "ON CONFLICT(resource_id) DO UPDATE SET until = excluded.until, slack_user = excluded.slack_user",
+        [resource_id, until, slack_user],
+    )
+
+
+def silenced_panels(db: sqlite_utils.Database, at: int) -> set[int]:
+    rows = db.execute("SELECT resource_id FROM panel_silences WHERE until > ?", [at]).fetchall()
+    return {int(r[0]) for r in rows}
+
+
+def silence_until(db: sqlite_utils.Database, resource_id: int) -> int | None:
+    row = db.execute("SELECT until FROM panel_silences WHERE resource_id = ?", [resource_id]).fetchone()
+    return int(row[0]) if row else None

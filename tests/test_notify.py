@@ -1,0 +1,227 @@
+"""The notifier in-process against a real cache file and the Slack stand-in: routing, exactly once,
+first-start summary, storm grouping, 429s, console mode, silences."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from slack_sdk import WebClient
+
+from bot.notify.config import parse_notify
+from bot.notify.delivery import ConsoleDelivery, SlackDelivery
+from bot.notify.service import Notifier
+from bot.notify.source import CacheSource
+from core.cache import outbox
+from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from tests.support.slack_standin import SlackStandIn
+
+PANELS = {101: (1001, "Warehouse"), 102: (1001, "Office"), 201: (1002, "Harbor gate")}
+_seq = iter(range(1, 1_000_000))
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def add_alarms(db: Any, rid: int, count: int = 1, kind: str = "alarm", at: int | None = None) -> list[str]:
+    """Activities as the sync would write them; returns their eventIds."""
+    org = PANELS[rid][0]
+    at = at or now_ms()
+    rows = []
+    for i in range(count):
+        n = next(_seq)
+        event_type = "event" if kind == "event" else "violation"
+        description = f"{kind} on {PANELS[rid][1]} - Door {n}"
+        violation = None if kind == "event" else kind
+        name = f"{kind.title()} {n % 3}"
+        rows.append(
+            (f"EV-{rid}-{n:06d}", rid, org, at + i, description, event_type, name, violation, 2, 1, 1)
+        )
+    with write_transaction(db):
+        upsert_activities(db, "activities", rows)
+    return [r[0] for r in rows]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Any:
+    cache = open_cache(tmp_path / "cache.db", check_same_thread=False)
+    with write_transaction(cache):
+        panels = [{"resource_id": r, "org_id": o, "name": n} for r, (o, n) in PANELS.items()]
+        upsert_dicts(cache, "panels", panels, "resource_id")
+    return cache
+
+
+def notifier(db: Any, slack: SlackStandIn | None, **config: Any) -> Notifier:
+    cfg = parse_notify({"default_channel": "C_ALL", **config})
+    if slack is None:
+        delivery: Any = ConsoleDelivery(io.StringIO())
+    else:
+        delivery = SlackDelivery(
+            WebClient(token="xoxb-test", base_url=slack.api_url), cfg.storm.posts_per_second
+        )
+    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None)
+    n.start()
+    return n
+
+
+def drain(n: Notifier, timeout: float = 20.0) -> None:
+    """Run cycles until nothing is left to deliver."""
+    deadline = time.monotonic() + timeout
+    while True:
+        wait = n.cycle()
+        if not n._has_work():
+            return
+        assert time.monotonic() < deadline, "the notifier did not finish delivering"
+        time.sleep(min(max(wait, 0.01), 0.2))
+
+
+def posted_events(slack: SlackStandIn) -> list[tuple[str, str]]:
+    """(channel, eventId) of every alarm card posted, read from the Acknowledge button."""
+    out = []
+    for call in slack.calls_to("chat.postMessage"):
+        for attachment in call.params.get("attachments") or []:
+            for block in attachment["blocks"]:
+                for element in block.get("elements", []):
+                    if element.get("action_id") == "alarm_ack":
+                        out.append((call.params["channel"], element["value"]))
+    return out
+
+
+def test_routing_posts_each_alarm_once_in_its_channel(db: Any) -> None:
+    routes = [
+        {"channel": "C_FIRE", "violation_types": ["warning"]},
+        {"channel": "C_ORG2", "org": 1002},
+        {"channel": "C_OFFICE", "panels": [102]},
+    ]
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, routes=routes, storm={"posts_per_second": 50})
+        warning = add_alarms(db, 101, kind="warning")
+        org2 = add_alarms(db, 201, 2)
+        office = add_alarms(db, 102)
+        other = add_alarms(db, 101)
+        add_alarms(db, 101, kind="event")  # not an alarm: never posted
+        drain(n)
+        drain(n)  # a second pass finds nothing new
+        got = posted_events(slack)
+        assert sorted(got) == sorted(
+            [("C_FIRE", warning[0]), ("C_ORG2", org2[0]), ("C_ORG2", org2[1]), ("C_OFFICE", office[0]),
+             ("C_ALL", other[0])]
+        )  # fmt: skip
+        card = next(c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C_OFFICE")
+        assert card.params["attachments"][0]["color"] == "#D0021B"
+        text = str(card.params["attachments"][0]["blocks"])
+        assert "Office (102)" in text and "Door" in text and "http://dash.local/alarms?panel=102" in text
+        channel, state, ts = outbox.entry(db, office[0]) or ("", "", None)
+        assert (channel, state) == ("C_OFFICE", "posted") and ts
+
+
+def test_alarms_from_before_the_first_start_are_summarized_not_replayed(db: Any) -> None:
+    old = add_alarms(db, 101, 5, at=now_ms() - 3_600_000)
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, storm={"posts_per_second": 50})
+        new = add_alarms(db, 102)
+        drain(n)
+        assert [e for _, e in posted_events(slack)] == new
+        summaries = [c for c in slack.calls_to("chat.postMessage") if not c.params.get("attachments")]
+        assert len(summaries) == 1 and "5 alarms" in summaries[0].params["text"]
+        assert all(outbox.entry(db, e) is None for e in old)
+        # A restart is not a first start: no second summary.
+        again = notifier(db, slack, storm={"posts_per_second": 50})
+        drain(again)
+        assert len([c for c in slack.calls_to("chat.postMessage") if not c.params.get("attachments")]) == 1
+
+
+def test_a_storm_is_grouped_per_panel_paced_and_every_alarm_counted(db: Any) -> None:
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, storm={"threshold": 3, "posts_per_second": 20, "details_per_reply": 40})
+        ids = add_alarms(db, 101, 120) + add_alarms(db, 102, 30)
+        drain(n)
+        states = Counter(outbox.entry(db, e)[1] for e in ids)  # type: ignore[index]
+        assert states == {"posted": 3, "grouped": 147}
+        cards = outbox.cards(db, "C_ALL")
+        assert {c.resource_id for c in cards} == {101, 102}
+        assert sum(outbox.card_counts(db, c.ts).count for c in cards) == 147
+        replies = [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts")]
+        assert {r.params["thread_ts"] for r in replies} == {c.ts for c in cards}
+        assert all(r.params.get("reply_broadcast") in (None, False, "false", "0") for r in replies)
+        listed = " ".join(str(r.params["blocks"]) for r in replies)
+        assert all(e in listed for e in ids[3:])
+        posts = [c.at for c in slack.calls_to("chat.postMessage")]
+        # Paced: 20 posts/s at most, so no two posts closer than the spacing (with a little clock slack).
+        assert all(b - a >= 0.04 for a, b in itertools.pairwise(posts))
+        # More alarms within the window land in the same card, which is edited in place.
+        more = add_alarms(db, 101, 5)
+        drain(n)
+        card = next(c for c in outbox.cards(db, "C_ALL") if c.resource_id == 101)
+        assert {outbox.entry(db, e)[2] for e in more} == {card.ts}  # type: ignore[index]
+        updates = [u for u in slack.calls_to("chat.update") if u.params["ts"] == card.ts]
+        assert updates and f"{outbox.card_counts(db, card.ts).count} alarms" in updates[-1].params["text"]
+
+
+def test_429_is_honoured_and_nothing_is_posted_twice(db: Any) -> None:
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, storm={"posts_per_second": 50})
+        slack.throttle("chat.postMessage", times=2, retry_after=1)
+        ids = add_alarms(db, 101, 3)
+        started = time.monotonic()
+        drain(n)
+        assert sorted(e for _, e in posted_events(slack)) == sorted(ids)
+        throttled = [c for c in slack.calls if c.status == 429]
+        assert len(throttled) == 2
+        first_ok = min(c.at for c in slack.calls_to("chat.postMessage"))
+        assert first_ok - throttled[0].at >= 0.9  # waited for Retry-After before trying again
+        assert time.monotonic() - started >= 0.9
+
+
+def test_console_mode_prints_cards_and_records_them(db: Any) -> None:
+    n = notifier(db, None)
+    ids = add_alarms(db, 102, 2)
+    drain(n)
+    printed = n.delivery.out.getvalue()  # type: ignore[attr-defined]
+    assert "Office (102)" in printed and "[Acknowledge]" in printed
+    assert all(outbox.entry(db, e) == ("C_ALL", "console", None) for e in ids)
+
+
+def test_a_silenced_panel_is_recorded_but_not_posted(db: Any) -> None:
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, storm={"posts_per_second": 50})
+        with write_transaction(db):
+            outbox.silence_panel(db, 101, now_ms() + 60_000, "U1")
+        quiet, loud = add_alarms(db, 101), add_alarms(db, 102)
+        drain(n)
+        assert [e for _, e in posted_events(slack)] == loud
+        assert outbox.entry(db, quiet[0])[1] == "silenced"  # type: ignore[index]
+
+
+def test_slack_outage_keeps_alarms_pending_until_it_is_back(db: Any) -> None:
+    with SlackStandIn(channels={"C_OTHER"}) as slack:
+        n = notifier(db, slack, storm={"posts_per_second": 50})
+        ids = add_alarms(db, 101, 2)
+        n.cycle()
+        assert [outbox.entry(db, e)[1] for e in ids] == ["pending", "pending"]  # type: ignore[index]
+        slack.channels = None  # the channel is reachable again
+        slack.clear()  # forget the refused attempt
+        n._backoff.clear()
+        drain(n)
+        assert sorted(e for _, e in posted_events(slack)) == sorted(ids)
+
+
+def test_run_stops_on_the_event(db: Any, tmp_path: Path) -> None:
+    n = notifier(db, None)
+    stop = threading.Event()
+    thread = threading.Thread(target=n.run, args=(0.05, stop))
+    thread.start()
+    add_alarms(open_cache(tmp_path / "cache.db"), 101)  # another connection, as the sync would be
+    time.sleep(0.3)
+    stop.set()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert outbox.counts_by_state(db) == {"console": 1}

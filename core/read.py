@@ -14,6 +14,8 @@ from typing import Any
 
 import sqlite_utils
 
+from core.cache.schema import alarm_sql
+
 # Severity order used for "problems first" and colours: the spec's violationType values.
 SEVERITY = ("alarm", "red", "error", "warning", "yellow", "gray")
 
@@ -148,8 +150,7 @@ SYNCED_TABLES = (
     "activities",
     "push_history",
 )
-# A violation: eventType "violation", or any violationType set.
-ALARM_SQL = "(a.event_type = 'violation' OR a.violation_type IS NOT NULL)"
+ALARM_SQL = alarm_sql("a")
 # Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
 CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})
 SD_CARD_OK = frozenset({"normal", "ok", "1", "healthy", "good", "none", "no_card", "nocard", "not_present"})
@@ -370,23 +371,74 @@ def noisiest_panels(db: sqlite_utils.Database, since: int, limit: int = 10) -> l
     return [(panels.get(rid) or PanelRow(rid, None, None, None, None, None), n) for rid, n in counts]
 
 
+def _kind_counts(
+    db: sqlite_utils.Database,
+    since: int | None,
+    until: int | None,
+    org_id: int | None = None,
+    violation_type: str | None = None,
+) -> dict[tuple[int, str], int]:
+    """Alarms per (hour, kind) in [since, until): whole hours from the `activity_hours` rollup, the partial
+    hours at either end from activities, so the answer is exact and fast over millions of rows."""
+    since = 0 if since is None else since
+    until = 2**62 if until is None else until
+    first = -(-since // HOUR_MS) * HOUR_MS  # first whole hour
+    last = until // HOUR_MS * HOUR_MS  # end of the last whole hour
+    extra, params = "", []
+    if org_id is not None:
+        extra += " AND org_id = ?"
+        params.append(org_id)
+    if violation_type is not None:
+        extra += " AND violation_type = ?"
+        params.append(violation_type)
+    kind = "coalesce(violation_type, event_type, 'unknown')"
+    edges = [(since, until)] if first >= last else [(since, first), (last, until)]
+    counts: dict[tuple[int, str], int] = {}
+    for lo, hi in edges:
+        if lo >= hi:
+            continue
+        sql = (
+            f"SELECT (activity_time / {HOUR_MS}) * {HOUR_MS} AS hour, {kind} AS kind, count(*)"
+            " FROM activities"
+            f" WHERE activity_time >= ? AND activity_time < ? AND {alarm_sql()}{extra}"
+            " GROUP BY hour, kind"
+        )
+        for hour, k, n in _rows(db, sql, [lo, hi, *params]):
+            counts[(hour, k)] = counts.get((hour, k), 0) + n
+    if first < last:
+        sql = (
+            f"SELECT hour, {kind} AS kind, sum(n) FROM activity_hours WHERE hour >= ? AND hour < ?{extra}"
+            " GROUP BY hour, kind"
+        )
+        for hour, k, n in _rows(db, sql, [first, last, *params]):
+            counts[(hour, k)] = counts.get((hour, k), 0) + n
+    return counts
+
+
 def hourly_counts(
     db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None
 ) -> list[HourCount]:
     """Alarms per hour and violationType in [since, until)."""
-    where, params, _ = _alarm_where(AlarmFilter(org_id=org_id, since=since, until=until))
-    sql = (
-        f"SELECT (a.activity_time / {HOUR_MS}) * {HOUR_MS} AS hour,"
-        " coalesce(a.violation_type, a.event_type, 'unknown') AS kind, count(*)"
-        f" FROM activities a{where} GROUP BY hour, kind ORDER BY hour, kind"
-    )
-    return [HourCount(hour=h, violation_type=k, count=n) for h, k, n in _rows(db, sql, params)]
+    counts = _kind_counts(db, since, until, org_id)
+    return [HourCount(hour=h, violation_type=k, count=n) for (h, k), n in sorted(counts.items())]
 
 
 def weekday_hour_counts(db: sqlite_utils.Database, flt: AlarmFilter) -> list[WeekdayHourCount]:
+    if (
+        flt.alarms_only
+        and flt.resource_id is None
+        and flt.event_type is None
+        and not (flt.text or "").strip()
+    ):
+        # Every filter left is a dimension of the hourly rollup.
+        cells: dict[tuple[int, int], int] = {}
+        for (hour, _), n in _kind_counts(db, flt.since, flt.until, flt.org_id, flt.violation_type).items():
+            # 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
+            cell = ((hour // DAY_MS + 3) % 7, hour // HOUR_MS % 24)
+            cells[cell] = cells.get(cell, 0) + n
+        return [WeekdayHourCount(weekday=w, hour=h, count=n) for (w, h), n in sorted(cells.items())]
     where, params, needs_panel = _alarm_where(flt)
     join = " LEFT JOIN panels p ON p.resource_id = a.resource_id" if needs_panel else ""
-    # 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
     sql = (
         f"SELECT (a.activity_time / {DAY_MS} + 3) % 7 AS wd, (a.activity_time / {HOUR_MS}) % 24 AS hr,"
         f" count(*) FROM activities a{join}{where} GROUP BY wd, hr ORDER BY wd, hr"

@@ -85,6 +85,8 @@ def test_version_1_cache_is_migrated_in_place_without_losing_data(tmp_path: Path
     indexed = {tuple(i.columns) for i in db["activities"].indexes}
     assert ("activity_time",) in indexed and ("org_id", "activity_time") in indexed
     assert "panel_cursors" in db.table_names() and "panels" in db.table_names()
+    # The hourly rollup added later is built from the activities already there.
+    assert db.execute("SELECT hour, n FROM activity_hours").fetchall() == [(0, 1)]
     # Opening again is a no-op.
     db.close()
     assert schema.migrate(open_cache(path)) == schema.SCHEMA_VERSION

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core import read
 from core.cache.db import open_cache
@@ -240,3 +242,62 @@ def test_kpis(db: sqlite_utils.Database) -> None:
     assert (
         k.alarms_per_hour_24h[-1] == 2 and k.alarms_per_hour_24h[-2] == 1 and sum(k.alarms_per_hour_24h) == 3
     )
+
+
+KINDS = [
+    ("event", None),
+    ("violation", "alarm"),
+    ("violation", "warning"),
+    ("error", "error"),
+    ("error", None),
+]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    events=st.lists(
+        st.tuples(
+            st.integers(0, 30 * HOUR), st.sampled_from(KINDS), st.sampled_from([1, 2]), st.integers(0, 40)
+        ),
+        max_size=60,
+    ),
+    since=st.integers(-HOUR, 31 * HOUR),
+    span=st.integers(0, 31 * HOUR),
+    org=st.sampled_from([None, 1, 2]),
+)
+def test_hourly_and_weekday_counts_equal_counting_by_hand(
+    tmp_path_factory: pytest.TempPathFactory,
+    events: list[tuple[int, tuple[str, str | None], int, int]],
+    since: int,
+    span: int,
+    org: int | None,
+) -> None:
+    """The rollup plus the partial hours at the edges, after upserts that rewrite earlier events, is exact."""
+    db = open_cache(tmp_path_factory.mktemp("prop") / "c.db")
+    final: dict[str, tuple[int, str, str | None, int]] = {}
+    for t, (event_type, violation_type), org_id, n in events:  # a later batch may rewrite an event
+        a = {
+            "eventId": f"e{n}",
+            "activityTime": MONDAY + t,
+            "eventType": event_type,
+            "violationType": violation_type,
+        }
+        with write_transaction(db):
+            upsert_activities(db, "activities", [activity_row(a, 1, org_id)])
+        final[f"e{n}"] = (MONDAY + t, event_type, violation_type, org_id)
+    lo, hi = MONDAY + since, MONDAY + since + span
+    expected: dict[tuple[int, str], int] = {}
+    for t, event_type, violation_type, org_id in final.values():
+        is_alarm = event_type == "violation" or violation_type is not None
+        if is_alarm and lo <= t < hi and org in (None, org_id):
+            key = (t // HOUR * HOUR, violation_type or event_type)
+            expected[key] = expected.get(key, 0) + 1
+    got = {(c.hour, c.violation_type): c.count for c in read.hourly_counts(db, lo, hi, org)}
+    assert got == expected
+    cells: dict[tuple[int, int], int] = {}
+    for (hour, _), n in expected.items():
+        cell = ((hour - MONDAY) // (24 * HOUR) % 7, hour // HOUR % 24)
+        cells[cell] = cells.get(cell, 0) + n
+    heat = read.weekday_hour_counts(db, read.AlarmFilter(org_id=org, since=lo, until=hi))
+    assert {(c.weekday, c.hour): c.count for c in heat} == cells
+    db.close()

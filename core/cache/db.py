@@ -13,6 +13,9 @@ import sqlite_utils
 from core.cache.schema import migrate
 
 BUSY_TIMEOUT_MS = 10_000
+# Per connection: a page cache big enough for the activity indexes (random keys thrash a small one), and
+# reads through mmap rather than one read() per page. Both are upper bounds, not allocations.
+CACHE_PRAGMAS = ("PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456")
 
 
 def default_path() -> Path:
@@ -46,6 +49,8 @@ def _connect(path: Path, check_same_thread: bool) -> sqlite_utils.Database:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
+        for pragma in CACHE_PRAGMAS:
+            db.execute(pragma)
     return db
 
 

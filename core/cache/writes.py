@@ -6,12 +6,17 @@ Records come in as pydantic models (from `core.client`) or plain dicts with the 
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import sqlite_utils
+
+from core.cache.schema import rebuild_activity_hours
+
+# write_transaction is re-exported: callers group several writes into one transaction with it.
+from core.cache.transactions import joined
+from core.cache.transactions import write_transaction as write_transaction
 
 SECRET_KEYS = frozenset(
     {"securitycode", "nccode", "pincode", "mqpassword", "token", "password", "requesttoken", "accesstoken"}
@@ -32,24 +37,6 @@ ACTIVITY_FIELDS = (
 )
 
 
-@contextlib.contextmanager
-def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
-    """One IMMEDIATE transaction: takes the write lock up front, so a concurrent writer waits (busy_timeout)
-    instead of failing half-way; readers keep reading the previous snapshot (WAL)."""
-    db.conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield db
-    except BaseException:
-        if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
-        raise
-    db.conn.execute("COMMIT")
-
-
-def _joined(db: sqlite_utils.Database) -> contextlib.AbstractContextManager[Any]:
-    return contextlib.nullcontext() if db.conn.in_transaction else write_transaction(db)
-
-
 def upsert_rows(
     db: sqlite_utils.Database, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], pk: str
 ) -> int:
@@ -62,7 +49,7 @@ def upsert_rows(
     marks = ", ".join("?" for _ in columns)
     updates = ", ".join(f'"{c}" = excluded."{c}"' for c in columns if c != pk)
     sql = f'INSERT INTO "{table}" ({names}) VALUES ({marks}) ON CONFLICT("{pk}") DO UPDATE SET {updates}'
-    with _joined(db):
+    with joined(db):
         return db.conn.executemany(sql, rows).rowcount
 
 
@@ -82,7 +69,7 @@ def delete_missing(
 ) -> int:
     """Delete rows whose key is not in `keep`, except rows of the panels in `spare_resource_ids` (those whose
     fetch failed, so we do not know what the service has). Joins the caller's transaction if any."""
-    with _joined(db):
+    with joined(db):
         return _delete_missing(db, table, pk, keep, spare_resource_ids)
 
 
@@ -98,6 +85,8 @@ def _delete_missing(
         sql += f" AND (resource_id IS NULL OR resource_id NOT IN ({', '.join('?' for _ in spare)}))"
     deleted = db.conn.execute(sql, spare).rowcount
     db.conn.execute("DELETE FROM _keep")
+    if table == "activities" and deleted:
+        rebuild_activity_hours(db)
     return deleted
 
 
@@ -273,5 +262,20 @@ def activity_row(activity: Any, resource_id: int | None, org_id: int | None) -> 
 
 
 def upsert_activities(db: sqlite_utils.Database, table: str, rows: Iterable[Sequence[Any]]) -> int:
-    """Upsert activity tuples (ACTIVITY_FIELDS order) by event_id into `activities` or `push_history`."""
-    return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
+    """Upsert activity tuples (ACTIVITY_FIELDS order) by event_id into `activities` or `push_history`;
+    for `activities` the hourly alarm counts of the hours touched are recounted in the same transaction."""
+    if table != "activities":
+        return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
+    times: list[int] = []
+
+    def tracked() -> Iterator[Sequence[Any]]:
+        for row in rows:
+            if row[3] is not None:
+                times.append(row[3])
+            yield row
+
+    with joined(db):
+        count = upsert_rows(db, table, ACTIVITY_FIELDS, tracked(), "event_id")
+        if times:
+            rebuild_activity_hours(db, min(times), max(times))
+    return count

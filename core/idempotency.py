@@ -28,9 +28,12 @@ class _SingleDesCascade:
         return self._k3.encrypt(self._k2.decrypt(self._k1.encrypt(plaintext)))
 
 
+_PARITY_MASK = 0xFEFEFEFEFEFEFEFE  # DES ignores the low bit of every key byte
+
+
 def is_degenerate(key: bytes) -> bool:
-    """True when K1 == K2 or K2 == K3 once the parity bits (the low bit of each byte) are ignored."""
-    k1, k2, k3 = (bytes(b & 0xFE for b in key[i : i + 8]) for i in (0, 8, 16))
+    """True when K1 == K2 or K2 == K3 once the parity bits are ignored: the keys DES3 refuses."""
+    k1, k2, k3 = (int.from_bytes(key[i : i + 8], "big") & _PARITY_MASK for i in (0, 8, 16))
     return k1 == k2 or k2 == k3
 
 
@@ -38,9 +41,12 @@ def is_degenerate(key: bytes) -> bool:
 def _cipher(key: bytes) -> _Encryptor:
     # Building a DES3 key schedule costs several times the encryption itself, and the same GET path
     # comes back again and again, so ciphers are kept per key. ECB objects hold no per-call state.
-    if is_degenerate(key):
+    try:
+        return DES3.new(key, DES3.MODE_ECB)
+    except ValueError:
+        if not is_degenerate(key):
+            raise
         return _SingleDesCascade(key)
-    return DES3.new(key, DES3.MODE_ECB)
 
 
 def payload_for(raw_path: str, body: bytes) -> bytes:

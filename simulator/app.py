@@ -31,6 +31,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+MAX_RECORDED_BODY = 256 * 1024
 SECRET_BODY_FIELDS = re.compile(
     r'"(password|mqPassword|pinCode|securityCode|ncCode)"(\s*:\s*)"(?:[^"\\]|\\.)*"'
 )

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.support.processes import Simulator, run_simulator
 from tests.support.spec_client import SpecClient
@@ -80,7 +83,7 @@ def api(simulator: Simulator) -> Iterator[tuple[SpecClient, dict[str, Any]]]:
 
 @pytest.fixture(scope="module")
 def own() -> Iterator[Simulator]:
-    with run_simulator("--alarm-rate", "0", seed=7) as sim:
+    with run_simulator("--alarm-rate", "0", "--first-page", "0", seed=7) as sim:
         yield sim
 
 
@@ -208,16 +211,19 @@ def test_activities_filter_by_type_time_and_group(api: tuple[SpecClient, dict]) 
     )
 
 
-def test_activities_pages_start_where_first_page_says() -> None:
-    with run_simulator("--alarm-rate", "0", "--first-page", "0") as sim, SpecClient(sim.base_url) as client:
-        rid = client.login()["resources"][0]["resourceId"]
-        zero = client.ok("POST", "/activities", {"resourceIds": [rid], "page": 0, "pageSize": 2})
-        one = client.ok("POST", "/activities", {"resourceIds": [rid], "page": 1, "pageSize": 2})
-        assert (
-            zero["page"] == 0
-            and zero["activities"][0]["activityTime"] >= one["activities"][0]["activityTime"]
-        )
-        assert client.call("POST", "/activities", {"resourceIds": [rid], "page": -1}).status_code == 400
+def test_activities_pages_start_where_first_page_says(writer: tuple[SpecClient, dict]) -> None:
+    client, login = writer  # this module's own simulator runs with --first-page 0
+    rid = panels_of(login, 1001)[5]["resourceId"]
+    zero = client.ok("POST", "/activities", {"resourceIds": [rid], "page": 0, "pageSize": 2})
+    one = client.ok("POST", "/activities", {"resourceIds": [rid], "page": 1, "pageSize": 2})
+    assert (
+        zero["page"] == 0 and zero["activities"][-1]["activityTime"] >= one["activities"][0]["activityTime"]
+    )
+    assert client.ok("POST", "/activities", {"resourceIds": [rid], "pageSize": 2})["page"] == 0
+    response = client.call("POST", "/activities", {"resourceIds": [rid], "page": -1})
+    assert response.status_code == 400 and response.json()["message"].startswith("page:")
+    history = client.ok("POST", "/resource/pushnotification/history", {"resourceId": rid, "page": 0})
+    assert history[0]["page"] == 0
 
 
 # --- 4 and 15 --------------------------------------------------------------------------------------------
@@ -577,3 +583,94 @@ def test_device_token_is_stored(writer: tuple[SpecClient, dict], own: Simulator)
     stored = [t for t in httpx.get(f"{own.root_url}/_sim/device-tokens").json() if t["appId"] == "device-A"]
     assert [(t["userId"], t["requestToken"]) for t in stored] == [(login["userId"], "push-token-2")]
     assert client.call("POST", "/devicetoken/addorupdate", {**body, "userId": 1}).status_code == 404
+
+
+# --- no input makes a 500 -------------------------------------------------------------------------------
+FIELDS = [
+    "resourceIds",
+    "page",
+    "pageSize",
+    "startTime",
+    "endTime",
+    "startSec",
+    "finishSec",
+    "types",
+    "groupIds",
+    "userId",
+    "authorizedResourceIds",
+    "privilegeGroups",
+    "privilegeGroupId",
+    "authorized",
+    "organizationId",
+    "period",
+    "dayOfWeek",
+    "start",
+    "end",
+    "taskId",
+    "notificationOptions",
+    "resources",
+    "users",
+    "brand",
+    "deviceSerial",
+    "name",
+    "subscriptionId",
+    "billId",
+    "monthFilter",
+    "phoneNumber",
+    "identityNumber",
+    "description",
+    "resourceId",
+    "requestToken",
+    "appId",
+    "screenName",
+    "password",
+]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), inner, max_size=6)
+    ),
+    max_leaves=12,
+)
+BODY_OPERATIONS = [
+    ("POST", "/activities"),
+    ("POST", "/user/privilege-groups-and-resources/add-or-update"),
+    ("POST", "/enterprise/schedule/tasks/update"),
+    ("POST", "/camera/add"),
+    ("POST", "/subscription/bill"),
+    ("POST", "/customer/phone"),
+    ("PUT", "/panel/sensor/{}/update-description"),
+    ("DELETE", "/resource/user/delete"),
+    ("DELETE", "/user/delete"),
+    ("POST", "/resource/pushnotification/history"),
+    ("POST", "/devicetoken/addorupdate"),
+    ("POST", "/auth/login"),
+    ("GET", "/user/{}/organization-users"),
+    ("GET", "/user/email/{}"),
+    ("GET", "/panel/{}/controller/list"),
+    ("GET", "/role/user/{}/privilege-groups"),
+    ("GET", "/role/{}/privilege-groups"),
+    ("GET", "/panel/{}/sensor/list"),
+]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operation=st.sampled_from(BODY_OPERATIONS), body=JSON_VALUES, segment=st.text(min_size=1, max_size=12))
+def test_arbitrary_input_never_makes_a_500(
+    writer: tuple[SpecClient, dict], operation: tuple[str, str], body: Any, segment: str
+) -> None:
+    client, _ = writer
+    method, path = operation
+    response = client.call(method, path.format(quote(segment, safe="")), body)
+    assert response.status_code in {200, 400, 401, 404, 405, 409}, response.text
+    if response.status_code != 200:
+        error = response.json()
+        assert set(error) == {"statusCode", "error", "message", "path"}
+        assert error["statusCode"] == response.status_code and error["error"].isupper()
+
+
+def test_deeply_nested_json_is_a_400(writer: tuple[SpecClient, dict]) -> None:
+    client, _ = writer
+    response = client.call("POST", "/activities", raw=b"[" * 100_000 + b"]" * 100_000)
+    assert response.status_code == 400 and response.json()["message"] == "body: malformed JSON"

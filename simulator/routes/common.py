@@ -53,7 +53,7 @@ async def parse(request: Request, model: type[M]) -> M:
         raise ApiError(400, "body: required")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         raise ApiError(400, "body: malformed JSON") from exc
     if not isinstance(data, dict):
         raise ApiError(400, "body: must be a JSON object")

@@ -283,9 +283,9 @@ def test_a_post_whose_answer_was_lost_is_retried_and_executed_once(sim: Simulato
         time.sleep(1.0)  # let the first, slow attempt reach the server's idempotency check
         assert [c.name for c in sam.list_cameras()].count(name) == 1
     posts = [r for r in recorded(sim) if r["path"] == "/api/camera/add" and name in r["body"]]
-    assert len(posts) == 2
-    assert posts[0]["headers"]["idempotency-key"] == posts[1]["headers"]["idempotency-key"]
-    assert posts[0]["body"] == posts[1]["body"]
+    assert len(posts) >= 2  # the lost first attempt and at least one retry
+    assert len({p["headers"]["idempotency-key"] for p in posts}) == 1
+    assert len({p["body"] for p in posts}) == 1
 
 
 def test_secrets_never_reach_the_logs(sam: SamClient, caplog: pytest.LogCaptureFixture) -> None:

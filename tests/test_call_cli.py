@@ -66,7 +66,9 @@ def compact(data: object) -> str:
 def test_every_operation_is_sent_as_the_spec_describes(
     sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with SamClient(Settings(_env_file=None, base_url=sim.base_url)) as sam:
+    with SamClient(
+        Settings(_env_file=None, base_url=sim.base_url, screen_name="demo", password="demo")
+    ) as sam:
         login = sam.login()
         pid = login.panels[0].resource_id
         sensor_id = sam.list_panel_sensors(pid).sensors[0].id

@@ -39,16 +39,14 @@ SEED = 7
 ALL_GROUPS = range(1, 7)  # the simulator's privilege groups; operation 4 must list every one
 
 
+def settings_for(sim: Simulator, **overrides: object) -> Settings:
+    """Settings for `sim` whatever the environment says: the demo user, no default organization."""
+    values: dict = {"screen_name": "demo", "password": "demo", "organization_id": None}
+    return Settings(_env_file=None, base_url=sim.base_url, **(values | overrides))
+
+
 def make_client(sim: Simulator, **overrides: object) -> SamClient:
-    settings = Settings(
-        _env_file=None,
-        base_url=sim.base_url,
-        screen_name="demo",
-        password="demo",
-        organization_id=None,
-        **overrides,
-    )
-    return SamClient(settings)
+    return SamClient(settings_for(sim, **overrides))
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +233,7 @@ def test_iterators_walk_every_page(sim: Simulator, sam: SamClient) -> None:
 
 
 def test_throttling_is_retried_with_retry_after(sim: Simulator, sleeps: list[float]) -> None:
-    settings = Settings(_env_file=None, base_url=sim.base_url, max_retries=12, organization_id=1001)
+    settings = settings_for(sim, max_retries=12, organization_id=1001)
     with SamClient(settings, sleep=sleeps.append) as sam:
         sam.login()
         faults(sim, throttleRate=0.3)
@@ -248,7 +246,7 @@ def test_throttling_is_retried_with_retry_after(sim: Simulator, sleeps: list[flo
 
 
 def test_error_rate_retries_gateway_errors_only(sim: Simulator, sleeps: list[float]) -> None:
-    settings = Settings(_env_file=None, base_url=sim.base_url, max_retries=12, organization_id=1001)
+    settings = settings_for(sim, max_retries=12, organization_id=1001)
     outcomes = []
     with SamClient(settings, sleep=sleeps.append) as sam:
         sam.login()
@@ -272,7 +270,7 @@ def test_a_post_whose_answer_was_lost_is_retried_and_executed_once(sim: Simulato
     def heal_then_sleep(seconds: float) -> None:
         faults(sim, latencyMs=0)  # the retry will be answered at once
 
-    settings = Settings(_env_file=None, base_url=sim.base_url, timeout=0.8, organization_id=1001)
+    settings = settings_for(sim, timeout=0.8, organization_id=1001)
     with SamClient(settings, sleep=heal_then_sleep) as sam:
         sam.login()
         faults(sim, latencyMs=1500)  # the first attempt times out; the server still executes it later

@@ -125,9 +125,13 @@ def sleeps() -> list[float]:
 
 @pytest.fixture
 def client(service: FakeService, sleeps: list[float]) -> Iterator[SamClient]:
-    settings = Settings(base_url=service.base_url, password=PASSWORD, max_retries=2, timeout=0.5)
-    with SamClient(settings, sleep=sleeps.append) as sam:
+    with SamClient(settings_for(service), sleep=sleeps.append) as sam:
         yield sam
+
+
+def settings_for(service: FakeService, **overrides: object) -> Settings:
+    values: dict = {"password": PASSWORD, "max_retries": 2, "timeout": 5.0, "organization_id": None}
+    return Settings(_env_file=None, base_url=service.base_url, **(values | overrides))
 
 
 def api_requests(service: FakeService) -> list[Seen]:
@@ -262,18 +266,19 @@ def test_a_dropped_connection_is_retried_transparently(client: SamClient, servic
     assert client.list_cameras()[0].resource_id == 9
 
 
-def test_timeouts_become_transport_errors(client: SamClient, service: FakeService) -> None:
-    client.max_retries = 0
-    service.script = [Reply(mode="slow")]
-    with pytest.raises(TransportError, match="timed out"):
-        client.list_cameras()
+def test_timeouts_become_transport_errors(service: FakeService) -> None:
+    with SamClient(settings_for(service, max_retries=0, timeout=0.3)) as sam:
+        sam.login()
+        service.script = [Reply(mode="slow")]
+        with pytest.raises(TransportError, match="timed out"):
+            sam.list_cameras()
 
 
 def test_refused_connection_is_a_transport_error(sleeps: list[float]) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # bound, never listening: connections are refused
-        settings = Settings(base_url=f"http://127.0.0.1:{port}/api", max_retries=1, organization_id=1)
+        settings = Settings(_env_file=None, base_url=f"http://127.0.0.1:{port}/api", max_retries=1)
         with SamClient(settings, sleep=sleeps.append) as sam, pytest.raises(TransportError):
             sam.login()
     assert len(sleeps) == 1

@@ -185,31 +185,37 @@ class BaseClient:
         """Send `op` and parse its answer into the operation's result type."""
         content = serialize(body) if op.has_body else b""
         params = {k: v for k, v in (query or {}).items() if v is not None}
-        request = self._http.build_request(op.method, op.render_path(dict(path_params or {})), params=params)
-        url = request.url
+        url = self._http.build_request(op.method, op.render_path(dict(path_params or {})), params=params).url
         raw_path = url.raw_path.decode("ascii").split("?", 1)[0]
         where = {"method": op.method, "path": raw_path}
-        # Hash the path exactly as httpx will put it in the request line, relative to the base URL.
+        # Computed once for the logical call, from the path exactly as httpx puts it on the request line.
         headers = {"Idempotency-Key": idempotency_key(payload_for(raw_path[len(self._base_path) :], content))}
         if content:
             headers["Content-Type"] = "application/json"
-        if not op.auth:
-            data = self._send(op.method, url, content, headers, where)
-        else:
+        if op.auth:
             headers["OrganizationId"] = str(self.resolve_org(org))
-            token = self._current_token()
-            try:
-                data = self._send(
-                    op.method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where
-                )
-            except AuthenticationError:
-                token = self._renew_token(token)
-                data = self._send(
-                    op.method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where
-                )
+            data = self._send_authorized(op.method, url, content, headers, where)
+        else:
+            data = self._send(op.method, url, content, headers, where)
+        return self._parse(op, data, where)
+
+    def _send_authorized(
+        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: dict[str, str]
+    ) -> Any:
+        """`_send` with the bearer token; on a 401, log in again (once for all threads) and repeat once."""
+        token = self._current_token()
+        try:
+            return self._send(method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where)
+        except AuthenticationError:
+            token = self._renew_token(token)
+            return self._send(method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where)
+
+    @staticmethod
+    def _parse(op: Operation, data: Any, where: dict[str, str]) -> Any:
         try:
             return op.adapter.validate_python(data)
         except ValidationError as exc:
+            # Field locations and messages only: input values could be secrets.
             problems = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}"
                 for e in exc.errors(include_url=False, include_input=False)[:5]

@@ -5,14 +5,16 @@ from __future__ import annotations
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Iterator
 
 import httpx
+import pytest
 
-from tests.support.processes import ROOT, free_port, run_simulator, samops_cmd, stop, wait_http
+from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, stop, wait_http
 from tests.support.spec_client import SpecClient
 
 
-def test_start_prints_the_base_url_and_demo_credentials() -> None:
+def test_start_prints_the_base_url_and_credentials_and_tokens_expire() -> None:
     port = free_port()
     cmd = samops_cmd(
         "simulator",
@@ -20,6 +22,8 @@ def test_start_prints_the_base_url_and_demo_credentials() -> None:
         str(port),
         "--alarm-rate",
         "0",
+        "--token-ttl",
+        "1",
         "--demo-screen-name",
         "alice",
         "--demo-password",
@@ -31,6 +35,13 @@ def test_start_prints_the_base_url_and_demo_credentials() -> None:
         assert httpx.get(f"http://127.0.0.1:{port}/healthz").json() == {"status": "ok"}
         with SpecClient(f"http://127.0.0.1:{port}/api") as client:
             assert client.login("alice", "wonder")["screenName"] == "alice"
+            assert client.call("GET", "/camera/list").status_code == 200
+            time.sleep(1.2)
+            expired = client.call("GET", "/camera/list")
+            assert expired.status_code == 401 and expired.json()["error"] == "UNAUTHORIZED"
+            assert "expired" in expired.json()["message"]
+            client.login("alice", "wonder")
+            assert client.call("GET", "/camera/list").status_code == 200
     finally:
         stop(proc)
     out = proc.stdout.read().decode() if proc.stdout else ""
@@ -45,9 +56,21 @@ def test_bad_options_are_a_usage_error() -> None:
         assert b"usage: samops simulator" in done.stderr and b"Traceback" not in done.stderr
 
 
-def test_faults_answer_5xx_and_429_with_retry_after_and_change_at_run_time() -> None:
-    faulty = run_simulator("--alarm-rate", "0", "--error-rate", "0.3", "--throttle-rate", "0.3")
-    with faulty as sim, SpecClient(sim.base_url) as client:
+@pytest.fixture(scope="module")
+def chaos() -> Iterator[Simulator]:
+    """Faults and a fast live feed; the faults test runs first and the live test turns faults off."""
+    with run_simulator("--alarm-rate", "600", "--error-rate", "0.3", "--throttle-rate", "0.3") as sim:
+        yield sim
+
+
+def test_faults_answer_5xx_and_429_with_retry_after_and_change_at_run_time(chaos: Simulator) -> None:
+    sim = chaos
+    assert httpx.post(f"{sim.root_url}/_sim/faults", json={}).json() == {
+        "errorRate": 0.3,
+        "throttleRate": 0.3,
+        "latencyMs": 0,
+    }
+    with SpecClient(sim.base_url) as client:
         statuses: Counter[int] = Counter()
         for _ in range(60):
             response = client.call(
@@ -72,16 +95,20 @@ def test_faults_answer_5xx_and_429_with_retry_after_and_change_at_run_time() -> 
         assert bad.status_code == 400 and "errorRate" in bad.json()["message"]
 
 
-def test_live_activities_appear_at_the_alarm_rate_and_can_be_injected() -> None:
-    with run_simulator("--alarm-rate", "600") as sim, SpecClient(sim.base_url) as client:
+def test_live_activities_appear_at_the_alarm_rate_and_can_be_injected(chaos: Simulator) -> None:
+    sim = chaos
+    httpx.post(f"{sim.root_url}/_sim/faults", json={"errorRate": 0, "throttleRate": 0, "latencyMs": 0})
+    with SpecClient(sim.base_url) as client:
         login = client.login()
         since = int(time.time() * 1000)
         deadline = time.monotonic() + 20
         fresh: list[dict] = []
-        while time.monotonic() < deadline and len(fresh) < 3:
+        alarms: list[dict] = []
+        while time.monotonic() < deadline and not (len(fresh) >= 3 and alarms):
             time.sleep(0.3)
             fresh = httpx.get(f"{sim.root_url}/_sim/activities", params={"since": since}).json()
-        assert len(fresh) >= 3
+            alarms = [a for a in fresh if a["violationType"] == "alarm" and a["eventType"] == "violation"]
+        assert len(fresh) >= 3 and alarms
         assert all({"resourceId", "orgId", "eventId"} <= a.keys() for a in fresh)
         mine = next(p["resourceId"] for p in login["resources"] if p["orgId"] == 1001)
         injected = httpx.post(

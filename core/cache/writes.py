@@ -66,24 +66,27 @@ def delete_missing(
     pk: str,
     keep: Iterable[Any],
     spare_resource_ids: Iterable[int] = (),
+    spare_column: str = "resource_id",
 ) -> int:
-    """Delete rows whose key is not in `keep`, except rows of the panels in `spare_resource_ids` (those whose
-    fetch failed, so we do not know what the service has). Joins the caller's transaction if any."""
+    """Delete rows whose key is not in `keep`, except rows whose `spare_column` (the panel, or the
+    organization) is in `spare_resource_ids`: those whose fetch failed, so we do not know what the service
+    has. Joins the caller's transaction if any."""
     with joined(db):
-        return _delete_missing(db, table, pk, keep, spare_resource_ids)
+        return _delete_missing(db, table, pk, keep, set(spare_resource_ids), spare_column)
 
 
 def _delete_missing(
-    db: sqlite_utils.Database, table: str, pk: str, keep: Iterable[Any], spare_resource_ids: Iterable[int]
+    db: sqlite_utils.Database, table: str, pk: str, keep: Iterable[Any], spare: set[int], spare_column: str
 ) -> int:
     db.conn.execute("CREATE TEMP TABLE IF NOT EXISTS _keep (k PRIMARY KEY) WITHOUT ROWID")
     db.conn.execute("DELETE FROM _keep")
     db.conn.executemany("INSERT OR IGNORE INTO _keep (k) VALUES (?)", ((k,) for k in keep))
-    spare = sorted(set(spare_resource_ids))
+    values = sorted(spare)
     sql = f'DELETE FROM "{table}" WHERE "{pk}" NOT IN (SELECT k FROM _keep)'
-    if spare:
-        sql += f" AND (resource_id IS NULL OR resource_id NOT IN ({', '.join('?' for _ in spare)}))"
-    deleted = db.conn.execute(sql, spare).rowcount
+    if values:
+        marks = ", ".join("?" for _ in values)
+        sql += f' AND ("{spare_column}" IS NULL OR "{spare_column}" NOT IN ({marks}))'
+    deleted = db.conn.execute(sql, values).rowcount
     db.conn.execute("DELETE FROM _keep")
     if table == "activities" and deleted:
         rebuild_activity_hours(db)

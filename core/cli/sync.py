@@ -1,0 +1,157 @@
+"""`samops sync`: pull the configured service (or the simulator) into the local SQLite cache.
+
+    samops sync [--once | --every SECONDS] [--full] [--db PATH] [--concurrency N]
+
+Exit codes: 0 everything synced, 1 something failed (recorded in sync_state, see `samops status`), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from core.redact import install
+from core.sync import DEFAULT_OVERLAP_MS, Progress, SyncOptions, SyncReport
+
+PROG = "samops sync"
+log = logging.getLogger("samops.sync")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description="Pull the service into the local SQLite cache.")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--once", action="store_true", help="sync once and exit (the default)")
+    when.add_argument(
+        "--every", type=_seconds, metavar="SECONDS", help="sync again every SECONDS until stopped"
+    )
+    p.add_argument(
+        "--full", action="store_true", help="refetch everything and drop what the service no longer has"
+    )
+    p.add_argument(
+        "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
+    )
+    p.add_argument(
+        "--concurrency", type=_positive_int, default=8, metavar="N", help="parallel requests (default 8)"
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="log every request")
+    return p
+
+
+def _setup_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    install(handler)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    if not verbose:
+        logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+@contextmanager
+def _progress() -> Iterator[Progress]:
+    """A rich progress bar on a terminal; a log line every tenth of the work otherwise."""
+    if sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(
+            TextColumn("sync"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+        ) as bar:
+            task = bar.add_task("", total=None)
+
+            def show(done: int, total: int, what: str) -> None:
+                bar.update(task, completed=done, total=total, description=what)
+
+            yield show
+        return
+    step = {"next": 0}
+
+    def log_line(done: int, total: int, what: str) -> None:
+        if done >= step["next"] or done == total:
+            log.info("fetched %d/%d (%s)", done, total, what)
+            step["next"] = done + max(1, total // 10)
+
+    yield log_line
+
+
+def _summary(report: SyncReport, seconds: float) -> str:
+    rows = ", ".join(f"{table} {n}" for table, n in report.rows.items())
+    deleted = sum(report.deleted.values())
+    text = f"synced {report.panels} panels in {seconds:.1f} s: {rows}"
+    if deleted:
+        text += f"; deleted {deleted}"
+    if report.errors:
+        text += f"; {len(report.errors)} failed (see `samops status`)"
+    return text
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    _setup_logging(args.verbose)
+    # Imported here so that `samops sync --help` and usage errors stay instant.
+    from core.cache.db import open_cache
+    from core.cache.schema import SchemaTooNewError
+    from core.client import SamClient
+    from core.settings import Settings
+    from core.sync import run_sync
+
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        fields = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
+        print(f"{PROG}: invalid configuration: {fields}", file=sys.stderr)
+        return 2
+    path = args.db or settings.db_path
+    try:
+        db = open_cache(path)
+    except (SchemaTooNewError, OSError, Exception) as exc:
+        print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
+        return 1
+    options = SyncOptions(full=args.full, concurrency=args.concurrency, overlap_ms=DEFAULT_OVERLAP_MS)
+    code = 0
+    try:
+        with SamClient(settings) as client:
+            while True:
+                started = time.monotonic()
+                with _progress() as progress:
+                    report = run_sync(db, client, options, progress)
+                log.info("%s", _summary(report, time.monotonic() - started))
+                code = 0 if report.ok else 1
+                if args.every is None:
+                    return code
+                time.sleep(max(0.0, args.every - (time.monotonic() - started)))
+    except KeyboardInterrupt:
+        return code
+    finally:
+        db.close()

@@ -1,0 +1,293 @@
+"""Pull the service into the cache: one login, per-panel fetches in a bounded pool, one transaction per table.
+
+Everything is fetched first (in worker threads sharing one client), then each table is written in a single
+transaction by the calling thread, so a `kill -9` at any moment leaves every table as the previous run left
+it, and the activity cursors only move forward together with the activities they cover.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlite_utils
+
+from core.cache import writes
+from core.cache.transactions import write_transaction
+from core.client import SamClient
+
+log = logging.getLogger("samops.sync")
+
+DEFAULT_OVERLAP_MS = 10 * 60_000
+# The order tables are written in, and what keys and scopes them.
+PER_ORG = ("users", "cameras", "controller_values")
+PER_PANEL = ("sensors", "controllers", "activities", "push_history")
+TABLES = ("organizations", "panels", *PER_ORG, *PER_PANEL)
+PKS = {
+    "organizations": "id",
+    "panels": "resource_id",
+    "users": "user_id",
+    "cameras": "resource_id",
+    "controller_values": "resource_controller_id",
+    "sensors": "id",
+    "controllers": "id",
+    "activities": "event_id",
+    "push_history": "event_id",
+}
+CURSOR_TABLES = ("activities", "push_history")
+
+Progress = Callable[[int, int, str], None]  # (done, total, what just finished)
+
+
+@dataclass
+class SyncOptions:
+    full: bool = False
+    concurrency: int = 8
+    overlap_ms: int = DEFAULT_OVERLAP_MS
+
+
+@dataclass
+class SyncReport:
+    started_at: int
+    rows: dict[str, int] = field(default_factory=dict)  # rows fetched and upserted, per table
+    deleted: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    panels: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+@dataclass
+class _Fetched:
+    """What the workers brought back for one table."""
+
+    rows: list[Any] = field(default_factory=list)
+    failed_scopes: set[int] = field(default_factory=set)  # panels (or organizations) whose fetch failed
+    errors: list[str] = field(default_factory=list)
+    cursors: dict[int, int] = field(default_factory=dict)  # panel -> new cursor, for activity tables
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _panel_cursors(db: sqlite_utils.Database, table: str) -> dict[int, int]:
+    rows = db.execute(
+        "SELECT resource_id, cursor FROM panel_cursors WHERE table_name = ?", [table]
+    ).fetchall()
+    return {rid: cursor for rid, cursor in rows}
+
+
+def run_sync(
+    db: sqlite_utils.Database,
+    client: SamClient,
+    options: SyncOptions | None = None,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """One sync of every organization of the login; errors are recorded in sync_state and the report."""
+    options = options or SyncOptions()
+    report = SyncReport(started_at=now_ms())
+    try:
+        login = client.login()
+    except Exception as exc:
+        message = f"login: {exc}"
+        log.error("sync failed: %s", message)
+        report.errors.append(message)
+        with write_transaction(db):
+            for table in TABLES:
+                _record_state(db, table, report.started_at, [message], None)
+        return report
+
+    org_ids = _org_ids(login, client)
+    names = {_to_int(o.id): o.name for o in login.organizations or []}
+    panels = [(r.resource_id, r.org_id) for r in login.resources or [] if r.resource_id is not None]
+    panels = [(rid, org) for rid, org in panels if org is None or org in org_ids]
+    report.panels = len(panels)
+    fetched = {table: _Fetched() for table in TABLES}
+    fetched["organizations"].rows = [
+        writes.organization_row({"id": o, "name": names.get(o)}) for o in org_ids
+    ]
+    fetched["panels"].rows = [
+        writes.panel_row(r) for r in login.resources or [] if r.resource_id in {rid for rid, _ in panels}
+    ]
+
+    cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in CURSOR_TABLES}
+    jobs = _jobs(client, login.user_id, org_ids, panels, cursors, options.overlap_ms, report.started_at)
+    _fetch_all(jobs, fetched, options.concurrency, progress)
+
+    for table in TABLES:
+        _write_table(db, table, fetched[table], options.full, report)
+    return report
+
+
+def _org_ids(login: Any, client: SamClient) -> list[int]:
+    ids = list(login.organization_id_list()) if hasattr(login, "organization_id_list") else []
+    if not ids:
+        ids = [i for i in (_to_int(o.id) for o in login.organizations or []) if i is not None]
+    wanted = client.settings.organization_id
+    return [wanted] if wanted is not None and wanted in ids else ids
+
+
+def _to_int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# A job: (table, scope id, label, function returning (rows, cursor or None)).
+Job = tuple[str, int, str, Callable[[], tuple[list[Any], int | None]]]
+
+
+def _jobs(
+    client: SamClient,
+    user_id: int | None,
+    org_ids: list[int],
+    panels: list[tuple[int, int | None]],
+    cursors: dict[str, dict[int, int]],
+    overlap_ms: int,
+    started_at: int,
+) -> list[Job]:
+    jobs: list[Job] = []
+    for org in org_ids:
+        if user_id is not None:
+            jobs.append(("users", org, f"org {org}", _users(client, user_id, org)))
+        jobs.append(("cameras", org, f"org {org}", _cameras(client, org)))
+        jobs.append(("controller_values", org, f"org {org}", _controller_values(client, org)))
+    for rid, org in panels:
+        jobs.append(("sensors", rid, f"panel {rid}", _sensors(client, rid, org)))
+        jobs.append(("controllers", rid, f"panel {rid}", _controllers(client, rid, org)))
+        for table in CURSOR_TABLES:
+            cursor = cursors[table].get(rid)
+            start = None if cursor is None else max(0, cursor - overlap_ms)
+            jobs.append((table, rid, f"panel {rid}", _activities(client, table, rid, org, start, started_at)))
+    return jobs
+
+
+def _users(client: SamClient, user_id: int, org: int) -> Callable[[], tuple[list[Any], None]]:
+    return lambda: ([writes.user_row(u, org) for u in client.list_organization_users(user_id, org=org)], None)
+
+
+def _cameras(client: SamClient, org: int) -> Callable[[], tuple[list[Any], None]]:
+    return lambda: ([writes.camera_row(c, org) for c in client.list_cameras(org=org)], None)
+
+
+def _controller_values(client: SamClient, org: int) -> Callable[[], tuple[list[Any], None]]:
+    def fetch() -> tuple[list[Any], None]:
+        entries = [writes.controller_value_row(e, None) for e in client.list_controller_data_log(org=org)]
+        # Several entries of one controller: the latest wins, as it is upserted last.
+        entries.sort(key=lambda r: r["last_update"] or 0)
+        return entries, None
+
+    return fetch
+
+
+def _sensors(client: SamClient, rid: int, org: int | None) -> Callable[[], tuple[list[Any], None]]:
+    return lambda: (writes.sensor_rows(client.list_panel_sensors(rid, org=org), rid), None)
+
+
+def _controllers(client: SamClient, rid: int, org: int | None) -> Callable[[], tuple[list[Any], None]]:
+    return lambda: (
+        [writes.controller_row(c, rid) for c in client.list_panel_controllers(rid, org=org)],
+        None,
+    )
+
+
+def _activities(
+    client: SamClient, table: str, rid: int, org: int | None, start: int | None, started_at: int
+) -> Callable[[], tuple[list[Any], int]]:
+    def fetch() -> tuple[list[Any], int]:
+        if table == "activities":
+            items = client.iter_activities([rid], start_time=start, org=org)
+        else:
+            items = client.iter_push_history(rid, start_time=start, org=org)
+        rows = [writes.activity_row(a, rid, org) for a in items]
+        # The next run asks from this run's start (minus the overlap): later events are not missed.
+        return [r for r in rows if r[0] is not None], started_at
+
+    return fetch
+
+
+def _fetch_all(
+    jobs: list[Job], fetched: dict[str, _Fetched], concurrency: int, progress: Progress | None
+) -> None:
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="sync") as pool:
+        futures: dict[Future[tuple[list[Any], int | None]], tuple[str, int, str]] = {
+            pool.submit(fn): (table, scope, label) for table, scope, label, fn in jobs
+        }
+        for done, future in enumerate(as_completed(futures), start=1):
+            table, scope, label = futures[future]
+            into = fetched[table]
+            try:
+                rows, cursor = future.result()
+            except Exception as exc:
+                message = f"{table} of {label}: {exc}"
+                log.warning("sync: %s", message)
+                into.failed_scopes.add(scope)
+                into.errors.append(message)
+            else:
+                into.rows.extend(rows)
+                if cursor is not None:
+                    into.cursors[scope] = cursor
+            if progress:
+                progress(done, len(futures), f"{table} of {label}")
+
+
+def _write_table(
+    db: sqlite_utils.Database, table: str, data: _Fetched, full: bool, report: SyncReport
+) -> None:
+    pk = PKS[table]
+    with write_transaction(db):
+        if table in CURSOR_TABLES:
+            count = writes.upsert_activities(db, table, data.rows)
+            db.conn.executemany(
+                "INSERT INTO panel_cursors (table_name, resource_id, cursor) VALUES (?, ?, ?)"
+                " ON CONFLICT(table_name, resource_id) DO UPDATE SET cursor = excluded.cursor",
+                [(table, rid, cursor) for rid, cursor in data.cursors.items()],
+            )
+        else:
+            rows = [r for r in data.rows if r.get(pk) is not None]
+            count = writes.upsert_dicts(db, table, rows, pk) if rows else 0
+        if full:
+            spare_column = "org_id" if table in ("users", "cameras") else "resource_id"
+            spare = data.failed_scopes
+            if table == "controller_values" and spare:
+                spare = _panels_of_orgs(db, data.failed_scopes)
+            keep = (r[0] for r in data.rows) if table in CURSOR_TABLES else (r[pk] for r in data.rows)
+            report.deleted[table] = writes.delete_missing(db, table, pk, keep, spare, spare_column)
+        cursor = report.started_at if table in CURSOR_TABLES and not data.errors else None
+        _record_state(db, table, report.started_at, data.errors, cursor)
+    report.rows[table] = count
+    report.errors.extend(data.errors)
+
+
+def _panels_of_orgs(db: sqlite_utils.Database, orgs: Iterable[int]) -> set[int]:
+    marks = ", ".join("?" for _ in orgs)
+    return {r[0] for r in db.execute(f"SELECT resource_id FROM panels WHERE org_id IN ({marks})", list(orgs))}
+
+
+def _record_state(
+    db: sqlite_utils.Database, table: str, at: int, errors: list[str], cursor: int | None
+) -> None:
+    """sync_state of `table`: last_success only when nothing failed; the first error, with how many more."""
+    rows = db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    error = None
+    if errors:
+        error = errors[0] + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
+    db.conn.execute(
+        "INSERT INTO sync_state"
+        " (table_name, last_success, last_error, last_error_at, cursor, rows, last_attempt)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(table_name) DO UPDATE SET"
+        " last_success = coalesce(excluded.last_success, last_success),"
+        " last_error = coalesce(excluded.last_error, last_error),"
+        " last_error_at = coalesce(excluded.last_error_at, last_error_at),"
+        " cursor = coalesce(excluded.cursor, cursor), rows = excluded.rows,"
+        " last_attempt = excluded.last_attempt",
+        [table, None if errors else at, error, at if errors else None, cursor, rows, at],
+    )

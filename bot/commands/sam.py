@@ -51,10 +51,9 @@ def _error_reply(err: Exception, inv: Invocation, cmd: Subcommand) -> tuple[Repl
     """The sentence for a failure, and the outcome recorded for it."""
     ref = inv.reference
     if isinstance(err, NotFoundError):
-        what = " ".join(inv.args) or " ".join(cmd.path)
-        return Reply(
-            text=f"Not found: `{escape(what)}` — the service knows no such record here."
-        ), "not found"
+        what = " ".join(inv.args)
+        subject = f"{cmd.path[0]} `{escape(what)}`" if what else f"`{' '.join(cmd.path)}`"
+        return Reply(text=f"Not found: {subject} — the service knows no such record here."), "not found"
     if isinstance(err, TransportError):
         text = (
             f"The service did not answer in time or could not be reached; try again soon (reference `{ref}`)."

@@ -141,9 +141,10 @@ def blocks_to_text(blocks: Sequence[dict[str, Any]]) -> str:
             title = block.get("text", {}).get("text", "")
             out.append(f"{title}\n{'=' * min(len(title), 60)}")
         elif kind == "section":
-            if text := block.get("text", {}).get("text"):
+            text = (block.get("text") or {}).get("text") or ""
+            if text.strip():
                 out.append(text)
-            fields = [f.get("text", "") for f in block.get("fields") or []]
+            fields = [f.get("text", "").replace("\n", ": ", 1) for f in block.get("fields") or []]
             out.extend(f"  {f}" for f in fields)
         elif kind == "context":
             out.append("  ".join(e.get("text", "") for e in block.get("elements") or [] if "text" in e))

@@ -33,6 +33,7 @@ from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
 SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
 BOT_TOKEN = "xoxb-samops-test"
+START_TIMEOUT_S = 90.0  # a loaded 2-core machine takes long to import slack_bolt and friends
 _names = itertools.count(1)
 
 
@@ -247,7 +248,7 @@ def run_bot(
     )
     root = f"http://127.0.0.1:{port}"
     try:
-        wait_http(f"{root}/healthz", proc)
+        wait_http(f"{root}/healthz", proc, timeout=START_TIMEOUT_S)
         yield BotProcess(
             url=f"{root}/slack/events",
             root_url=root,

@@ -1,0 +1,90 @@
+"""`/sam alarms [panel] [since]`: recent alarms from the local cache (the read API)."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+
+from bot.commands.panels_lookup import resolve_panels
+from bot.commands.registry import Invocation, Reply, UsageError, subcommand
+from bot.context import AppContext
+from bot.render.common import escape, join_lines, section
+from bot.render.lists import alarms_blocks
+from core.read import AlarmFilter, freshness, recent_alarms
+
+DEFAULT_SINCE_MS = 24 * 3_600_000
+SHOWN = 200  # rows read for one answer; the message says how many more there are
+_DURATION = re.compile(r"(\d{1,6})(m|min|h|d|w)", re.IGNORECASE)
+_UNIT_MS = {"m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 7 * 86_400_000}
+
+
+def parse_since(word: str, now_ms: int) -> int | None:
+    """`2h`, `30m`, `1d`, `2w` before now, or a UTC date `2026-11-20`; None if `word` is neither."""
+    match = _DURATION.fullmatch(word)
+    if match:
+        return now_ms - int(match.group(1)) * _UNIT_MS[match.group(2).lower()]
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", word):
+        try:
+            day = datetime.strptime(word, "%Y-%m-%d").replace(tzinfo=UTC)
+        except ValueError:
+            raise UsageError(f"`{word}` is not a date (YYYY-MM-DD)") from None
+        return int(day.timestamp() * 1000)
+    return None
+
+
+@subcommand(
+    "alarms",
+    usage="/sam alarms [panel] [since]",
+    summary="recent alarms, of all panels or one; since like 2h, 30m, 1d or 2026-11-20 (default 24h)",
+    examples=("/sam alarms", "/sam alarms 1001 2h", "/sam alarms Warehouse 2026-11-20"),
+)
+def alarms(inv: Invocation, ctx: AppContext) -> Reply:
+    now = int(time.time() * 1000)
+    words = list(inv.args)
+    since = parse_since(words[-1], now) if words else None
+    if since is not None:
+        words.pop()
+    if since is None:
+        since = now - DEFAULT_SINCE_MS
+    if since > now:
+        raise UsageError("`since` is in the future")
+    resource_id, scope = None, f"since {escape(_since_words(since, now))}"
+    if words:
+        wanted = " ".join(words)
+        panels = resolve_panels(ctx, wanted, inv.org_id)
+        if not panels:
+            if wanted.isdigit():
+                resource_id = int(wanted)
+            else:
+                return Reply(text=f"Not found: no panel named like `{escape(wanted)}`.")
+        elif len(panels) > 1:
+            lines = [f"• `{p.resource_id}` {escape(p.name or '')} (org {p.org_id})" for p in panels[:20]]
+            text = f"{len(panels)} panels match `{escape(wanted)}`; say which by id:\n" + join_lines(
+                lines, total=len(panels)
+            )
+            return Reply(text=text, blocks=[section(text)])
+        else:
+            resource_id = panels[0].resource_id
+        name = panels[0].name if panels else None
+        scope = f"on {escape(name or 'panel')} (`{resource_id}`) " + scope
+    db = ctx.db()
+    flt = AlarmFilter(org_id=inv.org_id, resource_id=resource_id, since=since)
+    rows = recent_alarms(db, flt, limit=SHOWN + 1)
+    total = len(rows) if len(rows) <= SHOWN else _count(db, flt)
+    fresh = next((f for f in freshness(db) if f.table == "activities"), None)
+    text, blocks = alarms_blocks(rows[:SHOWN], scope, total, fresh, now)
+    return Reply(text=text, blocks=blocks)
+
+
+def _count(db, flt: AlarmFilter) -> int:  # type: ignore[no-untyped-def]
+    return len(recent_alarms(db, flt, limit=1_000_000))
+
+
+def _since_words(since: int, now: int) -> str:
+    minutes = (now - since) // 60_000
+    if minutes < 120:
+        return f"{minutes} min ago"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h ago"
+    return datetime.fromtimestamp(since / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,29 @@
+"""`/sam customer <phone>`: customers by phone number (operation 8); names stay masked."""
+
+from __future__ import annotations
+
+import re
+
+from bot.commands.registry import Invocation, Reply, UsageError, subcommand
+from bot.context import AppContext
+from bot.render.lists import customers_blocks
+
+_PHONE = re.compile(r"\+?[0-9][0-9 ()./-]{4,30}")
+
+
+@subcommand(
+    "customer",
+    usage="/sam customer <phone>",
+    summary="find customers by phone number (names masked)",
+    examples=("/sam customer +905551112233",),
+)
+def customer(inv: Invocation, ctx: AppContext) -> Reply:
+    phone = " ".join(inv.args).strip()
+    if not phone:
+        raise UsageError("give a phone number")
+    if not _PHONE.fullmatch(phone):
+        raise UsageError(f"`{phone[:40]}` is not a phone number (digits, optionally a leading +)")
+    normalized = re.sub(r"[ ()./-]", "", phone)
+    found = ctx.client.find_customers(phone_number=normalized, org=inv.org_id)
+    text, blocks = customers_blocks(normalized, found)
+    return Reply(text=text, blocks=blocks)

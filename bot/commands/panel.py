@@ -1,0 +1,96 @@
+"""`/sam panel <resourceId | name>`: a panel's status, live from the service (operations 18, 14, 19, 3)."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from bot.commands.panels_lookup import PanelRef, resolve_panels, summary_for
+from bot.commands.registry import Invocation, Reply, UsageError, subcommand
+from bot.context import AppContext
+from bot.render.common import escape, join_lines, section
+from bot.render.panels import PanelStatus, panel_blocks
+from core.models import Sensor
+
+ACTIVITIES = 10
+ACTIVITY_WINDOW_MS = 30 * 86_400_000  # how far back "the last 10 activities" may be
+# The four calls of one panel run side by side; the pool is shared by every /sam panel in flight.
+_POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="panel")
+
+
+def pick_panel(ctx: AppContext, inv: Invocation) -> PanelRef | Reply:
+    """The one panel the words mean, or a Reply listing the candidates (or saying there are none)."""
+    wanted = " ".join(inv.args).strip()
+    if not wanted:
+        raise UsageError("say which panel: its id or part of its name")
+    if wanted.isascii() and wanted.isdigit():
+        resource_id = int(wanted)
+        refs = resolve_panels(ctx, wanted, inv.org_id)
+        return refs[0] if refs else PanelRef(resource_id, None, None)
+    refs = resolve_panels(ctx, wanted, inv.org_id)
+    if not refs:
+        return Reply(text=f"Not found: no panel named like `{escape(wanted)}`.")
+    if len(refs) > 1:
+        lines = [f"• `{r.resource_id}` {escape(r.name or '')} (org {r.org_id})" for r in refs[:20]]
+        text = f"{len(refs)} panels match `{escape(wanted)}`; say which by id:\n" + join_lines(
+            lines, total=len(refs)
+        )
+        return Reply(text=text, blocks=[section(text)])
+    return refs[0]
+
+
+def fetch_status(ctx: AppContext, ref: PanelRef, org: int | None) -> PanelStatus:
+    client = ctx.client
+    rid = ref.resource_id
+    now = int(time.time() * 1000)
+    sensors = _POOL.submit(client.list_panel_sensors, rid, org=org)
+    controllers = _POOL.submit(client.list_panel_controllers, rid, org=org)
+    values = _POOL.submit(client.list_controller_data_log, resource_id=rid, org=org)
+    page = _POOL.submit(
+        client.list_activities,
+        [rid],
+        page_size=ACTIVITIES,
+        start_time=now - ACTIVITY_WINDOW_MS,
+        end_time=now,
+        org=org,
+    )
+    group = sensors.result()  # a 404 here means the panel does not exist: let it propagate first
+    summary = ref.summary or summary_for(ctx, rid)
+    by_type: dict[str, list[Sensor]] = {}
+    for known in (summary.resource_sensors or []) if summary else []:
+        if known.type and known.sensors:
+            by_type[known.type] = list(known.sensors)
+    by_type[group.type or "sensors"] = list(group.sensors or [])
+    activity_page = page.result()
+    activities = sorted(activity_page.activities or [], key=lambda a: a.activity_time or 0, reverse=True)
+    return PanelStatus(
+        resource_id=rid,
+        name=ref.name or (summary.resource_name if summary else None),
+        model=ref.model or (summary.model_name if summary else None),
+        brand=ref.brand or (summary.brand_name if summary else None),
+        enabled=ref.enabled if ref.enabled is not None else (summary.enabled if summary else None),
+        org_id=org,
+        sensors_by_type={k: v for k, v in by_type.items() if v},
+        controllers=sorted(controllers.result(), key=lambda c: (c.order_no or 0, c.id or 0)),
+        values=[v for v in values.result() if v.resource_id in (None, rid)],
+        activities=activities[:ACTIVITIES],
+        total_activities=activity_page.total_records,
+        fetched_at=int(time.time() * 1000),
+    )
+
+
+@subcommand(
+    "panel",
+    usage="/sam panel <resourceId | name>",
+    summary="a panel's status, live: sensors, controllers and values, last activities",
+    examples=("/sam panel 1001", "/sam panel Warehouse"),
+)
+def panel_status(inv: Invocation, ctx: AppContext) -> Reply:
+    picked = pick_panel(ctx, inv)
+    if isinstance(picked, Reply):
+        return picked
+    # The service answers only within the organization asked about: use the panel's own when we know it.
+    org = inv.org_id if inv.org_id is not None else picked.org_id
+    status = fetch_status(ctx, picked, org)
+    text, blocks = panel_blocks(status)
+    return Reply(text=text, blocks=blocks)

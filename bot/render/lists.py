@@ -1,0 +1,225 @@
+"""The list answers of `/sam`: alarms, cameras, privileges, role privilege groups, customers, bills."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from slack_sdk.models.blocks import Block
+
+from bot.render.common import cap_blocks, context, escape, header, join_lines, section, when
+from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
+from core.read import AlarmRow, TableFreshness
+
+ALARM_ICON = {"alarm": ":rotating_light:", "red": ":red_circle:", "error": ":x:", "warning": ":warning:",
+              "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}  # fmt: skip
+# dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+DAY_MS = 86_400_000
+
+
+# --- alarms ------------------------------------------------------------------------------------------
+
+
+def alarm_line(a: AlarmRow) -> str:
+    icon = ALARM_ICON.get((a.violation_type or "").lower(), "•")
+    panel = f"{escape(a.panel_name)} (`{a.resource_id}`)" if a.panel_name else f"panel `{a.resource_id}`"
+    what = escape(a.violation_name or a.description or a.event_type or "alarm")
+    kind = f" ({escape(a.violation_type)})" if a.violation_type else ""
+    return f"{icon} {when(a.activity_time)} · *{what}*{kind} · {panel}"
+
+
+def alarms_blocks(
+    alarms: Sequence[AlarmRow], scope: str, total: int, fresh: TableFreshness | None, now: int
+) -> tuple[str, list[Block]]:
+    by_type: dict[str, int] = {}
+    for a in alarms:
+        by_type[a.violation_type or "other"] = by_type.get(a.violation_type or "other", 0) + 1
+    counts = ", ".join(f"{n} {t}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
+    title = f"{total} alarms {scope}" + (f" — {counts}" if counts and total == len(alarms) else "")
+    lines = [alarm_line(a) for a in alarms]
+    blocks: list[Block] = [
+        header(f"Alarms {scope}"),
+        section(join_lines(lines, total=total) if lines else "_No alarms in this period._"),
+        context(freshness_note(fresh, now)),
+    ]
+    return f"{title}. {freshness_note(fresh, now)}", cap_blocks(blocks)
+
+
+def freshness_note(fresh: TableFreshness | None, now: int) -> str:
+    if fresh is None or fresh.last_success is None:
+        return "From the local cache, which has not been synced yet (`samops sync`)."
+    minutes = max(0, (now - fresh.last_success) // 60_000)
+    note = f"From the local cache, synced {minutes} min ago ({when(fresh.last_success)})."
+    if fresh.last_error and (fresh.last_error_at or 0) > fresh.last_success:
+        note += f" Last sync failed: {escape(fresh.last_error[:200])}."
+    return note
+
+
+# --- cameras -----------------------------------------------------------------------------------------
+
+
+def camera_line(cam: CameraSummary, problems: Sequence[str]) -> str:
+    name = escape(cam.name or cam.resource_name or f"camera {cam.resource_id}")
+    model = " ".join(x for x in (cam.brand, cam.device_model or cam.model_name) if x)
+    where = f" · org {cam.organization_id or cam.org_id}" if (cam.organization_id or cam.org_id) else ""
+    state = ":warning: " + escape(", ".join(problems)) if problems else ":white_check_mark: ok"
+    return f"*{name}* (`{cam.resource_id}`) {escape(model)}{where} — {state}"
+
+
+def cameras_blocks(
+    cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]], filter_text: str
+) -> tuple[str, list[Block]]:
+    with_problems = sum(1 for _, p in cameras if p)
+    scope = f" matching `{escape(filter_text)}`" if filter_text else ""
+    summary = f"{len(cameras)} cameras{scope}, {with_problems} with problems"
+    lines = [camera_line(c, p) for c, p in cameras]
+    blocks: list[Block] = [
+        header("Cameras"),
+        section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
+        context("Live from the service; cameras with problems first."),
+    ]
+    return summary + ".", cap_blocks(blocks)
+
+
+# --- privileges and roles ----------------------------------------------------------------------------
+
+
+def time_of_day(ms: int | None) -> str:
+    """A window bound as HH:MM: milliseconds after midnight, or the UTC time of day of an epoch-ms."""
+    if ms is None:
+        return "?"
+    ms = ms % DAY_MS
+    return f"{ms // 3_600_000:02d}:{ms % 3_600_000 // 60_000:02d}"
+
+
+def weekday(day: int | None) -> str:
+    return WEEKDAYS[day - 1] if day is not None and 1 <= day <= 7 else f"day {day}"
+
+
+def window_words(day: int | None, start: int | None, end: int | None) -> str:
+    """ "Mon 08:00–18:00" """
+    return f"{weekday(day)} {time_of_day(start)}–{time_of_day(end)}"
+
+
+def date_words(epoch_ms: int | None, none: str) -> str:
+    if not epoch_ms:
+        return none
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def privileges_blocks(user_id: int, priv: UserPrivileges) -> tuple[str, list[Block]]:
+    validity = priv.user_privilege_validity
+    days = (
+        sorted(validity.accessible_days or [], key=lambda d: (d.day_of_week or 0, d.start or 0))
+        if validity
+        else []
+    )
+    windows = [window_words(d.day_of_week, d.start, d.end) for d in days]
+    starts = date_words(validity.validity_start if validity else None, "from the start")
+    expires = date_words(validity.expiration if validity else None, "never")
+    groups = sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0)
+    group_lines = [
+        f"{'✅' if g.authority else '⛔'} privilege group `{g.privilege_group_id}`"
+        + (f" (scope {g.scope_pk})" if g.scope_pk is not None else "")
+        for g in groups
+    ]
+    granted = sum(1 for g in groups if g.authority)
+    blocks: list[Block] = [
+        header(f"Privileges of user {user_id}"),
+        section(
+            " ",
+            fields=[
+                f"*Valid from*\n{starts}",
+                f"*Expires*\n{expires}",
+                f"*Groups granted*\n{granted} of {len(groups)}",
+            ],
+        ),
+        section("*Access windows*\n" + (join_lines(windows, limit=2900) if windows else "_any time_")),
+        section("*Privilege groups*\n" + (join_lines(group_lines, limit=2900) if group_lines else "_none_")),
+    ]
+    text = (
+        f"User {user_id}: access {', '.join(windows) or 'any time'}; valid from {starts}, expires {expires}; "
+        f"{granted} of {len(groups)} privilege groups granted."
+    )
+    return text, cap_blocks(blocks)
+
+
+def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> tuple[str, list[Block]]:
+    ordered = sorted(groups, key=lambda g: g.privilege_group_id or 0)
+    lines = [
+        f"{'✅' if g.default_authority else '⛔'} privilege group `{g.privilege_group_id}`"
+        f" — {'granted' if g.default_authority else 'not granted'} by default"
+        for g in ordered
+    ]
+    granted = sum(1 for g in ordered if g.default_authority)
+    blocks: list[Block] = [
+        header(f"Role {role_id}"),
+        section(
+            f"{len(ordered)} privilege groups, {granted} granted by default\n"
+            + (join_lines(lines) if lines else "_none_")
+        ),
+    ]
+    return f"Role {role_id}: {len(ordered)} privilege groups, {granted} granted by default.", cap_blocks(
+        blocks
+    )
+
+
+# --- customers and bills -----------------------------------------------------------------------------
+
+
+def customer_line(c: Customer) -> str:
+    # The service masks names; they are shown exactly as received, never completed from elsewhere.
+    places = []
+    for medium in c.contact_medium or []:
+        ch = medium.characteristic
+        if ch is None:
+            continue
+        where = ", ".join(x for x in (ch.city, ch.country) if x)
+        places.append(" ".join(x for x in (ch.phone_number, f"({where})" if where else None) if x))
+    party = c.engaged_party
+    party_text = (
+        f" · party {escape(party.name or party.id or '')}" if party and (party.name or party.id) else ""
+    )
+    return f"*{escape(c.name or 'unnamed')}* (`{escape(c.id or '?')}`){party_text}" + (
+        f" — {escape('; '.join(places))}" if places else ""
+    )
+
+
+def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, list[Block]]:
+    lines = [customer_line(c) for c in customers]
+    summary = f"{len(customers)} customers with phone {escape(phone)}"
+    blocks: list[Block] = [
+        header("Customers"),
+        section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
+        context("Names are masked by the service."),
+    ]
+    return summary + ".", cap_blocks(blocks)
+
+
+def _date(value: datetime | None) -> str:
+    if value is None:
+        return "–"
+    return value.strftime("%Y-%m-%d")
+
+
+def bill_line(b: Bill) -> str:
+    amount = b.amount_due
+    money = f"{amount.value:,.2f} {amount.unit or ''}".strip() if amount and amount.value is not None else "–"
+    paid = f", paid {_date(b.payment_date)}" if b.payment_date else ""
+    return (
+        f"*{escape(b.bill_no or b.id or '?')}* · {_date(b.bill_date)} · {escape(money)} · "
+        f"{escape(b.state or 'unknown')} · due {_date(b.payment_due_date)}{paid}"
+    )
+
+
+def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill]) -> tuple[str, list[Block]]:
+    ordered = sorted(bills, key=lambda b: b.bill_date or datetime.min.replace(tzinfo=UTC), reverse=True)
+    scope = f" for {month}" if month else ""
+    lines = [bill_line(b) for b in ordered]
+    summary = f"{len(bills)} bills of subscription {subscription_id}{scope}"
+    blocks: list[Block] = [
+        header(f"Bills — subscription {subscription_id}"),
+        section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
+    ]
+    return summary + ".", cap_blocks(blocks)

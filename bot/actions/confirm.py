@@ -1,0 +1,106 @@
+"""The buttons behind the danger-style confirm dialogs of `/sam access revoke` and `/sam user delete`.
+
+The write runs here, on the confirming click, and only if the clicker is an admin *now* (the button's
+payload can be replayed by anyone who saw the message). A double click or Slack retry runs it once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import Ack, App, Respond
+
+from bot.commands.registry import Role
+from bot.context import AppContext
+from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
+from bot.render.common import blocks_to_dicts, escape
+from bot.render.forms import write_answer
+from bot.writes import WriteRequest, audit_denied, dedupe_key, outcome_text, role_denied, run_write
+
+log = logging.getLogger(__name__)
+
+
+def parse_value(raw: str | None) -> dict[str, Any] | None:
+    """The button's value, if it is one of ours and well formed; None otherwise."""
+    try:
+        value = json.loads(raw or "")
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or value.get("op") not in {"revoke", "delete_user"}:
+        return None
+    ids = ["user", "panel"] if value["op"] == "revoke" else ["user"]
+    if not all(isinstance(value.get(k), int) and value[k] > 0 for k in ids):
+        return None
+    if value.get("org") is not None and not isinstance(value.get("org"), int):
+        return None
+    return value
+
+
+def click_key(body: dict[str, Any], action: dict[str, Any]) -> str:
+    """One click on one message's button: a double click or a retry repeats the message ts and action."""
+    container = body.get("container") or {}
+    where = container.get("message_ts") or (body.get("message") or {}).get("ts") or body.get("trigger_id")
+    return dedupe_key("action", where, action.get("action_id"), action.get("value"))
+
+
+def _write_for(ctx: AppContext, value: dict[str, Any]) -> tuple[str, str, str, Callable[[], Any]]:
+    """(command, summary, done title, operation) for a confirmed button."""
+    user, org = value["user"], value.get("org")
+    who = str(value.get("who") or f"user {user}")
+    if value["op"] == "revoke":
+        panel = value["panel"]
+        where = str(value.get("where") or f"panel {panel}")
+        return (
+            f"access revoke {user} {panel}",
+            f"revoked access of {who} to {where}",
+            f"{who} no longer has access to {where}",
+            lambda: ctx.client.delete_resource_user(resource_id=panel, user_id=user, org=org),
+        )
+    return (
+        f"user delete {user}",
+        f"deleted {who}",
+        f"{who} deleted",
+        lambda: ctx.client.delete_user(user, org=org),
+    )
+
+
+def register(app: App, ctx: AppContext) -> None:
+    def ack_click(ack: Ack) -> None:
+        ack()
+
+    def run_confirmed(body: dict[str, Any], respond: Respond) -> None:
+        slack_user = body["user"]["id"]
+        action = (body.get("actions") or [{}])[0]
+        value = parse_value(action.get("value"))
+        if value is None:
+            log.warning("ignored a confirm button with a malformed value from %s", slack_user)
+            respond(text="This button is not valid any more; run the command again.", replace_original=False)
+            return
+        command, summary, done, operation = _write_for(ctx, value)
+        if denied := role_denied(ctx, slack_user, Role.ADMIN):
+            audit_denied(ctx, slack_user, command, value.get("org"))
+            respond(text=denied, replace_original=False)
+            return
+        request = WriteRequest(
+            slack_user=slack_user,
+            command=command,
+            summary=summary,
+            dedupe_key=click_key(body, action),
+            org_id=value.get("org"),
+        )
+        outcome = run_write(ctx, request, operation)
+        if not outcome.ran:
+            return  # the first click answers; a second one must not overwrite that answer
+        title = done if outcome.ok else f"Not done: {summary}"
+        lines = [f"Confirmed by <@{escape(slack_user)}>."] if outcome.ok else [escape(outcome.message)]
+        blocks = write_answer(title, lines, outcome.reference, outcome.ok)
+        respond(text=outcome_text(title, outcome), blocks=blocks_to_dicts(blocks), replace_original=True)
+
+    def run_cancel(respond: Respond) -> None:
+        respond(text="Cancelled; nothing changed.", replace_original=True)
+
+    app.action(CONFIRM_ACTION)(ack=ack_click, lazy=[run_confirmed])
+    app.action(CANCEL_ACTION)(ack=ack_click, lazy=[run_cancel])

@@ -1,0 +1,72 @@
+"""`/sam access grant <userId>` (a modal → operation 4) and `/sam access revoke <userId> <panelId>`
+(operation 10, admins only, after Slack's danger-style confirm dialog)."""
+
+from __future__ import annotations
+
+from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
+from bot.context import AppContext
+from bot.inputs import parse_id
+from bot.lookups import find_panel, find_user, full_name, org_of, panel_choices, privilege_groups
+from bot.modals import modal_meta, open_modal
+from bot.render.access import grant_modal, revoke_confirmation
+
+
+@subcommand(
+    "access",
+    "grant",
+    usage="/sam access grant <userId>",
+    summary="set a user's privilege groups and panels (a form)",
+    role=Role.TECHNICIAN,
+    write=True,
+    examples=("/sam access grant 2001",),
+)
+def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
+    if len(inv.args) != 1:
+        raise UsageError("give exactly one user id")
+    user_id = parse_id(inv.args[0], "userId")
+    org = org_of(ctx, inv.org_id)
+    user = find_user(ctx, user_id, org)
+    groups, current = privilege_groups(ctx, user_id, org)
+    if not groups:
+        return Reply(
+            text=f"The service lists no privilege groups for user {user_id}; nothing can be granted."
+        )
+    validity = getattr(current, "user_privilege_validity", None)
+    days = [d for d in (getattr(validity, "accessible_days", None) or []) if d.day_of_week]
+    window = (days[0].start, days[0].end) if days else (None, None)
+    meta = modal_meta(inv, user=user_id, org=org, groups=[g.id for g in groups])
+    view = grant_modal(
+        user_id,
+        full_name(user),
+        groups,
+        panel_choices(ctx, org),
+        meta,
+        current_days=sorted({int(d.day_of_week) for d in days if d.day_of_week}),
+        current_window=window,
+    )
+    return open_modal(ctx, inv, view)
+
+
+@subcommand(
+    "access",
+    "revoke",
+    usage="/sam access revoke <userId> <panelId>",
+    summary="remove a user's access to a panel (asks for confirmation)",
+    role=Role.ADMIN,
+    write=True,
+    examples=("/sam access revoke 2001 1001",),
+)
+def revoke_access(inv: Invocation, ctx: AppContext) -> Reply:
+    if len(inv.args) != 2:
+        raise UsageError("give the user id and the panel id")
+    user_id = parse_id(inv.args[0], "userId")
+    panel_id = parse_id(inv.args[1], "panelId")
+    org = org_of(ctx, inv.org_id)
+    user = find_user(ctx, user_id, org)
+    panel = find_panel(ctx, panel_id, org)
+    text, blocks = revoke_confirmation(user_id, full_name(user), panel_id, panel.resource_name, org)
+    return Reply(
+        text=text,
+        blocks=blocks,
+        audit_summary=f"confirmation asked: revoke user {user_id} on panel {panel_id}",
+    )

@@ -1,0 +1,103 @@
+"""`/sam task update <taskId>`: a modal prefilled with what samops last set (operation 5), or, with
+`key=value` pairs after the id, the one-line form for power users."""
+
+from __future__ import annotations
+
+from bot.commands.registry import Invocation, Reply, Role, subcommand
+from bot.context import AppContext
+from bot.inputs import TASK_USAGE, TaskUpdate, parse_task_args, task_body
+from bot.modals import modal_meta, open_modal
+from bot.render.common import escape
+from bot.render.forms import write_answer
+from bot.render.tasks import task_answer_lines, task_modal, task_summary
+from bot.writes import WriteOutcome, WriteRequest, outcome_text, run_write, slash_key
+from core.cache.audit import now_ms
+from core.cache.tasks import load_task, save_task
+
+
+@subcommand(
+    "task",
+    "update",
+    usage=TASK_USAGE,
+    summary="edit a scheduled task (a form, or key=value on one line)",
+    role=Role.TECHNICIAN,
+    write=True,
+    examples=(
+        "/sam task update 42",
+        '/sam task update 42 name="Night patrol" dates=2026-12-01,2026-12-02',
+        "/sam task update 42 type=2 channels=email,sms resources=1001,1002 users=3,4",
+    ),
+)
+def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
+    update = parse_task_args(inv.args)
+    known = load_task(ctx.db(), update.task_id)
+    if not update.given:
+        meta = modal_meta(inv, task=update.task_id, org=inv.org_id)
+        view = task_modal(
+            update.task_id,
+            meta,
+            known.body if known else None,
+            known.updated_at if known else None,
+            known.updated_by if known else None,
+        )
+        return open_modal(ctx, inv, view)
+    outcome, body = apply_task_update(
+        ctx, update, known.body if known else None, inv.user_id, inv.org_id, slash_key(inv), inv.reference
+    )
+    title, blocks = task_answer(update.task_id, outcome, body)
+    return Reply(
+        text=outcome_text(title, outcome),
+        blocks=blocks,
+        audit_summary=task_summary(update.task_id, update.changes()),
+    )
+
+
+def apply_task_update(
+    ctx: AppContext,
+    update: TaskUpdate,
+    known: dict | None,
+    slack_user: str,
+    org_id: int | None,
+    key: str,
+    reference: str = "",
+) -> tuple[WriteOutcome, dict]:
+    """Send the known state with the changes on top; remember it when the service accepted it."""
+    body = task_body(update, known)
+    request = WriteRequest(
+        slack_user=slack_user,
+        command=f"task update {update.task_id}",
+        summary=task_summary(update.task_id, update.changes()),
+        dedupe_key=key,
+        org_id=org_id,
+        reference=reference,
+    )
+
+    def send() -> object:
+        return ctx.client.update_schedule_task(
+            update.task_id,
+            task_name=body.get("taskName"),
+            task_type=body.get("taskType"),
+            task_dates=body.get("taskDates"),
+            notification_options=body.get("notificationOptions"),
+            selection=body.get("selection"),
+            resources=body.get("resources"),
+            users=body.get("users"),
+            combined_data=body.get("combinedData"),
+            user_type=body.get("userType"),
+            org=org_id,
+        )
+
+    outcome = run_write(ctx, request, send)
+    if outcome.ran and outcome.ok:
+        save_task(ctx.db(), update.task_id, body, org_id=org_id, at=now_ms(), by=slack_user)
+    return outcome, body
+
+
+def task_answer(task_id: int, outcome: WriteOutcome, body: dict) -> tuple[str, list]:
+    if not outcome.ran:
+        return outcome.message, write_answer(outcome.message, [], outcome.reference)
+    if outcome.ok:
+        title = f"Task {task_id} updated"
+        return title, write_answer(title, task_answer_lines(body), outcome.reference)
+    title = f"Task {task_id} not updated"
+    return title, write_answer(title, [escape(outcome.message)], outcome.reference, ok=False)

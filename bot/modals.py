@@ -1,0 +1,50 @@
+"""Opening a write command's modal from a slash command."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.models.views import View
+
+from bot.commands.registry import Invocation, Reply
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+log = logging.getLogger(__name__)
+
+
+def modal_meta(inv: Invocation, **extra: Any) -> dict[str, Any]:
+    """What a view submission needs to know about the command that opened it (kept in private_metadata)."""
+    return {
+        "channel": inv.channel_id or None,
+        "response_url": inv.response_url,
+        "ref": inv.reference,
+        **extra,
+    }
+
+
+def open_modal(ctx: AppContext, inv: Invocation, view: View) -> Reply | None:
+    """Open `view` for the caller; None when it opened (the modal is the answer), else a Reply saying why."""
+    if not inv.trigger_id:
+        return Reply(text="This command opens a form, which needs Slack (no trigger_id was sent).")
+    try:
+        ctx.web_client.views_open(trigger_id=inv.trigger_id, view=view)
+    except (SlackApiError, SlackClientError, OSError) as err:
+        log.warning("%s views.open failed: %s", inv.reference, err)
+        return Reply(
+            text=f"Slack would not open the form; try the command again (reference `{inv.reference}`)."
+        )
+    return None
+
+
+def submission_key(view: dict[str, Any]) -> str:
+    """One submission: the view's id, hash and metadata, and what was typed (a double click repeats them)."""
+    from bot.render.forms import submitted
+    from bot.writes import dedupe_key
+
+    state = json.dumps(submitted(view), sort_keys=True, default=str)
+    return dedupe_key("view", view.get("id"), view.get("hash"), view.get("private_metadata"), state)

@@ -1,0 +1,104 @@
+"""The scheduled-task modal and the answer after an update (operation 5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_sdk.models.blocks import Block
+from slack_sdk.models.views import View
+
+from bot.render.common import context, escape, section, when
+from bot.render.forms import modal, text_input
+
+TASK_UPDATE = "sam_task_update"
+
+# Modal field → (label, hint); the field names are the one-line form's keys.
+TASK_FIELDS: dict[str, tuple[str, str]] = {
+    "name": ("Task name", "Required."),
+    "type": ("Task type", "A number, e.g. 1."),
+    "dates": ("Dates", "YYYY-MM-DD, comma-separated: 2026-12-01,2026-12-02"),
+    "channels": ("Notification channels", "Comma-separated, e.g. email,sms,push"),
+    "audience": ("Notification audience", "Comma-separated, e.g. admins,technicians"),
+    "selection": ("Selection", "One word, e.g. resources"),
+    "resources": ("Panels (resource ids)", "Comma-separated ids: 1001,1002"),
+    "users": ("Users (user ids)", "Comma-separated ids: 3,4"),
+}
+
+
+def known_values(body: dict[str, Any] | None) -> dict[str, str]:
+    """The last known operation-5 body as the modal's text values."""
+    if not body:
+        return {}
+    options = body.get("notificationOptions") or {}
+
+    def joined(items: Any) -> str:
+        return ",".join(str(i) for i in items or [])
+
+    values = {
+        "name": body.get("taskName"),
+        "type": body.get("taskType"),
+        "dates": joined(body.get("taskDates")),
+        "channels": joined(options.get("channels")),
+        "audience": joined(options.get("audience")),
+        "selection": body.get("selection"),
+        "resources": joined(body.get("resources")),
+        "users": joined(body.get("users")),
+    }
+    return {k: str(v) for k, v in values.items() if v not in (None, "")}
+
+
+def task_modal(
+    task_id: int,
+    meta: dict[str, Any],
+    known: dict[str, Any] | None,
+    known_at: int | None = None,
+    known_by: str | None = None,
+) -> View:
+    """The edit form, prefilled with the last state samops sent for this task, if any."""
+    values = known_values(known)
+    if known:
+        note = (
+            f"Prefilled with the last update samops made ({when(known_at)}, by <@{escape(known_by or '?')}>)."
+        )
+    else:
+        note = (
+            "Nothing is known about this task yet: the service has no way to read a task, and samops has not "
+            "updated it before. Fill in every field you want the task to have."
+        )
+    blocks: list[Block] = [section(f"*Task {task_id}*"), context(note)]
+    for field, (label, hint) in TASK_FIELDS.items():
+        blocks.append(
+            text_input(
+                field,
+                label,
+                initial=values.get(field),
+                hint=hint,
+                optional=field != "name",
+                max_length=200 if field == "name" else 2000,
+            )
+        )
+    return modal(TASK_UPDATE, f"Update task {task_id}", blocks, meta)
+
+
+def task_summary(task_id: int, changes: dict[str, Any]) -> str:
+    """One line for the audit log and the answer: what was set (task fields hold no secrets)."""
+    parts = []
+    for key, value in changes.items():
+        shown = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        parts.append(f"{key}={shown}")
+    return f"task {task_id}: " + ("; ".join(parts) if parts else "no change")
+
+
+def task_answer_lines(body: dict[str, Any]) -> list[str]:
+    options = body.get("notificationOptions") or {}
+    rows = [
+        ("Name", body.get("taskName")),
+        ("Type", body.get("taskType")),
+        ("Dates", ", ".join(body.get("taskDates") or [])),
+        ("Channels", ", ".join(options.get("channels") or [])),
+        ("Audience", ", ".join(options.get("audience") or [])),
+        ("Selection", body.get("selection")),
+        ("Panels", ", ".join(str(r) for r in body.get("resources") or [])),
+        ("Users", ", ".join(str(u) for u in body.get("users") or [])),
+    ]
+    return [f"*{label}:* {escape(value)}" for label, value in rows if value not in (None, "")]

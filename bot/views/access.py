@@ -1,0 +1,102 @@
+"""Submission of the access-grant modal: field errors in the modal, else operation 4 with every privilege
+group listed (ticked = authorized), as the spec requires."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.commands.registry import Role
+from bot.context import AppContext
+from bot.inputs import Grant, grant_from_values
+from bot.modals import submission_key
+from bot.render.access import ACCESS_GRANT, grant_summary
+from bot.render.common import escape
+from bot.render.forms import metadata, submitted, write_answer
+from bot.writes import WriteRequest, answer_later, audit_denied, outcome_text, role_denied, run_write
+
+
+def _ids(meta: dict[str, Any]) -> tuple[int | None, int | None, list[int]]:
+    user, org, groups = meta.get("user"), meta.get("org"), meta.get("groups")
+    valid_groups = [g for g in groups if isinstance(g, int)] if isinstance(groups, list) else []
+    return (
+        user if isinstance(user, int) else None,
+        org if isinstance(org, int) else None,
+        valid_groups,
+    )
+
+
+def check(view: dict[str, Any]) -> tuple[Grant | None, dict[str, str]]:
+    user, org, groups = _ids(metadata(view))
+    if user is None or org is None or not groups:
+        return None, {"groups": "this form lost its user; run /sam access grant again"}
+    return grant_from_values(submitted(view), groups)
+
+
+def register(app: App, ctx: AppContext) -> None:
+    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
+            ack(response_action="errors", errors={"groups": denied})
+            return
+        _, errors = check(view)
+        if errors:
+            ack(response_action="errors", errors=errors)
+        else:
+            ack()
+
+    def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
+        slack_user = body["user"]["id"]
+        meta = metadata(view)
+        user_id, org, _ = _ids(meta)
+        if role_denied(ctx, slack_user, Role.TECHNICIAN):
+            audit_denied(ctx, slack_user, f"access grant {user_id}", org)
+            return
+        grant, _ = check(view)
+        if grant is None or user_id is None or org is None:
+            return
+        request = WriteRequest(
+            slack_user=slack_user,
+            command=f"access grant {user_id}",
+            summary=grant_summary(user_id, grant.groups, grant.panels, grant.period_words()),
+            dedupe_key=submission_key(view),
+            org_id=org,
+            reference=str(meta.get("ref") or ""),
+        )
+        outcome = run_write(
+            ctx,
+            request,
+            lambda: ctx.client.set_user_privileges(
+                user_id=user_id,
+                authorized_resource_ids=grant.panels,
+                privilege_groups=[
+                    {"privilegeGroupId": gid, "authorized": on} for gid, on in sorted(grant.groups.items())
+                ],
+                organization_id=org,
+                expiration_time=grant.expiration,
+                period=grant.period or None,
+                validity_start=grant.validity_start,
+                org=org,
+            ),
+        )
+        if not outcome.ran:
+            title, lines = outcome.message, []
+        elif outcome.ok:
+            granted = [str(g) for g, on in sorted(grant.groups.items()) if on]
+            title = f"Access of user {user_id} updated"
+            lines = [
+                f"*Privilege groups authorized:* {', '.join(granted) or 'none'} (of {len(grant.groups)})",
+                f"*Panels:* {', '.join(str(p) for p in grant.panels)}",
+                f"*When:* {escape(grant.period_words())}",
+            ]
+        else:
+            title, lines = f"Access of user {user_id} not changed", [escape(outcome.message)]
+        answer_later(
+            ctx,
+            meta,
+            slack_user,
+            outcome_text(title, outcome),
+            write_answer(title, lines, outcome.reference, outcome.ok),
+        )
+
+    app.view(ACCESS_GRANT)(ack=ack_submission, lazy=[run_submission])

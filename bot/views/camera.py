@@ -1,0 +1,82 @@
+"""Submission of the camera modal (operation 6). The security and NC codes are passed to the service and
+dropped: they are in no log line, answer, audit row or exception text of ours."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.commands.registry import Role
+from bot.context import AppContext
+from bot.inputs import camera_from_values
+from bot.modals import submission_key
+from bot.render.common import escape
+from bot.render.forms import CAMERA_ADD, metadata, submitted, write_answer
+from bot.writes import WriteRequest, answer_later, audit_denied, outcome_text, role_denied, run_write
+
+
+def register(app: App, ctx: AppContext) -> None:
+    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
+            ack(response_action="errors", errors={"name": denied})
+            return
+        _, errors = camera_from_values(submitted(view))
+        if errors:
+            ack(response_action="errors", errors=errors)
+        else:
+            ack()
+
+    def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
+        slack_user = body["user"]["id"]
+        meta = metadata(view)
+        org = meta.get("org") if isinstance(meta.get("org"), int) else None
+        if role_denied(ctx, slack_user, Role.TECHNICIAN):
+            audit_denied(ctx, slack_user, "camera add", org)
+            return
+        form, _ = camera_from_values(submitted(view))
+        if form is None:
+            return
+        request = WriteRequest(
+            slack_user=slack_user,
+            command="camera add",
+            summary=form.summary(),
+            dedupe_key=submission_key(view),
+            org_id=org,
+            reference=str(meta.get("ref") or ""),
+        )
+        outcome = run_write(
+            ctx,
+            request,
+            lambda: ctx.client.add_camera(
+                device_serial=form.serial,
+                name=form.name,
+                brand=form.brand,
+                organization_id=org,
+                security_code=form.security_code,
+                nc_code=form.nc_code,
+                subscription_id=form.subscription_id,
+                org=org,
+            ),
+        )
+        if not outcome.ran:
+            title, lines = outcome.message, []
+        elif outcome.ok:
+            camera = outcome.result
+            title = f"Camera {form.name} added"
+            lines = [
+                f"*Camera id:* {escape(getattr(camera, 'resource_id', None) or '–')}",
+                f"*Brand:* {escape(form.brand)}  *Serial:* {escape(form.serial)}",
+                f"*Status:* {escape(getattr(camera, 'status', None) or 'unknown')}",
+            ]
+        else:
+            title, lines = f"Camera {form.name} not added", [escape(outcome.message)]
+        answer_later(
+            ctx,
+            meta,
+            slack_user,
+            outcome_text(title, outcome),
+            write_answer(title, lines, outcome.reference, outcome.ok),
+        )
+
+    app.view(CAMERA_ADD)(ack=ack_submission, lazy=[run_submission])

@@ -1,0 +1,85 @@
+"""Submission of the task modal (`/sam task update <taskId>`): field errors in the modal, else operation 5."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from bot.commands.registry import Role
+from bot.context import AppContext
+from bot.inputs import FieldError, TaskUpdate, parse_id, task_update_errors, task_update_from
+from bot.modals import submission_key
+from bot.render.forms import metadata, submitted
+from bot.render.tasks import TASK_FIELDS, TASK_UPDATE
+from bot.writes import answer_later, audit_denied, outcome_text, role_denied
+
+log = logging.getLogger(__name__)
+
+LIST_FIELDS = ("channels", "audience", "resources", "users")
+
+
+def task_values(view: dict[str, Any]) -> dict[str, str]:
+    """The modal's text fields. An emptied list field means "none"; an empty type, selection or dates field
+    is left out, so the last known value stays."""
+    values = submitted(view)
+    out: dict[str, str] = {}
+    for key in TASK_FIELDS:
+        text = (values.get(key) or "").strip()
+        if text or key in LIST_FIELDS or key == "name":
+            out[key] = text
+    return out
+
+
+def check(view: dict[str, Any]) -> tuple[TaskUpdate | None, dict[str, str]]:
+    meta = metadata(view)
+    try:
+        task_id = parse_id(str(meta.get("task", "")), "taskId")
+    except FieldError:
+        return None, {"name": "this form lost its task id; run /sam task update again"}
+    values = task_values(view)
+    errors = task_update_errors(task_id, values)
+    if errors:
+        return None, errors
+    return task_update_from(task_id, values), {}
+
+
+def register(app: App, ctx: AppContext) -> None:
+    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
+            ack(response_action="errors", errors={"name": denied})
+            return
+        _, errors = check(view)
+        if errors:
+            ack(response_action="errors", errors=errors)
+        else:
+            ack()
+
+    def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
+        from bot.commands.task import apply_task_update, task_answer
+        from core.cache.tasks import load_task
+
+        user = body["user"]["id"]
+        meta = metadata(view)
+        org = meta.get("org") if isinstance(meta.get("org"), int) else None
+        if role_denied(ctx, user, Role.TECHNICIAN):
+            audit_denied(ctx, user, f"task update {meta.get('task')}", org)
+            return
+        update, _ = check(view)
+        if update is None:
+            return  # the modal showed the errors; nothing to do
+        known = load_task(ctx.db(), update.task_id)
+        outcome, sent = apply_task_update(
+            ctx,
+            update,
+            known.body if known else None,
+            user,
+            org,
+            submission_key(view),
+            str(meta.get("ref") or ""),
+        )
+        title, blocks = task_answer(update.task_id, outcome, sent)
+        answer_later(ctx, meta, user, outcome_text(title, outcome), blocks)
+
+    app.view(TASK_UPDATE)(ack=ack_submission, lazy=[run_submission])

@@ -1,0 +1,204 @@
+"""Running one write against the service: once only, audited, announced, with a plain answer either way.
+
+Every write path of the bot (a one-line command, a modal's submission, a confirming button) goes through
+`run_write`, so the guarantees live in one place:
+- the Slack payload's dedupe key is claimed first (`claim_once`); a double click or a Slack retry finds it
+  taken and runs nothing;
+- the outcome is appended to `audit_log` and, when `[audit] channel` is set, posted there;
+- service failures become a sentence with a reference id that is also in the log, never a traceback.
+Summaries and commands given to it must hold no secret; the audit layer masks known secret words again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.commands.registry import Invocation, Role
+from core.cache import audit
+from core.errors import NotFoundError, SamError, TransportError
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+log = logging.getLogger(__name__)
+
+ROLE_WORDS = {Role.VIEWER: "viewer", Role.TECHNICIAN: "technician", Role.ADMIN: "admin"}
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    slack_user: str
+    command: str  # e.g. "sensor rename 123" — no secrets
+    summary: str  # what changes, in words — no secrets
+    dedupe_key: str
+    org_id: int | None = None
+    reference: str = ""
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    ran: bool  # False: a duplicate of a write already claimed; nothing was sent
+    ok: bool
+    message: str  # for the person who asked
+    reference: str
+    result: Any = None
+
+
+def new_reference() -> str:
+    return uuid.uuid4().hex[:8]
+
+
+def dedupe_key(*parts: object) -> str:
+    """A stable key from the parts of a Slack payload that identify one intent."""
+    text = json.dumps([str(p) for p in parts], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def slash_key(inv: Invocation) -> str:
+    """One slash command: Slack's trigger_id is unique per invocation and repeated on its retries."""
+    return dedupe_key("slash", inv.trigger_id or inv.reference, inv.user_id, inv.text)
+
+
+def role_denied(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
+    """None when `slack_user` holds `needed`; else the sentence to answer. Buttons and view submissions call
+    this again on arrival: their payload may be replayed or forged by someone who only saw the message."""
+    role = ctx.roles.role_of(slack_user)
+    if role >= needed:
+        return None
+    return f"Sorry, this needs the {ROLE_WORDS[needed]} role; you are a {ROLE_WORDS[role]}."
+
+
+def audit_denied(ctx: AppContext, slack_user: str, command: str, org_id: int | None = None) -> None:
+    """Record a refused write attempt (a forged or stale button, a submission by the wrong role)."""
+    reference = new_reference()
+    log.warning("ref=%s denied %s for %s", reference, command, slack_user)
+    audit.record(
+        ctx.db(),
+        slack_user=slack_user,
+        command=command,
+        org_id=org_id,
+        outcome="denied",
+        summary="refused: role too low",
+        reference=reference,
+    )
+
+
+def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
+    """Claim, run, audit, announce. `operation` calls the service and returns its result."""
+    reference = request.reference or new_reference()
+    db = ctx.db()
+    if not audit.claim_once(db, request.dedupe_key):
+        log.info(
+            "ref=%s duplicate of an earlier %s by %s; not run again",
+            reference,
+            request.command,
+            request.slack_user,
+        )
+        return WriteOutcome(False, True, "Already done (this request was received before).", reference)
+    ok, message, result = _call(operation, request, reference)
+    audit.record(
+        db,
+        slack_user=request.slack_user,
+        command=request.command,
+        org_id=request.org_id,
+        outcome="ok" if ok else "failed",
+        summary=request.summary if ok else f"{request.summary} — {message}",
+        reference=reference,
+    )
+    _announce(ctx, request, ok, reference)
+    return WriteOutcome(True, ok, message, reference, result)
+
+
+def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -> tuple[bool, str, Any]:
+    try:
+        result = operation()
+    except NotFoundError:
+        log.info("ref=%s %s: not found", reference, request.command)
+        return False, f"Not found: the service knows no such record (ref {reference}).", None
+    except TransportError as err:
+        log.warning("ref=%s %s: %s", reference, request.command, err)
+        return False, f"The service did not answer in time; nothing was confirmed (ref {reference}).", None
+    except SamError as err:
+        log.warning("ref=%s %s: %s", reference, request.command, err)
+        detail = getattr(err, "message", None) or type(err).__name__
+        return False, f"The service refused: {detail} (ref {reference}).", None
+    except Exception:  # a bug of ours must still get an answer, and the trace goes to the log only
+        log.exception("ref=%s %s failed", reference, request.command)
+        return False, f"Something went wrong on our side (ref {reference}).", None
+    failed = _failed_results(result)
+    if failed:
+        log.warning("ref=%s %s: service answered success=false: %s", reference, request.command, failed)
+        return False, f"The service did not apply it: {failed} (ref {reference}).", result
+    return True, "Done.", result
+
+
+def _failed_results(result: Any) -> str:
+    """Operation results with `success: false` (operation 4 answers a list of them)."""
+    items = result if isinstance(result, list) else [result]
+    messages = []
+    for item in items:
+        success = getattr(item, "success", None)
+        if success is None and isinstance(item, dict):
+            success = item.get("success")
+        if success is False:
+            message = getattr(item, "message", None) or (
+                item.get("message") if isinstance(item, dict) else None
+            )
+            messages.append(str(message or "failed"))
+    return "; ".join(messages)
+
+
+def _announce(ctx: AppContext, request: WriteRequest, ok: bool, reference: str) -> None:
+    channel = ctx.config.audit.channel
+    if not channel:
+        return
+    mark = "✅" if ok else "❌"
+    text = f"{mark} <@{request.slack_user}> `{request.command}` — {request.summary} (ref {reference})"
+    try:
+        ctx.web_client.chat_postMessage(channel=channel, text=audit.mask_secrets(text))
+    except (SlackApiError, SlackClientError, OSError) as err:
+        # The audit row is the record; the channel is a courtesy. Say so in the log and carry on.
+        log.warning("ref=%s could not post to audit channel %s: %s", reference, channel, err)
+
+
+def answer_later(
+    ctx: AppContext, meta: dict[str, Any], slack_user: str, text: str, blocks: list[Any] | None = None
+) -> None:
+    """Answer after a modal closed: through the originating command's response_url when we have it, else
+    as an ephemeral message in its channel, else by direct message."""
+    from slack_sdk.webhook import WebhookClient
+
+    from bot.render.common import blocks_to_dicts
+
+    rendered = blocks_to_dicts(blocks or [])
+    try:
+        url = meta.get("response_url")
+        if url:
+            response = WebhookClient(str(url), timeout=10).send(
+                text=text, blocks=rendered or None, response_type="ephemeral", replace_original=False
+            )
+            if response.status_code == 200:
+                return
+            log.warning("response_url answered %s; falling back to chat", response.status_code)
+        channel = meta.get("channel")
+        if channel:
+            ctx.web_client.chat_postEphemeral(
+                channel=channel, user=slack_user, text=text, blocks=rendered or None
+            )
+        else:
+            ctx.web_client.chat_postMessage(channel=slack_user, text=text, blocks=rendered or None)
+    except (SlackApiError, SlackClientError, OSError) as err:
+        log.warning("could not answer %s after a modal: %s", slack_user, err)
+
+
+def outcome_text(title: str, outcome: WriteOutcome) -> str:
+    """The fallback text of an answer: the title, and the reason when it failed."""
+    return title if outcome.ok or not outcome.ran else f"{title}. {outcome.message}"

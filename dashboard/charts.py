@@ -43,11 +43,14 @@ def hourly_trend(counts: list[read.HourCount]) -> alt.Chart:
 
 
 def weekday_hour_heatmap(counts: list[read.WeekdayHourCount]) -> alt.Chart:
+    # Every cell of the week, so quiet hours show as pale squares instead of holes.
+    seen = {(c.weekday, c.hour): c.count for c in counts}
+    cells = [(day, hour) for day in range(7) for hour in range(24)]
     frame = pd.DataFrame(
         {
-            "Weekday": [WEEKDAYS[c.weekday] for c in counts],
-            "Hour": [c.hour for c in counts],
-            "Alarms": [c.count for c in counts],
+            "Weekday": [WEEKDAYS[day] for day, _ in cells],
+            "Hour": [hour for _, hour in cells],
+            "Alarms": [seen.get(cell, 0) for cell in cells],
         }
     )
     return (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -88,10 +89,28 @@ def alarms_frame(rows: list[read.AlarmRow]) -> pd.DataFrame:
     )
 
 
-def style_by_type(frame: pd.DataFrame, column: str = "Type") -> pd.io.formats.style.Styler:
-    """Colour the severity column; the rest of the row stays readable."""
-    return frame.style.map(
-        lambda v: f"background-color: {colour_of(v)}; color: #111" if v else "", subset=[column]
+def type_column(label: str = "Type") -> st.column_config.Column:
+    """Severity as a coloured pill: cheaper to render than a Styler on hundreds of rows."""
+    return st.column_config.MultiselectColumn(
+        label, options=list(SEVERITY_COLOURS), color=list(SEVERITY_COLOURS.values()), width="small"
+    )
+
+
+def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> None:
+    """The alarms table, sortable, its type coloured by severity."""
+    shown = frame.assign(Type=[[t] if t else [] for t in frame["Type"]])
+    st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        height=height,
+        column_config={
+            "Time": TIME_COLUMN,
+            "Type": type_column(),
+            "Panel id": st.column_config.NumberColumn("Panel id", format="%d"),
+            "Org": st.column_config.NumberColumn("Org", format="%d"),
+            "Description": st.column_config.TextColumn("Description", width="large"),
+        },
     )
 
 

@@ -64,7 +64,12 @@ def texts(at: AppTest) -> str:
 
 
 def frame(at: AppTest, index: int = 0) -> pd.DataFrame:
-    return at.dataframe[index].value
+    """A shown table, its pill columns (severity, camera problems) read back as comma-joined text."""
+    shown = at.dataframe[index].value
+    for pills in ("Type", "Problems"):
+        if pills in shown.columns:
+            shown[pills] = [", ".join(v) for v in shown[pills]]
+    return shown
 
 
 # --- no data ----------------------------------------------------------------------------------------------
@@ -222,17 +227,18 @@ def test_panel_page_shows_sensors_by_type_controllers_and_activities(seeded: See
     panel = 5004
     at = open_page(PAGES[3], panel=str(panel))
     assert at.subheader[0].value == seeded.panels[panel]
-    sensors = pd.concat([df.value for df in at.dataframe if "Sensor" in df.value.columns])
+    tables = [frame(at, i) for i in range(len(at.dataframe))]
+    sensors = pd.concat([df for df in tables if "Sensor" in df.columns])
     assert set(sensors["Sensor"]) == set(seeded.sensors[panel])
     assert "Ground floor (1)" in set(sensors["Partitions"]) or "Ground floor" in " ".join(
         sensors["Partitions"]
     )
     groups = [m.value for m in at.markdown if m.value.startswith("**")]
     assert groups == ["**Door** · 2", "**Smoke** · 2", "**Zone** · 2"]
-    controllers = next(df.value for df in at.dataframe if "Controller" in df.value.columns)
+    controllers = next(df for df in tables if "Controller" in df.columns)
     assert set(controllers["Controller"]) == set(seeded.controllers[panel])
-    activities = next(df.value for df in at.dataframe if "Violation" in df.value.columns)
-    assert set(activities["Panel id"]) == {panel}
+    activities = next(df for df in tables if "Violation" in df.columns)
+    assert set(activities["Panel id"]) == {panel} and set(activities["Type"]) <= set(read.SEVERITY)
 
 
 def test_panel_search_narrows_the_picker(seeded: Seeded) -> None:

@@ -116,18 +116,7 @@ def alarms_table(flt: read.AlarmFilter) -> None:
     if frame.empty:
         st.info("No alarms match these filters.")
         return
-    st.dataframe(
-        ui.style_by_type(frame),
-        hide_index=True,
-        width="stretch",
-        height=min(36 + 35 * len(frame), 560),
-        column_config={
-            "Time": ui.TIME_COLUMN,
-            "Panel id": st.column_config.NumberColumn("Panel id", format="%d"),
-            "Org": st.column_config.NumberColumn("Org", format="%d"),
-            "Description": st.column_config.TextColumn("Description", width="large"),
-        },
-    )
+    ui.show_alarms(frame, height=min(36 + 35 * len(frame), 560))
 
 
 alarms_table(flt)

@@ -34,7 +34,7 @@ def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Camera": [c.name or f"camera {c.resource_id}" for c in rows],
-            "Problems": [", ".join(c.problems) for c in rows],
+            "Problems": [list(c.problems) for c in rows],
             "Status": [c.status or "" for c in rows],
             "Binding": [c.bind_status or "" for c in rows],
             "SD card": [c.sd_card_status or "" for c in rows],
@@ -61,16 +61,16 @@ def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
         st.info("No cameras match these filters.")
         return
     frame = cameras_frame(rows)
-    styled = frame.style.apply(
-        lambda row: ["background-color: #fde2e1" if row["Problems"] else "" for _ in row], axis=1
-    )
+    problems = sorted({p for c in rows for p in c.problems})
     st.dataframe(
-        styled,
+        frame,
         hide_index=True,
         width="stretch",
         height=min(36 + 35 * len(frame), 700),
         column_config={
-            "Problems": st.column_config.TextColumn("Problems", width="medium"),
+            "Problems": st.column_config.MultiselectColumn(
+                "Problems", options=problems, color="#d62728", width="medium"
+            ),
             "Capabilities": st.column_config.TextColumn("Capabilities", width="medium"),
             "Id": st.column_config.NumberColumn("Id", format="%d"),
             "Org": st.column_config.NumberColumn("Org", format="%d"),

@@ -100,12 +100,7 @@ def panel_view(resource_id: int) -> None:
             st.info("This panel has no controllers.")
     with activity_tab:
         if detail.last_activities:
-            st.dataframe(
-                ui.style_by_type(ui.alarms_frame(detail.last_activities)),
-                hide_index=True,
-                width="stretch",
-                column_config={"Time": ui.TIME_COLUMN},
-            )
+            ui.show_alarms(ui.alarms_frame(detail.last_activities))
         else:
             st.info("No activities cached for this panel.")
 

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.commands.registry import Invocation, Role
+from bot.render.common import blocks_to_dicts, escape, section
 from core.cache import audit
-from core.errors import NotFoundError, SamError, TransportError
+from core.errors import APIError, NotFoundError, SamError, TransportError
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -126,10 +127,17 @@ def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -
     except TransportError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
         return False, f"The service did not answer in time; nothing was confirmed (ref {reference}).", None
+    except APIError as err:
+        log.warning("ref=%s %s: %s", reference, request.command, err)
+        said = err.message or err.error or "no details"
+        return (
+            False,
+            f"The service answered {err.status_code}: {said}; nothing was changed (ref {reference}).",
+            None,
+        )
     except SamError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
-        detail = getattr(err, "message", None) or type(err).__name__
-        return False, f"The service refused: {detail} (ref {reference}).", None
+        return False, f"The service call failed; nothing was confirmed (ref {reference}).", None
     except Exception:  # a bug of ours must still get an answer, and the trace goes to the log only
         log.exception("ref=%s %s failed", reference, request.command)
         return False, f"Something went wrong on our side (ref {reference}).", None
@@ -161,9 +169,10 @@ def _announce(ctx: AppContext, request: WriteRequest, ok: bool, reference: str) 
     if not channel:
         return
     mark = "✅" if ok else "❌"
-    text = f"{mark} <@{request.slack_user}> `{request.command}` — {request.summary} (ref {reference})"
+    what = f"`{escape(request.command)}` — {escape(request.summary)}"
+    text = audit.mask_secrets(f"{mark} <@{request.slack_user}> {what} (ref {reference})")
     try:
-        ctx.web_client.chat_postMessage(channel=channel, text=audit.mask_secrets(text))
+        ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
     except (SlackApiError, SlackClientError, OSError) as err:
         # The audit row is the record; the channel is a courtesy. Say so in the log and carry on.
         log.warning("ref=%s could not post to audit channel %s: %s", reference, channel, err)
@@ -175,8 +184,6 @@ def answer_later(
     """Answer after a modal closed: through the originating command's response_url when we have it, else
     as an ephemeral message in its channel, else by direct message."""
     from slack_sdk.webhook import WebhookClient
-
-    from bot.render.common import blocks_to_dicts
 
     rendered = blocks_to_dicts(blocks or [])
     try:

@@ -462,3 +462,34 @@ def test_camera_add_denied_to_viewer(bot: BotProcess) -> None:
 
 def test_tmp_files_are_private(bot: BotProcess) -> None:
     assert Path(bot.db_path).stat().st_mode & 0o077 == 0
+
+
+# -- failures of the service ---------------------------------------------------------------------------------
+
+
+def test_unknown_task_says_not_found_and_remembers_nothing(bot: BotProcess, slack: SlackStandIn) -> None:
+    result = bot.send_command("task update 999999 name=Ghost", user=TECH)
+    assert "Task 999999 not updated" in result.text and "Not found" in result.text
+    [row] = audit_rows(bot, "task update 999999")
+    assert row.outcome == "failed" and row.reference in result.text
+    opened = len(slack.calls_to("views.open"))
+    bot.send_command("task update 999999", user=TECH, wait=False)
+    view = opened_view(slack, "sam_task_update", opened, task=999999)
+    assert "Nothing is known about this task yet" in blocks_text(view["blocks"])
+
+
+def test_a_service_failure_is_answered_plainly_with_a_reference(
+    bot: BotProcess, sim: Simulator, service: SpecClient
+) -> None:
+    httpx.post(f"{sim.root_url}/_sim/faults", json={"errorRate": 1.0}, timeout=5).raise_for_status()
+    try:
+        result = bot.send_command("sensor rename 10010106 During outage", user=TECH)
+    finally:
+        httpx.post(f"{sim.root_url}/_sim/faults", json={"errorRate": 0.0}, timeout=5).raise_for_status()
+    assert "Sensor 10010106 not renamed" in result.text and "The service answered 5" in result.text
+    assert "Traceback" not in result.text
+    [row] = audit_rows(bot, "sensor rename 10010106")
+    assert row.outcome == "failed" and f"ref {row.reference}" in result.text
+    assert row.reference in bot.output()
+    sensors = service.ok("GET", "/panel/100101/sensor/list")["sensors"]
+    assert next(s for s in sensors if s["id"] == 10010106)["description"] != "During outage"

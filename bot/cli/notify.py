@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -83,7 +84,7 @@ def run(config: NotifyConfig, slack: WebClient | None, args: argparse.Namespace,
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
     def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+        print(f"{time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
 
     notifier = Notifier(db, config, delivery, source, dashboard_url, log=log)
     stop = threading.Event()

@@ -112,6 +112,8 @@ class Notifier:
                 for a in found
             ]
             outbox.enqueue(self.db, entries)
+        if entries:
+            self.log(f"notify: {len(entries)} new alarms")
         return len(entries)
 
     def _channel_for(self, alarm: Alarm) -> str:

@@ -1,0 +1,169 @@
+"""The buttons of alarm cards: Acknowledge (edits the card in place, once), Panel status (an ephemeral
+summary), Silence panel 30 min / 2 h / 24 h (recorded in panel_silences; the notifier skips the panel)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from typing import Any
+
+import sqlite_utils
+from slack_bolt import Ack, App, Respond
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from bot.context import AppContext
+from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
+from bot.render import alarms as render
+from bot.render.common import escape
+from core import read
+from core.cache import outbox
+from core.cache.writes import write_transaction
+
+log = logging.getLogger(__name__)
+DEFAULT_DASHBOARD_URL = "http://127.0.0.1:8501"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def acknowledge(db: sqlite_utils.Database, event_id: str, user: str, at: int) -> tuple[outbox.Ack, bool]:
+    """Record the first acknowledgement; a second click returns the first one and False."""
+    with write_transaction(db):
+        outbox.ensure_tables(db)
+        return outbox.acknowledge(db, event_id, user, at)
+
+
+def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> int:
+    until = at + minutes * 60_000
+    with write_transaction(db):
+        outbox.ensure_tables(db)
+        outbox.silence_panel(db, resource_id, until, user)
+    return until
+
+
+def acked_card(
+    db: sqlite_utils.Database, event_id: str, ack: outbox.Ack, config: NotifyConfig, dashboard_url: str
+) -> render.Rendered | None:
+    """The alarm card as it looks once acknowledged, or None for an alarm not in the cache."""
+    alarm = outbox.get_alarm(db, event_id)
+    if alarm is None:
+        return None
+    return render.alarm_card(alarm, config.zone_for(alarm.org_id), _data_as_of(db), dashboard_url, ack=ack)
+
+
+def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyConfig) -> str:
+    detail = read.panel_detail(db, resource_id, activities=5)
+    if detail is None:
+        return f"Panel {resource_id} is not in the cache (yet)."
+    zone = config.zone_for(detail.panel.org_id)
+    sensors = sum(len(group) for group in detail.sensors_by_type.values())
+    enabled = {True: "enabled", False: "disabled"}.get(detail.panel.enabled, "state unknown")  # type: ignore[arg-type]
+    model = escape(detail.panel.model or "model unknown")
+    lines = [
+        f"*{escape(detail.panel.name or 'Panel')}* ({resource_id}) · {model} · {enabled}",
+        f"{sensors} sensors, {len(detail.controllers)} controllers",
+    ]
+    until = outbox.silence_until(db, resource_id)
+    if until and until > now_ms():
+        lines.append(f":no_bell: silenced until {render.local_time(until, zone)}")
+    if detail.last_activities:
+        lines.append("*Last activity*")
+        lines += [
+            f"• {render.local_time(a.activity_time, zone)} {escape(a.violation_name or a.event_type or '')}"
+            f" — {escape(a.description or '')}"
+            for a in detail.last_activities
+        ]
+    as_of = render.local_time(detail.data_as_of, zone) if detail.data_as_of else "unknown"
+    lines.append(f"_data as of {as_of}_")
+    return "\n".join(lines)
+
+
+def _data_as_of(db: sqlite_utils.Database) -> int | None:
+    return next((r.last_success for r in read.freshness(db) if r.table == "activities"), None)
+
+
+def _config(ctx: AppContext) -> tuple[NotifyConfig, str]:
+    try:
+        config = parse_notify(ctx.config.notify)
+    except NotifyConfigError:
+        config = NotifyConfig()  # the notifier reports config errors; buttons still work with defaults
+    url = (
+        config.dashboard_url
+        or ctx.config.dashboard.url
+        or os.environ.get("SAMOPS_DASHBOARD_URL")
+        or DEFAULT_DASHBOARD_URL
+    )
+    return config, url
+
+
+def register(app: App, ctx: AppContext) -> None:
+    @app.action(render.ACK)
+    def on_ack(
+        ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond
+    ) -> None:
+        ack()
+        event_id, user = str(action.get("value") or ""), body["user"]["id"]
+        db = ctx.db()
+        recorded, created = acknowledge(db, event_id, user, now_ms())
+        if not created:
+            config, _ = _config(ctx)
+            when = render.local_time(recorded.at, config.zone_for(None))
+            text = f"Already acknowledged by <@{recorded.slack_user}> at {when}."
+            respond(text=text, response_type="ephemeral", replace_original=False)
+            return
+        config, url = _config(ctx)
+        card = acked_card(db, event_id, recorded, config, url)
+        channel = (body.get("channel") or {}).get("id")
+        ts = (body.get("container") or {}).get("message_ts") or (body.get("message") or {}).get("ts")
+        if card is None or not channel or not ts:
+            respond(text="Acknowledged.", response_type="ephemeral", replace_original=False)
+            return
+        try:
+            client.chat_update(
+                channel=channel, ts=ts, text=card.text, attachments=card.attachments, blocks=[]
+            )
+        except SlackApiError as err:
+            log.warning("could not update the alarm card: %s", err.response.get("error"))
+
+    @app.action(render.PANEL_STATUS)
+    def on_panel_status(ack: Ack, action: dict[str, Any], respond: Respond) -> None:
+        ack()
+        try:
+            resource_id = int(action.get("value") or "")
+        except ValueError:
+            respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
+            return
+        config, _ = _config(ctx)
+        text = panel_summary(ctx.db(), resource_id, config)
+        respond(text=text, response_type="ephemeral", replace_original=False)
+
+    @app.action(re.compile(rf"^{render.SILENCE_PREFIX}\d+$"))
+    def on_silence(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+        ack()
+        try:
+            value = json.loads(action.get("value") or "")
+            resource_id, minutes = int(value["r"]), int(value["m"])
+        except (ValueError, KeyError, TypeError):
+            respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
+            return
+        if minutes not in render.SILENCE_MINUTES:
+            respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
+            return
+        user = body["user"]["id"]
+        until = silence(ctx.db(), resource_id, minutes, user, now_ms())
+        config, _ = _config(ctx)
+        respond(
+            text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
+            f"{render.local_time(until, config.zone_for(None))}: its alarms are recorded but not posted.",
+            response_type="in_channel",
+            replace_original=False,
+        )
+
+    @app.action(render.DASHBOARD)
+    def on_dashboard(ack: Ack) -> None:
+        ack()  # a link button: Slack opens the URL, the app only acknowledges

@@ -1,0 +1,71 @@
+"""The alarm card's buttons through the running bot (signed block_actions payloads): Acknowledge edits the
+card once and records who and when, even on a double click; Silence records the panel; Panel status answers
+ephemerally."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from core.cache import outbox
+from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from tests.support.bot import blocks_text, run_bot
+from tests.support.slack_standin import SlackStandIn
+
+EVENT = "EV-777-000001"
+
+
+def seed(path: Path) -> None:
+    db = open_cache(path)
+    now = int(time.time() * 1000)
+    with write_transaction(db):
+        upsert_dicts(db, "panels", [{"resource_id": 777, "org_id": 1001, "name": "Depot"}], "resource_id")
+        upsert_activities(db, "activities", [(EVENT, 777, 1001, now, "Burglary alarm on Depot - Back door",
+                                              "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+
+
+def click(action_id: str, value: str, user: str, response: str) -> dict:
+    return {
+        "user": {"id": user, "name": user.lower()},
+        "channel": {"id": "C_ALARMS"},
+        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": "C_ALARMS"},
+        "message": {"ts": "1700000000.000100", "text": "alarm"},
+        "response_url": response,
+        "trigger_id": f"trigger-{response}",
+        "actions": [{"action_id": action_id, "block_id": "b", "value": value, "type": "button"}],
+    }
+
+
+def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
+    db_path = tmp_path / "cache.db"
+    seed(db_path)
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path) as bot:
+        first = bot.send_action(click("alarm_ack", EVENT, "U_ALICE", slack.response_url("ack1")))
+        assert first.status_code == 200
+        [update] = slack.wait_for(lambda: slack.calls_to("chat.update"), timeout=30)
+        assert update.params["ts"] == "1700000000.000100" and update.params["channel"] == "C_ALARMS"
+        text = blocks_text(update.params["attachments"][0]["blocks"])
+        assert "Acknowledged by <@U_ALICE>" in text and "Depot (777)" in text
+        # The double click, by someone else: nothing changes, and they are told who was first.
+        bot.send_action(click("alarm_ack", EVENT, "U_BOB", slack.response_url("ack2")))
+        [answer] = slack.wait_for(lambda: slack.responses("ack2"), timeout=30)
+        assert "Already acknowledged by <@U_ALICE>" in answer.params["text"]
+        assert len(slack.calls_to("chat.update")) == 1
+
+        bot.send_action(click("alarm_silence_120", json.dumps({"r": 777, "m": 120}), "U_BOB",
+                              slack.response_url("silence")))  # fmt: skip
+        [silenced] = slack.wait_for(lambda: slack.responses("silence"), timeout=30)
+        assert "silenced" in silenced.params["text"]
+
+        bot.send_action(click("alarm_panel_status", "777", "U_BOB", slack.response_url("status")))
+        [status] = slack.wait_for(lambda: slack.responses("status"), timeout=30)
+        assert status.params["response_type"] == "ephemeral" and "Depot" in status.params["text"]
+        assert "silenced until" in status.params["text"]
+
+    db = open_cache(db_path)
+    ack = outbox.get_ack(db, EVENT)
+    assert ack is not None and ack.slack_user == "U_ALICE"
+    until = outbox.silence_until(db, 777) or 0
+    assert 115 * 60_000 < until - int(time.time() * 1000) <= 120 * 60_000

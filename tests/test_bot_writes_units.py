@@ -10,8 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.commands.parse import parse_text
 from bot.commands.registry import UsageError
 from bot.inputs import (
+    TASK_KEYS,
     FieldError,
     camera_from_values,
     grant_from_values,
@@ -102,6 +104,17 @@ def test_one_line_form_never_raises_anything_but_usage_errors(words: list[str]) 
     except UsageError:
         return
     assert update.task_id > 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_typed_text_through_the_router_split_never_crashes_the_task_form(text: str) -> None:
+    words = parse_text(f"task update {text}").words[2:]
+    try:
+        update = parse_task_args(words)
+    except UsageError:
+        return
+    assert update.task_id > 0 and set(update.changes()) <= set(TASK_KEYS)
 
 
 @settings(max_examples=200, deadline=None)
@@ -245,6 +258,13 @@ def test_grant_modal_lists_every_group_and_prefills_authority() -> None:
     assert {o["value"] for o in groups_block["element"]["initial_options"]} == {
         str(i) for i in range(2, 13, 2)
     }
+    panels = next(b for b in view["blocks"] if b.get("block_id") == "panels")
+    assert "initial_options" not in panels["element"]
+    view2 = grant_modal(
+        7, None, groups, [PanelChoice(1001, "Depot"), PanelChoice(1002, None)], {}, current_panels=[1002]
+    )
+    panels = next(b for b in view2.to_dict()["blocks"] if b.get("block_id") == "panels")
+    assert [o["value"] for o in panels["element"]["initial_options"]] == ["1002"]
     window = next(b for b in view["blocks"] if b.get("block_id") == "window_end")
     assert window["element"]["initial_time"] == "00:01"
 

@@ -43,6 +43,7 @@ def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
         meta,
         current_days=sorted({int(d.day_of_week) for d in days if d.day_of_week}),
         current_window=window,
+        current_panels=_authorized_panels(current),
     )
     return open_modal(ctx, inv, view)
 
@@ -70,3 +71,10 @@ def revoke_access(inv: Invocation, ctx: AppContext) -> Reply:
         blocks=blocks,
         audit_summary=f"confirmation asked: revoke user {user_id} on panel {panel_id}",
     )
+
+
+def _authorized_panels(current: object) -> list[int]:
+    """The panels operation 15 says are authorized now, when the service includes them (not in the spec)."""
+    extra = getattr(current, "model_extra", None) or {}
+    ids = extra.get("authorizedResourceIds") or extra.get("authorized_resource_ids") or []
+    return [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []

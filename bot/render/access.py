@@ -57,8 +57,10 @@ def grant_modal(
     meta: dict[str, Any],
     current_days: Sequence[int] = (),
     current_window: tuple[int | None, int | None] = (None, None),
+    current_panels: Sequence[int] = (),
 ) -> View:
-    """Every privilege group is listed (operation 4 must send them all): ticked = authorized."""
+    """Every privilege group is listed (operation 4 must send them all): ticked = authorized. Operation 4
+    replaces the authorized panels, so the ones known to be authorized now are preselected."""
     blocks: list[Block] = [
         section(f"Set the privilege groups and panels of *{escape(person(user_name, user_id))}*."),
         context(
@@ -78,6 +80,7 @@ def grant_modal(
                 "panels",
                 "Panels to authorize",
                 [(str(p.id), panel_label(p.name, p.id)) for p in panels],
+                selected=[str(p) for p in current_panels],
                 optional=False,
             )
         )

@@ -225,3 +225,24 @@ def test_run_stops_on_the_event(db: Any, tmp_path: Path) -> None:
     thread.join(5)
     assert not thread.is_alive()
     assert outbox.counts_by_state(db) == {"console": 1}
+
+
+def test_the_example_config_parses_and_routes_first_match() -> None:
+    from bot.notify.config import load_notify
+    from core.cache.outbox import Alarm
+
+    config, _ = load_notify(Path(__file__).resolve().parents[1] / "samops.example.toml", required=True)
+    assert config.storm.posts_per_second == 1.0 and config.source == "cache"
+    routed = parse_notify(
+        {
+            "default_channel": "C_ALL",
+            "routes": [
+                {"channel": "C_A", "org": 1, "violation_types": ["alarm"]},
+                {"channel": "C_B", "org": 1},
+            ],
+        }
+    )
+    alarm = Alarm("E1", 5, 1, 0, None, "violation", "Fire", "alarm", None)
+    assert routed.channel_for(alarm) == "C_A"
+    assert routed.channel_for(Alarm("E2", 5, 1, 0, None, "violation", "Low", "warning", None)) == "C_B"
+    assert routed.channel_for(Alarm("E3", 5, 2, 0, None, "violation", "Fire", "alarm", None)) == "C_ALL"

@@ -1,0 +1,156 @@
+"""Benchmark of the Slack bot (issue 5 item 10). Prints figures, with ratios against baselines measured in
+the same run; not a test.
+
+(a) Ack under load: 50 concurrent signed `/sam cameras` while the simulator adds 2,000 ms to every request.
+    Ack = the HTTP answer to the slash command; goal p99 <= 200 ms. Baseline: `GET /healthz` on the same
+    server under the same concurrency (what the HTTP server alone costs).
+(b) Answer latency with no added latency: `/sam user <id>` and `/sam panel <id>` sent one after another;
+    answer = from sending the command to its message arriving on response_url; goal p50 <= 150 ms.
+    Baseline: the same service calls made directly with SamClient (what the service alone costs).
+
+    python bench/bot.py [--concurrency 50] [--answers 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+from core.client import SamClient  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from tests.support.bot import BotProcess, run_bot  # noqa: E402
+from tests.support.processes import Simulator, run_simulator  # noqa: E402
+from tests.support.slack_standin import SlackStandIn  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def burst(n: int, fn: Callable[[int], float]) -> list[float]:
+    """Run fn(i) in n threads released together; the durations they return."""
+    gate = threading.Barrier(n)
+
+    def one(i: int) -> float:
+        gate.wait()
+        return fn(i)
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        return list(pool.map(one, range(n)))
+
+
+def ack_under_load(bot: BotProcess, sim: Simulator, n: int) -> None:
+    httpx.post(f"{sim.root_url}/_sim/faults", json={"latencyMs": 2000})
+    try:
+        forms = [bot.command_form("cameras", user=f"U_BENCH{i}") for i in range(n)]
+        bodies = [urlencode(f).encode() for f in forms]
+
+        def send(i: int) -> float:
+            started = time.perf_counter()
+            response = bot.post_signed(bodies[i], timeout=30)
+            assert response.status_code == 200, response.status_code
+            return time.perf_counter() - started
+
+        def health(_: int) -> float:
+            started = time.perf_counter()
+            bot.http.get(f"{bot.root_url}/healthz", timeout=30)
+            return time.perf_counter() - started
+
+        base = burst(n, health)
+        acks = burst(n, send)
+        names = [f["response_url"].rsplit("/", 1)[1] for f in forms]
+        started = time.perf_counter()
+        bot.slack.wait_for(lambda: all(bot.slack.responses(name) for name in names), timeout=120)
+        answered = time.perf_counter() - started
+    finally:
+        httpx.post(f"{sim.root_url}/_sim/faults", json={"latencyMs": 0})
+    texts = [bot.slack.responses(name)[0].params.get("text", "") for name in names]
+    ok = sum(1 for t in texts if "cameras" in t)
+    print(f"(a) {n} concurrent /sam cameras, service latency 2000 ms")
+    print(f"    ack      p50 {ms(pct(acks, 0.5))}   p99 {ms(pct(acks, 0.99))}   max {ms(max(acks))}")
+    print(f"    /healthz p50 {ms(pct(base, 0.5))}   p99 {ms(pct(base, 0.99))}   (baseline)")
+    print(f"    ratio ack p99 / healthz p99: {pct(acks, 0.99) / max(pct(base, 0.99), 1e-6):.2f}")
+    print(f"    all {n} answered {answered:.1f} s after the last ack; {ok}/{n} with the camera list")
+    verdict = "met" if pct(acks, 0.99) <= 0.2 else "NOT met"
+    print(f"    goal ack p99 <= 200 ms: {verdict}")
+
+
+def answer_latency(bot: BotProcess, sim: Simulator, rounds: int) -> None:
+    with SamClient(Settings(base_url=sim.base_url)) as client:
+        session = client.login()
+        panel = (session.resources or [])[0]
+        user_id = session.user_id or 0
+
+        def direct_user() -> None:
+            client.list_organization_users(user_id)
+
+        def direct_panel() -> None:
+            rid, org = panel.resource_id or 0, panel.org_id
+            client.list_panel_sensors(rid, org=org)
+            client.list_panel_controllers(rid, org=org)
+            client.list_controller_data_log(resource_id=rid, org=org)
+            client.list_activities([rid], page_size=10, org=org)
+
+        cases = [
+            ("user", f"user {user_id}", direct_user),
+            ("panel", f"panel {panel.resource_id}", direct_panel),
+        ]
+        print(f"(b) answer latency, no added service latency, {rounds} commands each, one at a time")
+        for label, text, direct in cases:
+            bot.send_command(text)  # warm up: login, imports, connections
+            answers, baselines = [], []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                result = bot.send_command(text, timeout=30)
+                answers.append(time.perf_counter() - started)
+                assert result.responses
+                started = time.perf_counter()
+                direct()
+                baselines.append(time.perf_counter() - started)
+            p50, b50 = statistics.median(answers), statistics.median(baselines)
+            print(f"    /sam {label:<5} answer p50 {ms(p50)}   p90 {ms(pct(answers, 0.9))}")
+            ratio = p50 / max(b50, 1e-6)
+            print(f"    direct {label:<5} calls p50 {ms(b50)}   (baseline, sequential)   ratio {ratio:.2f}")
+            print(f"    goal answer p50 <= 150 ms: {'met' if p50 <= 0.15 else 'NOT met'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--answers", type=int, default=40, help="commands per case in (b)")
+    args = parser.parse_args()
+    os.environ.setdefault("SAMOPS_BOT_WORKERS", "128")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        run_simulator("--alarm-rate", "0") as sim,
+        SlackStandIn() as slack,
+        run_bot(Path(tmp), slack, simulator=sim, env={"SAM_TIMEOUT": "30"}) as bot,
+    ):
+        ack_under_load(bot, sim, args.concurrency)
+        answer_latency(bot, sim, args.answers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

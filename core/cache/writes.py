@@ -56,7 +56,7 @@ def upsert_rows(
 def upsert_dicts(db: sqlite_utils.Database, table: str, rows: Sequence[Mapping[str, Any]], pk: str) -> int:
     if not rows:
         return 0
-    columns = list(rows[0])
+    columns = list(dict.fromkeys(k for row in rows for k in row))  # every key of every row, in order
     return upsert_rows(db, table, columns, ([row.get(c) for c in columns] for row in rows), pk)
 
 

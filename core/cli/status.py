@@ -1,0 +1,94 @@
+"""`samops status`: how fresh the cache is, the notifier's backlog, and the last errors.
+
+    samops status [--db PATH]
+
+Exit codes: 0 shown, 1 no cache there (or it cannot be read), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+PROG = "samops status"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Show cache freshness, notifier backlog and last errors."
+    )
+    p.add_argument(
+        "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
+    )
+    return p
+
+
+def ago(at: int | None, now: int) -> str:
+    if at is None:
+        return "never"
+    seconds = max(0, (now - at) // 1000)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from pydantic import ValidationError
+    from rich.console import Console
+    from rich.table import Table
+
+    from core import read
+    from core.cache.db import open_reader
+    from core.settings import Settings
+
+    try:
+        path = args.db or Settings().db_path
+    except ValidationError as exc:
+        print(f"{PROG}: invalid configuration: {exc.errors()[0]['loc']}", file=sys.stderr)
+        return 2
+    if not path.exists():
+        print(f"{PROG}: no cache at {path}; run `samops sync` first", file=sys.stderr)
+        return 1
+    try:
+        db = open_reader(path)
+    except Exception as exc:
+        print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        fresh = read.freshness(db)
+        backlog = db.execute("SELECT count(*) FROM notify_outbox WHERE state = 'pending'").fetchone()[0]
+        failing = db.execute(
+            "SELECT event_id, channel, attempts, last_error FROM notify_outbox"
+            " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT 5"
+        ).fetchall()
+    finally:
+        db.close()
+
+    now = int(time.time() * 1000)
+    console = Console()
+    table = Table(title=f"Cache {path}", title_justify="left")
+    for column, justify in (
+        ("table", "left"),
+        ("rows", "right"),
+        ("last success", "left"),
+        ("last error", "left"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for f in fresh:
+        stale = f.last_error_at is not None and (f.last_success is None or f.last_error_at > f.last_success)
+        error = f"{f.last_error} ({ago(f.last_error_at, now)})" if f.last_error else ""
+        table.add_row(
+            f.table,
+            f"{f.rows:,}",
+            ago(f.last_success, now),
+            f"[red]{error}[/red]" if stale else f"[dim]{error}[/dim]",
+        )
+    console.print(table)
+    console.print(f"Notifier backlog: {backlog:,} pending")
+    for event_id, channel, attempts, error in failing:
+        console.print(f"  [red]{event_id}[/red] to {channel}: {attempts} attempts, last error: {error}")
+    return 0

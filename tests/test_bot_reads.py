@@ -7,17 +7,16 @@ service itself through SamClient and from the simulator's /_sim test controls.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from core.cache import writes
 from core.cache.db import open_cache
 from core.client import SamClient
 from core.settings import Settings
+from core.sync import run_sync
 from tests.support.bot import BotProcess, CommandResult, run_bot
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import SlackStandIn
@@ -39,25 +38,13 @@ def client(sim: Simulator) -> Iterator[SamClient]:
 
 
 def fill_cache(db_path: Path, client: SamClient) -> None:
-    """What a sync leaves behind for the bot's reads: panels and the last week of activities."""
+    """One real sync (core.sync) into the bot's cache, as `samops sync` does."""
     db = open_cache(db_path)
-    panels = client.login().resources or []
-    writes.upsert_dicts(db, "panels", [writes.panel_row(p) for p in panels], "resource_id")
-    now = int(time.time() * 1000)
-    for org in {p.org_id for p in panels}:
-        ids = [p.resource_id for p in panels if p.org_id == org]
-        rows = [
-            writes.activity_row(a, None, org)
-            for a in client.iter_activities(
-                ids, start_time=now - 8 * 86_400_000, end_time=now + 60_000, org=org
-            )
-        ]
-        writes.upsert_activities(db, "activities", rows)
-    writes.upsert_dicts(
-        db, "sync_state", [{"table_name": "activities", "last_success": now, "rows": 1}], "table_name"
-    )
-    db.conn.commit()
-    db.close()
+    try:
+        report = run_sync(db, client)
+        assert report.ok, report.errors
+    finally:
+        db.close()
 
 
 @pytest.fixture(scope="module")

@@ -246,3 +246,50 @@ def test_the_example_config_parses_and_routes_first_match() -> None:
     assert routed.channel_for(alarm) == "C_A"
     assert routed.channel_for(Alarm("E2", 5, 1, 0, None, "violation", "Low", "warning", None)) == "C_B"
     assert routed.channel_for(Alarm("E3", 5, 2, 0, None, "violation", "Fire", "alarm", None)) == "C_ALL"
+
+
+def test_health_notices_once_when_the_service_fails_and_once_when_it_recovers(
+    db: Any, simulator: Any
+) -> None:
+    from bot.notify.source import ServiceSource
+    from core.client import SamClient
+    from core.settings import Settings
+
+    dead = SamClient(Settings(base_url="http://127.0.0.1:9/api", max_retries=0, timeout=1, connect_timeout=1))
+    alive = SamClient(Settings(base_url=simulator.base_url, max_retries=0))
+    with SlackStandIn() as slack:
+        cfg = parse_notify({"default_channel": "C_ALL", "health": {"channel": "C_OPS", "after": 0.3}})
+        web = WebClient(token="xoxb-test", base_url=slack.api_url)
+        source = ServiceSource(dead)
+        n = Notifier(db, cfg, SlackDelivery(web, 50), source, "http://dash.local", log=lambda _: None)
+        n.start()
+
+        def ops() -> list[str]:
+            return [
+                c.params["text"] for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C_OPS"
+            ]
+
+        n.cycle()
+        assert ops() == []  # failing, but not for long enough yet
+        time.sleep(0.4)
+        n.cycle()
+        n.cycle()
+        assert len(ops()) == 1 and "service has been failing" in ops()[0]
+        source.client = alive
+        n.cycle()
+        n.cycle()
+        assert len(ops()) == 2 and "recovered" in ops()[1]
+
+
+def test_health_notice_when_the_sync_keeps_failing(db: Any) -> None:
+    long_ago = now_ms() - 3_600_000
+    with write_transaction(db):
+        upsert_dicts(db, "sync_state", [{"table_name": "activities", "last_success": long_ago,
+                                         "last_error": "TransportError: refused", "last_error_at": now_ms()}],
+                     "table_name")  # fmt: skip
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, health={"channel": "C_OPS", "after": 60}, storm={"posts_per_second": 50})
+        n.cycle()
+        n.cycle()
+        notices = [c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C_OPS"]
+        assert len(notices) == 1 and "TransportError: refused" in notices[0].params["text"]

@@ -105,7 +105,7 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
         width="stretch",
         height=height,
         column_config={
-            "Time": TIME_COLUMN,
+            "Time": time_column(),
             "Type": type_column(),
             "Panel id": st.column_config.NumberColumn("Panel id", format="%d"),
             "Org": st.column_config.NumberColumn("Org", format="%d"),
@@ -114,4 +114,5 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
     )
 
 
-TIME_COLUMN = st.column_config.DatetimeColumn("Time", format="YYYY-MM-DD HH:mm:ss", timezone="UTC")
+def time_column(label: str = "Time") -> st.column_config.Column:
+    return st.column_config.DatetimeColumn(label, format="YYYY-MM-DD HH:mm:ss", timezone="UTC")

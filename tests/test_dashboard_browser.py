@@ -5,16 +5,18 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
+from core.client import SamClient
+from core.settings import Settings
 from dashboard import auth
-from tests.support.processes import ROOT, free_port, samops_cmd, stop, wait_http
-from tests.support.seed_cache import seed_cache
+from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, stop, wait_http
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -75,23 +77,67 @@ def visit(page: Page, url: str, name: str, expected: list[str]) -> None:
     assert "Traceback" not in page.content() and "No data yet" not in page.content()
 
 
+def simulator_expectations(sim: Simulator) -> dict[str, object]:
+    """What the simulator serves the demo user: a panel with its sensors, cameras, and a fresh alarm."""
+    with SamClient(Settings(base_url=sim.base_url, max_retries=0)) as client:
+        login = client.login()
+        panel = next(p for p in login.panels if any(g.sensors for g in p.resource_sensors or []))
+        cameras = [
+            c.name for org in login.organization_ids or [] for c in client.list_cameras(org=org) if c.name
+        ]
+    sensors = [s.sensor_name for g in panel.resource_sensors or [] for s in g.sensors or [] if s.sensor_name]
+    injected = httpx.post(
+        f"{sim.root_url}/_sim/activities",
+        json={"resourceId": panel.resource_id, "count": 1, "violationType": "alarm"},
+        timeout=10,
+    ).json()[0]
+    controllers = [c.controller_name for c in panel.resource_controllers or [] if c.controller_name]
+    return {
+        "panel": panel,
+        "sensors": sensors,
+        "controllers": controllers,
+        "cameras": cameras,
+        "alarm": injected,
+    }
+
+
 @pytest.mark.browser
-def test_every_page_in_headless_chromium(tmp_path: Path) -> None:
-    seed = seed_cache(tmp_path / "cache.db", int(time.time() * 1000))
-    panel = 5004
-    newest = max((a for a in seed.activities if a[1] == panel), key=lambda a: a[3])
-    with dashboard(seed.path) as base, sync_playwright() as playwright:
+def test_every_page_in_headless_chromium_over_a_synced_cache(tmp_path: Path) -> None:
+    db = tmp_path / "cache.db"
+    with run_simulator("--alarm-rate", "0") as sim:
+        expected = simulator_expectations(sim)
+        synced = subprocess.run(
+            samops_cmd("sync", "--once", "--db", str(db)),
+            cwd=ROOT,
+            env={**os.environ, "SAM_BASE_URL": sim.base_url},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert synced.returncode == 0, synced.stderr
+    panel = expected["panel"]
+    alarm = expected["alarm"]
+    cameras = expected["cameras"]
+    assert cameras and expected["sensors"]
+    with dashboard(db) as base, sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1440, "height": 1400})
-        visit(page, f"{base}/", "overview", ["Alarms, last 24 h", "Cameras offline", *seed.panels.values()])
+        visit(page, f"{base}/", "overview", ["Alarms, last 24 h", "Cameras offline", "Noisiest panels"])
         visit(
             page,
-            f"{base}/alarms?panel={panel}",
+            f"{base}/alarms?panel={panel.resource_id}",
             "alarms",
-            [seed.panels[panel], newest[4], "When alarms happen"],
+            [alarm["description"], f"{panel.resource_name} ({panel.resource_id})", "When alarms happen"],
         )
-        visit(page, f"{base}/cameras", "cameras", list(seed.cameras.values()))
-        visit(page, f"{base}/panels?panel={panel}", "panels", [*seed.sensors[panel][:2], "Controllers (2)"])
+        visit(page, f"{base}/cameras", "cameras", ["With problems"])
+        # The grid draws only the rows in view: search for a camera, as a link from elsewhere would.
+        visit(page, f"{base}/cameras?q={quote(cameras[-1])}", "cameras-search", [cameras[-1]])
+        visit(
+            page,
+            f"{base}/panels?panel={panel.resource_id}",
+            "panels",
+            [*expected["sensors"][:3], *expected["controllers"][:2]],
+        )
         browser.close()
     for name in ("overview", "alarms", "cameras", "panels"):
         assert (ARTIFACTS / f"dashboard-{name}.png").stat().st_size > 10_000

@@ -58,7 +58,7 @@ def trend_and_noisiest() -> None:
             return
         frame = pd.DataFrame(
             {
-                "Panel": [p.name or f"panel {p.resource_id}" for p, _ in noisy],
+                "Panel": [f"{p.name or 'panel'} ({p.resource_id})" for p, _ in noisy],
                 "Alarms": [n for _, n in noisy],
                 "Open": [f"/panels?panel={p.resource_id}" for p, _ in noisy],
             }

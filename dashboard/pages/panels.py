@@ -48,8 +48,6 @@ def controllers_frame(controllers: list[read.ControllerRow]) -> pd.DataFrame:
             "Controller": [c.name or "" for c in controllers],
             "Value": [c.value if c.value is not None else "—" for c in controllers],
             "Updated": ui.timestamps([c.last_update for c in controllers]),
-            "Description": [c.description or "" for c in controllers],
-            "I/O": [" / ".join(filter(None, (c.io_type, c.io_direction))) for c in controllers],
             "Partitions": [", ".join(c.partitions) for c in controllers],
         }
     )
@@ -75,34 +73,30 @@ def panel_view(resource_id: int) -> None:
         query_params={"panel": str(panel.resource_id)},
     )
 
-    sensors_tab, controllers_tab, activity_tab = st.tabs(
-        [
-            f"Sensors ({sum(map(len, detail.sensors_by_type.values()))})",
-            f"Controllers ({len(detail.controllers)})",
-            f"Last activities ({len(detail.last_activities)})",
-        ]
-    )
-    with sensors_tab:
+    sensors_col, controllers_col = st.columns([3, 2], gap="large")
+    with sensors_col:
+        st.markdown(f"#### Sensors · {sum(map(len, detail.sensors_by_type.values()))}")
         if not detail.sensors_by_type:
             st.info("This panel has no sensors.")
         for sensor_type, sensors in sorted(detail.sensors_by_type.items()):
             st.markdown(f"**{(sensor_type or 'other').capitalize()}** · {len(sensors)}")
             st.dataframe(sensors_frame(sensors), hide_index=True, width="stretch")
-    with controllers_tab:
+    with controllers_col:
+        st.markdown(f"#### Controllers · {len(detail.controllers)}")
         if detail.controllers:
             st.dataframe(
                 controllers_frame(detail.controllers),
                 hide_index=True,
                 width="stretch",
-                column_config={"Updated": ui.TIME_COLUMN},
+                column_config={"Updated": ui.time_column("Updated")},
             )
         else:
             st.info("This panel has no controllers.")
-    with activity_tab:
-        if detail.last_activities:
-            ui.show_alarms(ui.alarms_frame(detail.last_activities))
-        else:
-            st.info("No activities cached for this panel.")
+    st.markdown(f"#### Last activities · {len(detail.last_activities)}")
+    if detail.last_activities:
+        ui.show_alarms(ui.alarms_frame(detail.last_activities))
+    else:
+        st.info("No activities cached for this panel.")
 
 
 if resource_id is None:

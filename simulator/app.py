@@ -258,8 +258,14 @@ def create_app(config: Config) -> FastAPI:
         yield
         live.stop()
 
+    # No docs pages and no trailing-slash redirects: every /api answer is the service's own.
     app = FastAPI(
-        title="SAM service simulator", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+        title="SAM service simulator",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        redirect_slashes=False,
+        lifespan=lifespan,
     )
     app.state.store = store
     app.state.faults = Faults(config)

@@ -8,7 +8,6 @@ loops, cheap enough for `--panels 2000` to start within seconds.
 from __future__ import annotations
 
 import random
-import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -200,7 +199,7 @@ def _user(world: World, rng: random.Random, user_id: int, org_ids: list[int], **
         "localeId": rng.choice(["tr_TR", "en_US"]),
         "orgIds": list(org_ids),
         "roleIds": [org_id * 10 + rng.randint(2, 4) for org_id in org_ids],
-        "password": secrets.token_urlsafe(12),
+        "password": f"{rng.getrandbits(64):016x}",  # nobody is told it
     }
     user.update(fixed)
     world.users[user_id] = user
@@ -451,8 +450,8 @@ def _camera(world: World, rng: random.Random, org_id: int, n: int) -> None:
         "sdCardStatus": SD_STATUS[(n - 1) % len(SD_STATUS)],
         "permission": rng.choice(["owner", "viewer"]),
         "version": f"V5.{rng.randint(4, 8)}.{rng.randint(0, 9)}",
-        "ncCode": secrets.token_hex(4).upper(),
-        "securityCode": secrets.token_hex(3).upper(),
+        "ncCode": f"{rng.getrandbits(32):08X}",
+        "securityCode": f"{rng.getrandbits(24):06X}",
         "deviceSerial": f"D{rid}",
         "subscriptionId": org_id * 10 + 1,
     }

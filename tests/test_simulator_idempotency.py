@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -154,3 +155,19 @@ def test_server_side_verification_matches_the_vectors() -> None:
 
     for vector in VECTORS:
         assert decrypt_stamp(vector["header"], payload_of(vector)) == vector["epoch_ms"]
+
+
+def test_concurrent_repeats_of_one_key_execute_once(client: SpecClient) -> None:
+    before = len(client.ok("GET", "/camera/list"))
+    body = compact({"deviceSerial": "IDEM-RACE", "name": "Race cam", "organizationId": 1001})
+    headers = {**client.headers(body), "Idempotency-Key": key_for(body)}
+
+    def send(_: int) -> httpx.Response:
+        return httpx.post(client.base_url + "/camera/add", content=body, headers=headers, timeout=30)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        responses = list(pool.map(send, range(4)))
+    assert [r.status_code for r in responses] == [200] * 4
+    assert len({r.content for r in responses}) == 1
+    assert sum(r.headers.get("idempotent-replayed") == "true" for r in responses) == 3
+    assert len(client.ok("GET", "/camera/list")) == before + 1

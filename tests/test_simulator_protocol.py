@@ -208,6 +208,7 @@ def test_unknown_ids_are_404(demo: SpecClient) -> None:
 def test_unknown_paths_and_wrong_methods_get_the_error_body(demo: SpecClient, simulator: Simulator) -> None:
     assert_error(demo.call("GET", "/no/such/operation"), 404, "NOT_FOUND")
     assert_error(demo.call("DELETE", "/camera/list"), 405, "METHOD_NOT_ALLOWED")
+    assert_error(demo.call("GET", "/camera/list/"), 404, "NOT_FOUND")  # no redirect to the slash-less path
     assert_error(httpx.get(f"{simulator.root_url}/nothing-here"), 404, "NOT_FOUND")
 
 

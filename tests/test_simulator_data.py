@@ -1,0 +1,40 @@
+"""The seeded data set: deterministic for a seed, and realistic in the ways the spec names."""
+
+from __future__ import annotations
+
+from simulator.data import Scale, build
+
+NOW = 1_795_000_000_000
+
+
+def test_same_seed_same_records_other_seed_other_records() -> None:
+    first, again, other = build(Scale(seed=5), NOW), build(Scale(seed=5), NOW), build(Scale(seed=6), NOW)
+    assert first == again
+    assert first.panels != other.panels and first.activities != other.activities
+
+
+def test_scale_options_shape_the_data() -> None:
+    world = build(Scale(orgs=4, panels=10, history_days=2), NOW)
+    assert sorted(world.orgs) == [1001, 1002, 1003, 1004]
+    assert len(world.panels) == 10
+    assert sorted(p["orgId"] for p in world.panels.values()).count(1001) == 3
+    assert all(
+        NOW - 2 * 86_400_000 <= a["activityTime"] < NOW for acts in world.activities.values() for a in acts
+    )
+    demo = world.users[7001]
+    assert demo["orgIds"] == [1001, 1002] and 1003 not in demo["orgIds"]
+
+
+def test_activities_have_every_kind_and_unique_ids() -> None:
+    world = build(Scale(), NOW)
+    activities = [a for acts in world.activities.values() for a in acts]
+    assert len({a["eventId"] for a in activities}) == len(activities)
+    assert {a["eventType"] for a in activities} == {"event", "violation", "error"}
+    assert {a["violationType"] for a in activities} == {None, "alarm", "warning", "error"}
+    per_panel_day = len(activities) / len(world.panels) / 7
+    assert 2 <= per_panel_day <= 5
+
+
+def test_one_organization_is_enough() -> None:
+    world = build(Scale(orgs=1, panels=3), NOW)
+    assert world.users[7001]["orgIds"] == [1001] and 7002 not in world.users

@@ -50,6 +50,11 @@ def oidc_in_files(paths: list[Path]) -> bool:
     return False
 
 
+def configured() -> bool:
+    """Is any authentication set up for the server about to start (password, or OIDC in secrets.toml)?"""
+    return password() is not None or oidc_in_files(secrets_files())
+
+
 def _oidc_configured() -> bool:
     try:
         return "auth" in st.secrets

@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed the usage or the help
         return int(exc.code or 0)
-    if not auth.is_loopback(args.host) and not (auth.password() or auth.oidc_in_files(auth.secrets_files())):
+    if not auth.is_loopback(args.host) and not auth.configured():
         print(
             f"samops dashboard: refusing to serve on {args.host}, which is not a loopback address, without "
             f"authentication. Set {auth.PASSWORD_ENV}, or configure Streamlit OIDC with an [auth] section in "

@@ -98,6 +98,16 @@ def test_never_synced_cache_says_no_data_yet(
     assert "No data yet" in at.info[0].value
 
 
+def test_unreadable_cache_is_a_clear_message_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cache.db"
+    path.write_bytes(b"this is not an SQLite database" * 100)
+    use_cache(monkeypatch, path)
+    at = open_page(PAGES[1])
+    assert "cannot be read" in at.error[0].value and str(path) in at.error[0].value
+
+
 # --- overview ---------------------------------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from streamlit import config as st_config
 
 from dashboard import auth, cli
 from tests.support.processes import ROOT, samops_cmd
@@ -71,3 +72,22 @@ def test_streamlit_command_is_headless_without_telemetry_or_watcher() -> None:
     assert options["--server.headless"] == "true"
     assert options["--browser.gatherUsageStats"] == "false"
     assert options["--server.fileWatcherType"] == "none"
+
+
+def test_a_password_or_oidc_counts_as_authentication(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = tmp_path / ".streamlit" / "secrets.toml"
+    before = st_config.get_option("secrets.files")
+    st_config.set_option("secrets.files", [str(secrets)])  # where `streamlit run` would look
+    try:
+        monkeypatch.delenv(auth.PASSWORD_ENV, raising=False)
+        assert not auth.configured()
+        monkeypatch.setenv(auth.PASSWORD_ENV, "")
+        assert not auth.configured()  # an empty password is no password
+        monkeypatch.setenv(auth.PASSWORD_ENV, "pw")
+        assert auth.configured()
+        monkeypatch.delenv(auth.PASSWORD_ENV)
+        secrets.parent.mkdir()
+        secrets.write_text('[auth]\ncookie_secret = "x"\n')
+        assert auth.configured()
+    finally:
+        st_config.set_option("secrets.files", before)

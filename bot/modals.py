@@ -27,10 +27,13 @@ def modal_meta(inv: Invocation, **extra: Any) -> dict[str, Any]:
     }
 
 
-def open_modal(ctx: AppContext, inv: Invocation, view: View) -> Reply | None:
-    """Open `view` for the caller; None when it opened (the modal is the answer), else a Reply saying why."""
-    if not inv.trigger_id:
-        return Reply(text="This command opens a form, which needs Slack (no trigger_id was sent).")
+def open_modal(
+    ctx: AppContext, inv: Invocation, view: View, without_slack: Reply | None = None
+) -> Reply | None:
+    """Open `view` for the caller; None when it opened (the modal is the answer), else a Reply saying why
+    (`without_slack` when there is no Slack to open it: a local run or no trigger_id)."""
+    if ctx.local_mode or not inv.trigger_id:
+        return without_slack or Reply(text="This command opens a form, which needs Slack; run it from Slack.")
     try:
         ctx.web_client.views_open(trigger_id=inv.trigger_id, view=view)
     except (SlackApiError, SlackClientError, OSError) as err:

@@ -351,15 +351,26 @@ def test_access_grant_denied_to_viewer(bot: BotProcess) -> None:
 # -- destructive: revoke and user delete ---------------------------------------------------------------------
 
 
-def test_revoke_needs_admin_and_a_danger_confirmation(bot: BotProcess, sim: Simulator) -> None:
+def person_name(service: SpecClient, user_id: int) -> str:
+    user = next(u for u in service.ok("GET", f"/user/{user_id}/organization-users") if u["userId"] == user_id)
+    return f"{user['firstName']} {user['lastName']}"
+
+
+def panel_name(service: SpecClient, panel_id: int) -> str:
+    return next(p["resourceName"] for p in service.login()["resources"] if p["resourceId"] == panel_id)
+
+
+def test_revoke_needs_admin_and_a_danger_confirmation(
+    bot: BotProcess, sim: Simulator, service: SpecClient
+) -> None:
     assert "needs the admin role" in bot.send_command("access revoke 7101 100101", user=TECH).text
     assert "needs the admin role" in bot.send_command("access revoke 7101 100101", user=VIEWER).text
     result = bot.send_command("access revoke 7101 100101", user=ADMIN)
     button = next(e for b in result.blocks if b["type"] == "actions" for e in b["elements"] if "confirm" in e)
     assert button["style"] == "danger" and button["confirm"]["style"] == "danger"
+    who, where = person_name(service, 7101), panel_name(service, 100101)
     assert (
-        button["confirm"]["text"]["text"]
-        == "Can Demir (user 7101) will lose access to Besiktas Branch 1 (panel 100101)."
+        button["confirm"]["text"]["text"] == f"{who} (user 7101) will lose access to {where} (panel 100101)."
     )
     assert requests_to(sim, "DELETE", "/resource/user/delete") == []  # nothing runs before the click
 
@@ -396,7 +407,7 @@ def test_revoke_runs_once_on_a_double_click_by_an_admin(
 def test_user_delete_confirmed_by_admin(bot: BotProcess, slack: SlackStandIn, service: SpecClient) -> None:
     assert "needs the admin role" in bot.send_command("user delete 7106", user=TECH).text
     result = bot.send_command("user delete 7106", user=ADMIN)
-    assert "Mehmet Demir (user 7106) will be deleted" in result.text
+    assert f"{person_name(service, 7106)} (user 7106) will be deleted" in result.text
     assert service.call("GET", "/user/7106/organization-users").status_code == 200
     click(bot, result.blocks, ADMIN, "del1", ts="1700000000.000300")
     slack.wait_for(lambda: slack.responses("del1"))
@@ -493,3 +504,20 @@ def test_a_service_failure_is_answered_plainly_with_a_reference(
     assert row.reference in bot.output()
     sensors = service.ok("GET", "/panel/100101/sensor/list")["sensors"]
     assert next(s for s in sensors if s["id"] == 10010106)["description"] != "During outage"
+
+
+# -- a local run (no Slack token: `samops slash`) ------------------------------------------------------------
+
+
+def test_without_slack_the_forms_answer_with_the_one_line_form(
+    tmp_path: Path, sim: Simulator, slack: SlackStandIn
+) -> None:
+    with run_bot(tmp_path, slack, simulator=sim, config=CONFIG, token=None) as local:
+        before = len(slack.calls_to("views.open"))
+        result = local.send_command("task update 100201", user=TECH)
+        assert "Nothing is known about task 100201 yet" in result.text and "one-line form" in result.text
+        assert "updated" in local.send_command("task update 100201 name=Depot round org:1002", user=TECH).text
+        result = local.send_command("task update 100201", user=TECH)
+        assert "Depot round" in result.text and "last set by samops" in result.text
+        assert "opens a form, which needs Slack" in local.send_command("camera add", user=TECH).text
+        assert len(slack.calls_to("views.open")) == before

@@ -7,12 +7,12 @@ from bot.commands.registry import Invocation, Reply, Role, subcommand
 from bot.context import AppContext
 from bot.inputs import TASK_USAGE, TaskUpdate, parse_task_args, task_body
 from bot.modals import modal_meta, open_modal
-from bot.render.common import escape
+from bot.render.common import context, escape, section, when
 from bot.render.forms import write_answer
 from bot.render.tasks import task_answer_lines, task_modal, task_summary
 from bot.writes import WriteOutcome, WriteRequest, outcome_text, run_write, slash_key
 from core.cache.audit import now_ms
-from core.cache.tasks import load_task, save_task
+from core.cache.tasks import KnownTask, load_task, save_task
 
 
 @subcommand(
@@ -40,7 +40,7 @@ def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
             known.updated_at if known else None,
             known.updated_by if known else None,
         )
-        return open_modal(ctx, inv, view)
+        return open_modal(ctx, inv, view, without_slack=task_without_form(update.task_id, known))
     outcome, body = apply_task_update(
         ctx, update, known.body if known else None, inv.user_id, inv.org_id, slash_key(inv), inv.reference
     )
@@ -101,3 +101,18 @@ def task_answer(task_id: int, outcome: WriteOutcome, body: dict) -> tuple[str, l
         return title, write_answer(title, task_answer_lines(body), outcome.reference)
     title = f"Task {task_id} not updated"
     return title, write_answer(title, [escape(outcome.message)], outcome.reference, ok=False)
+
+
+def task_without_form(task_id: int, known: KnownTask | None) -> Reply:
+    """What `/sam task update <id>` answers where no modal can open (`samops slash`): the known state and
+    the one-line form."""
+    usage = f"Forms need Slack; here, change fields with the one-line form: `{TASK_USAGE}`"
+    if known is None:
+        text = f"Nothing is known about task {task_id} yet (the service cannot read a task).\n{usage}"
+        return Reply(text=text, blocks=[section(text)])
+    lines = task_answer_lines(known.body)
+    title = f"*Task {task_id}* — last set by samops {when(known.updated_at)}"
+    return Reply(
+        text=f"Task {task_id}: " + "; ".join(lines),
+        blocks=[section("\n".join([title, *lines])), context(usage)],
+    )

@@ -113,9 +113,8 @@ def run_sync(
     fetched["organizations"].rows = [
         writes.organization_row({"id": o, "name": names.get(o)}) for o in org_ids
     ]
-    fetched["panels"].rows = [
-        writes.panel_row(r) for r in login.resources or [] if r.resource_id in {rid for rid, _ in panels}
-    ]
+    synced = {rid for rid, _ in panels}
+    fetched["panels"].rows = [writes.panel_row(r) for r in login.resources or [] if r.resource_id in synced]
 
     cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in CURSOR_TABLES}
     jobs = _jobs(client, login.user_id, org_ids, panels, cursors, options.overlap_ms, report.started_at)

@@ -245,3 +245,20 @@ def test_cli_refuses_a_cache_from_a_newer_samops(tmp_path: Path, capsys: pytest.
     db.conn.commit()
     assert cli_sync.main(["--db", str(tmp_path / "c.db")]) == 1
     assert "newer" in capsys.readouterr().err
+
+
+def test_cli_every_syncs_again_until_interrupted(
+    simulator: Simulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SAM_BASE_URL", simulator.base_url)
+    naps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        if len(naps) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_sync.time, "sleep", sleep)
+    assert cli_sync.main(["--every", "30", "--db", str(tmp_path / "c.db"), "--concurrency", "3"]) == 0
+    assert len(naps) == 2 and all(0 < n <= 30 for n in naps)  # two runs, each followed by a wait
+    assert cache_counts(tmp_path / "c.db")["panels"] > 0

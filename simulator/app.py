@@ -155,16 +155,16 @@ class ApiMiddleware:
                     send, 400, "IDEMPOTENCY_KEY_REQUIRED", "Idempotency-Key: header required", path
                 )
                 return
-            await self._execute(scope, body, send, None)
+            await self._execute(scope, receive, body, send)
             return
         try:
             check_fresh(decrypt_stamp(key.strip(), payload_for(raw_path, body)))
         except ApiError as exc:
             await _send_error(send, exc.status, exc.error, exc.message, path)
             return
-        await self._once(scope, body, send, key.strip().upper())
+        await self._once(scope, receive, body, send, key.strip().upper())
 
-    async def _once(self, scope: Scope, body: bytes, send: Send, key: str) -> None:
+    async def _once(self, scope: Scope, receive: Receive, body: bytes, send: Send, key: str) -> None:
         while True:
             claim = self.replays.claim(key)
             if isinstance(claim, StoredResponse):
@@ -177,12 +177,15 @@ class ApiMiddleware:
             await asyncio.to_thread(claim.wait, 30)
         stored: StoredResponse | None = None
         try:
-            stored = await self._execute(scope, body, send, key)
+            stored = await self._execute(scope, receive, body, send)
         finally:
             # Only successes are kept: a failed first attempt (401, 404...) may be retried with the same key.
             self.replays.finish(key, stored if stored and 200 <= stored.status < 300 else None)
 
-    async def _execute(self, scope: Scope, body: bytes, send: Send, key: str | None) -> StoredResponse | None:
+    async def _execute(
+        self, scope: Scope, receive: Receive, body: bytes, send: Send
+    ) -> StoredResponse | None:
+        """Run the app on the already-read body, passing the response on and keeping a copy of it."""
         delivered = False
         status = 500
         headers: list[tuple[bytes, bytes]] = []
@@ -193,8 +196,7 @@ class ApiMiddleware:
             if not delivered:
                 delivered = True
                 return {"type": "http.request", "body": body, "more_body": False}
-            await asyncio.Event().wait()  # nothing more will come; the app never needs it
-            return {"type": "http.disconnect"}
+            return await receive()  # after the body only a disconnect can come
 
         started = False
 

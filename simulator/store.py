@@ -268,15 +268,13 @@ class Store:
         with self.lock:
             if rid is not None:
                 self._panel(org, rid)
+            panels = (
+                {rid} if rid is not None else {r for r, p in self.world.panels.items() if p["orgId"] == org}
+            )
             out = [
                 e
                 for e in self.world.controller_log.values()
-                if (
-                    e["resourceId"] == rid
-                    if rid is not None
-                    else self.world.panels[e["resourceId"]]["orgId"] == org
-                )
-                and _in_range(e["lastUpdate"], start, end)
+                if e["resourceId"] in panels and _in_range(e["lastUpdate"], start, end)
             ]
             return copy.deepcopy(sorted(out, key=lambda e: (e["resourceId"], e["orderNo"])))
 
@@ -320,7 +318,7 @@ class Store:
                 raise not_found(f"organizationId {body.organizationId}")
             self._member(org, body.userId)
             for rid in body.authorizedResourceIds:
-                self._panel(org, rid).get("resourceId")
+                self._panel(org, rid)  # 404 for a panel outside the organization
             known = {pg["id"] for pg in PRIVILEGE_GROUPS}
             for i, pg in enumerate(body.privilegeGroups):
                 if pg.privilegeGroupId not in known:

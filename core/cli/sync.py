@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -79,15 +80,12 @@ def _setup_logging(verbose: bool) -> None:
 def _progress() -> Iterator[Progress]:
     """A rich progress bar on a terminal; a log line every tenth of the work otherwise."""
     if sys.stderr.isatty():
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
 
-        with Progress(
-            TextColumn("sync"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.description}"),
-        ) as bar:
+        columns = (TextColumn("sync"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Bar(*columns, TextColumn("{task.description}"), console=Console(stderr=True)) as bar:
             task = bar.add_task("", total=None)
 
             def show(done: int, total: int, what: str) -> None:
@@ -144,8 +142,12 @@ def main(argv: list[str]) -> int:
         with SamClient(settings) as client:
             while True:
                 started = time.monotonic()
-                with _progress() as progress:
-                    report = run_sync(db, client, options, progress)
+                try:
+                    with _progress() as progress:
+                        report = run_sync(db, client, options, progress)
+                except sqlite3.Error as exc:  # the cache itself failed (disk full, locked too long)
+                    print(f"{PROG}: cannot write the cache {path}: {exc}", file=sys.stderr)
+                    return 1
                 log.info("%s", _summary(report, time.monotonic() - started))
                 code = 0 if report.ok else 1
                 if args.every is None:

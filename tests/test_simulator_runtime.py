@@ -35,8 +35,9 @@ def test_start_prints_the_base_url_and_credentials_and_tokens_expire() -> None:
         assert httpx.get(f"http://127.0.0.1:{port}/healthz").json() == {"status": "ok"}
         with SpecClient(f"http://127.0.0.1:{port}/api") as client:
             assert client.login("alice", "wonder")["screenName"] == "alice"
+            logged_in = time.monotonic()  # the token was issued before this, so it expires before +3 s
             assert client.call("GET", "/camera/list").status_code == 200
-            time.sleep(1.2)
+            time.sleep(max(0.0, logged_in + 3.3 - time.monotonic()))
             expired = client.call("GET", "/camera/list")
             assert expired.status_code == 401 and expired.json()["error"] == "UNAUTHORIZED"
             assert "expired" in expired.json()["message"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 
@@ -34,10 +35,20 @@ def listener_modules() -> list[ModuleType]:
     return modules
 
 
+def prewarm(executor: ThreadPoolExecutor, workers: int) -> None:
+    """Start every worker thread now: a pool grows one thread per submit, and starting threads in the middle
+    of a burst of slash commands would delay the acks queued behind them."""
+    gate = threading.Barrier(workers + 1)
+    for _ in range(workers):
+        executor.submit(gate.wait)
+    gate.wait()
+
+
 def build_app(ctx: AppContext) -> App:
     """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use."""
     client = WebClient(token=ctx.bot_token, base_url=ctx.settings.api_url, timeout=10)
     executor = ThreadPoolExecutor(max_workers=ctx.settings.samops_bot_workers, thread_name_prefix="bolt")
+    prewarm(executor, ctx.settings.samops_bot_workers)
     common = {
         "signing_secret": ctx.signing_secret,
         "client": client,

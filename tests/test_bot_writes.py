@@ -277,6 +277,7 @@ def test_task_modal_shows_field_errors_then_runs_once_on_a_double_submit(
     slack.wait_for(lambda: len(audit_rows(bot, "task update 100103")) >= 1)
     assert len(requests_to(sim, "POST", "/enterprise/schedule/tasks/update")) == before + 1
     assert [r.outcome for r in audit_rows(bot, "task update 100103") if r.slack_user == TECH] == ["ok"]
+    assert len(slack.responses(name)) == 1  # the second submit is silent
 
 
 def test_task_modal_submission_forged_by_viewer_is_refused(

@@ -80,8 +80,8 @@ def register(app: App, ctx: AppContext) -> None:
             ),
         )
         if not outcome.ran:
-            title, lines = outcome.message, []
-        elif outcome.ok:
+            return  # a double submit: the first one answers
+        if outcome.ok:
             granted = [str(g) for g, on in sorted(grant.groups.items()) if on]
             title = f"Access of user {user_id} updated"
             lines = [

@@ -60,8 +60,8 @@ def register(app: App, ctx: AppContext) -> None:
             ),
         )
         if not outcome.ran:
-            title, lines = outcome.message, []
-        elif outcome.ok:
+            return  # a double submit: the first one answers
+        if outcome.ok:
             camera = outcome.result
             title = f"Camera {form.name} added"
             lines = [

@@ -79,6 +79,8 @@ def register(app: App, ctx: AppContext) -> None:
             submission_key(view),
             str(meta.get("ref") or ""),
         )
+        if not outcome.ran:
+            return  # a double submit: the first one answers
         title, blocks = task_answer(update.task_id, outcome, sent)
         answer_later(ctx, meta, user, outcome_text(title, outcome), blocks)
 

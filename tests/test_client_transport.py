@@ -3,6 +3,7 @@ loopback port that answers garbage, truncates, drops connections, throttles and 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import socket
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from Crypto.Cipher import DES3
 
 from core.client import SamClient
 from core.errors import (
@@ -332,3 +334,25 @@ def test_debug_logs_name_the_call_and_never_a_secret(
     assert any("POST /api/camera/add -> 200" in m and "(attempt 2/3)" in m for m in messages)
     for secret in (PASSWORD, TOKEN, "mq-secret-never-logged", "SEC-never-logged", "NC-never-logged"):
         assert secret not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kapı sensörü İç Şube (ş ğ ü ö ç ı İ)",
+        'quote " and back\\slash',
+        "emoji 🚨 and tab\t",
+        "\u2028 line sep",
+    ],
+)
+def test_body_bytes_sent_are_the_bytes_hashed(client: SamClient, service: FakeService, text: str) -> None:
+    service.script = [Reply(body={"success": True})]
+    client.update_sensor_description(5001, text, locale="tr")
+    seen = api_requests(service)[0]
+    assert seen.path == "/api/panel/sensor/5001/update-description" and seen.method == "PUT"
+    assert json.loads(seen.body) == {"locale": "tr", "description": text}
+    assert b", " not in seen.body and b'": ' not in seen.body  # compact, like JSON.stringify
+    assert b"\\u" not in seen.body  # UTF-8 as is, no \u escapes (ensure_ascii=False)
+    key = hashlib.sha256(seen.body).digest()[:24]
+    stamp = DES3.new(key, DES3.MODE_ECB).decrypt(bytes.fromhex(seen.headers["Idempotency-Key"]))
+    assert stamp.isdigit()

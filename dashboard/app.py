@@ -11,10 +11,10 @@ auth.gate()
 
 pages = [
     st.Page(
-        "pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True
+        "views/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True
     ),
-    st.Page("pages/alarms.py", title="Alarms", icon=":material/notifications_active:", url_path="alarms"),
-    st.Page("pages/cameras.py", title="Cameras", icon=":material/videocam:", url_path="cameras"),
-    st.Page("pages/panels.py", title="Panels & sensors", icon=":material/sensors:", url_path="panels"),
+    st.Page("views/alarms.py", title="Alarms", icon=":material/notifications_active:", url_path="alarms"),
+    st.Page("views/cameras.py", title="Cameras", icon=":material/videocam:", url_path="cameras"),
+    st.Page("views/panels.py", title="Panels & sensors", icon=":material/sensors:", url_path="panels"),
 ]
 st.navigation(pages).run()

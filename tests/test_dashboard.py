@@ -17,7 +17,7 @@ from dashboard import data, export
 from tests.support.seed_cache import Seeded, seed_cache
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
-PAGES = ["pages/overview.py", "pages/alarms.py", "pages/cameras.py", "pages/panels.py"]
+PAGES = ["views/overview.py", "views/alarms.py", "views/cameras.py", "views/panels.py"]
 HOUR_MS = 3_600_000
 
 
@@ -261,6 +261,12 @@ def test_panel_search_narrows_the_picker(seeded: Seeded) -> None:
 
 
 # --- access -----------------------------------------------------------------------------------------------
+
+
+def test_no_pages_folder_beside_the_app() -> None:
+    # A `pages/` folder next to app.py makes Streamlit also serve each file as a page of its own, which a
+    # page link then opens *without* running app.py, so without its sign-in gate.
+    assert not (APP.parent / "pages").exists()
 
 
 def test_password_gate(seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:

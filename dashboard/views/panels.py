@@ -67,7 +67,7 @@ def panel_view(resource_id: int) -> None:
         facts.append(f"data as of {data.utc(detail.data_as_of)}")
     st.caption(" · ".join(str(f) for f in facts if f))
     st.page_link(
-        "pages/alarms.py",
+        "views/alarms.py",
         label="This panel's alarms",
         icon=":material/notifications_active:",
         query_params={"panel": str(panel.resource_id)},

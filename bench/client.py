@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import statistics
 import sys
 import time
@@ -114,6 +115,11 @@ def main() -> int:
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: a,b")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    print(
+        f"load average {load:.1f} on {cores} cores"
+        + ("  (busy machine: absolute rates will read low)" if load > cores else "")
+    )
     if "a" not in skip:
         bench_requests(args.requests, args.rounds)
     if "b" not in skip:

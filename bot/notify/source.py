@@ -14,11 +14,13 @@ from typing import Protocol
 import sqlite_utils
 
 from core import read
+from core.cache.outbox import get_state, set_state
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts, write_transaction
 from core.client import SamClient
 from core.errors import SamError
 
 OVERLAP_MS = 120_000  # re-read this much before the last poll: activities can land a little late
+RELOGIN_EVERY = 200  # polls
 
 
 class Source(Protocol):
@@ -67,9 +69,11 @@ class ServiceSource:
         """Fetch activities from `since` (or the last poll, minus an overlap) to now into the cache.
         Raises SamError when the service fails; nothing is half-written (one transaction per poll)."""
         now = int(time.time() * 1000)
-        if not self._panels:
-            self._login(db)
-        start = max(since, (self._last_poll or since) - OVERLAP_MS)
+        if not self._panels or self._polls % RELOGIN_EVERY == 0:
+            self._login(db)  # also picks up panels added since
+        # After a restart, go on from the last successful poll (kept in the cache), not from the baseline.
+        last = self._last_poll or int(get_state(db, "service_cursor") or since)
+        start = max(since, last - OVERLAP_MS)
         rows = []
         for org, ids in self._panels.items():
             org_arg = org or None
@@ -81,6 +85,7 @@ class ServiceSource:
                         rid, start_time=start, end_time=now + 60_000, org=org_arg)]  # fmt: skip
         with write_transaction(db):
             upsert_activities(db, "activities", [r for r in rows if r[0] is not None])
+            set_state(db, "service_cursor", str(now))
         self._polls += 1
         self._last_poll = now
         self.last_success = now

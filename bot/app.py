@@ -46,7 +46,10 @@ def prewarm(executor: ThreadPoolExecutor, workers: int) -> None:
 
 def build_app(ctx: AppContext) -> App:
     """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use."""
-    client = WebClient(token=ctx.bot_token, base_url=ctx.settings.api_url, timeout=10)
+    # In a local run `authorize` supplies the token per request, so the client carries none (bolt warns
+    # otherwise); with a real token the client carries it and bolt takes it from there.
+    token = None if ctx.local_mode else ctx.bot_token
+    client = WebClient(token=token, base_url=ctx.settings.api_url, timeout=10)
     executor = ThreadPoolExecutor(max_workers=ctx.settings.samops_bot_workers, thread_name_prefix="bolt")
     prewarm(executor, ctx.settings.samops_bot_workers)
     common = {
@@ -68,7 +71,7 @@ def build_app(ctx: AppContext) -> App:
 
         app = App(authorize=authorize, **common)
     else:
-        app = App(token=ctx.bot_token, token_verification_enabled=True, **common)
+        app = App(token_verification_enabled=True, **common)
     registered = []
     for module in listener_modules():
         register = getattr(module, "register", None)

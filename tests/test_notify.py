@@ -293,3 +293,35 @@ def test_health_notice_when_the_sync_keeps_failing(db: Any) -> None:
         n.cycle()
         notices = [c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C_OPS"]
         assert len(notices) == 1 and "TransportError: refused" in notices[0].params["text"]
+
+
+@pytest.mark.parametrize("argv", [["--interval", "0"], ["--bogus"], ["--source", "nowhere"]])
+def test_bad_command_lines_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from bot.cli.notify import main
+
+    assert main(argv) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_cards_show_the_organization_time_zone_and_stay_within_slack_limits() -> None:
+    from zoneinfo import ZoneInfo
+
+    from bot.render import alarms as render
+    from core.cache.outbox import Alarm, CardCounts
+
+    cfg = parse_notify({"timezones": {"1001": "Asia/Tokyo"}})
+    at = 1_700_000_000_000  # 2023-11-14 22:13:20 UTC
+    alarm = Alarm(
+        "EV-1", 101, 1001, at, "Fire alarm on Warehouse - Kitchen", "violation", "Fire alarm", "alarm", "W"
+    )
+    card = render.alarm_card(alarm, cfg.zone_for(1001), at, "http://d/")
+    text = card.console()
+    assert "2023-11-15 07:13:20 JST" in text and "Kitchen" in text and "http://d/alarms?panel=101" in text
+    assert cfg.zone_for(1002) == ZoneInfo("UTC")
+    storm = render.storm_card(
+        alarm, CardCounts(42, at, at + 60_000, ("Fire alarm",)), ZoneInfo("UTC"), at, "http://d"
+    )
+    assert "42 alarms" in storm.text and "Fire alarm" in storm.console()
+    details = render.storm_details([alarm] * 400, ZoneInfo("UTC"))
+    assert len(details.blocks) <= 50 and all(len(b["text"]["text"]) <= 3000 for b in details.blocks)
+    assert sum(b["text"]["text"].count("EV-1") for b in details.blocks) == 400

@@ -100,7 +100,9 @@ def test_help_lists_only_what_the_caller_may_run(bot: BotProcess) -> None:
 def test_user_group_members_get_the_groups_role(bot: BotProcess) -> None:
     assert "You are a technician" in bot.send_command("help", user="U_GROUPIE").text
     assert "You are a viewer" in bot.send_command("help", user="U_STRANGER").text
-    assert bot.slack.calls_to("usergroups.users.list")
+    assert "You are a technician" in bot.send_command("help", user="U_GROUPIE").text
+    # members are fetched once and cached, not on every command
+    assert [c.params["usergroup"] for c in bot.slack.calls_to("usergroups.users.list")] == ["S_FIELD"]
 
 
 def test_unknown_subcommand_and_bad_org_get_usage(bot: BotProcess) -> None:

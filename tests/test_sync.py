@@ -82,9 +82,10 @@ def snapshot(db: sqlite_utils.Database) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def own_simulator() -> Iterator[Simulator]:
-    """A pristine simulator for tests that change the service's data."""
+    """A simulator of this module's own, for tests that change the service's data (each compares the cache
+    with what the service serves at that moment, so they may share it)."""
     with run_simulator("--alarm-rate", "0", "--panels", "10") as sim:
         yield sim
 

@@ -141,7 +141,11 @@ def test_alarms_from_before_the_first_start_are_summarized_not_replayed(db: Any)
 
 def test_a_storm_is_grouped_per_panel_paced_and_every_alarm_counted(db: Any) -> None:
     with SlackStandIn() as slack:
-        n = notifier(db, slack, storm={"threshold": 3, "posts_per_second": 20, "details_per_reply": 40})
+        n = notifier(
+            db,
+            slack,
+            storm={"threshold": 3, "posts_per_second": 20, "details_per_reply": 40, "behind_after": 1},
+        )
         ids = add_alarms(db, 101, 120) + add_alarms(db, 102, 30)
         drain(n)
         states = Counter(outbox.entry(db, e)[1] for e in ids)  # type: ignore[index]
@@ -154,6 +158,8 @@ def test_a_storm_is_grouped_per_panel_paced_and_every_alarm_counted(db: Any) -> 
         assert all(r.params.get("reply_broadcast") in (None, False, "false", "0") for r in replies)
         listed = " ".join(str(r.params["blocks"]) for r in replies)
         assert all(e in listed for e in ids[3:])
+        behind = [c for c in slack.calls_to("chat.postMessage") if "is behind" in c.params["text"]]
+        assert len(behind) == 1  # told once, not once per pass
         posts = [c.at for c in slack.calls_to("chat.postMessage")]
         # Paced: 20 posts/s at most, so no two posts closer than the spacing (with a little clock slack).
         assert all(b - a >= 0.04 for a, b in itertools.pairwise(posts))

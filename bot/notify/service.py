@@ -241,11 +241,9 @@ class Notifier:
     def _tell_if_behind(self, channel: str, entries: list[OutboxEntry]) -> None:
         """Tell the channel once when its backlog needs longer than `behind_after` to get out."""
         storm = self.config.storm
+        # Queue length, not alarm age: in cache mode every alarm is as old as the sync's lag.
         backlog_s = len(entries) / storm.posts_per_second
-        oldest_age_s = (now_ms() - entries[0].alarm.activity_time) / 1000
-        if max(backlog_s, oldest_age_s) < storm.behind_after or outbox.get_state(
-            self.db, f"behind:{channel}"
-        ):
+        if backlog_s < storm.behind_after or outbox.get_state(self.db, f"behind:{channel}"):
             return
         text = (
             f":hourglass: Alarm delivery to this channel is behind: {len(entries)} alarms are waiting. "

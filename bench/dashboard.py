@@ -47,12 +47,14 @@ def build(path: Path, n: int, now: int) -> None:
     """The seeded small tables, then `n` activities in one executemany (no per-row Python mapping)."""
     seed_cache(path, now, panels=PANELS, activities=0)
     rng = random.Random(1)
+    # In time order, as a sync writes them: the activity_time indexes then grow at one end.
+    times = sorted((now - rng.randrange(30 * DAY_MS) for _ in range(n)), reverse=True)
     rows = (
         (
             f"EV-{i:08d}",
             5001 + i % PANELS,
             ORGS[(i % PANELS) % 2][0],
-            now - rng.randrange(30 * DAY_MS),
+            when,
             f"Sensor {i % 17} on panel {5001 + i % PANELS}",
             kind,
             "Intrusion" if vtype == "alarm" else "Arm",
@@ -61,7 +63,7 @@ def build(path: Path, n: int, now: int) -> None:
             1,
             0,
         )
-        for i in range(n)
+        for i, when in enumerate(times)
         for kind, vtype in [KINDS[i % len(KINDS)]]
     )
     db = open_cache(path)

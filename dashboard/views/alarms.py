@@ -69,7 +69,7 @@ filters.publish(
         "org": org_id,
         "panel": resource_id,
         "type": violation_type,
-        "range": range_key * (range_key != "7d"),
+        "range": None if range_key == "7d" else range_key,
         "q": text,
     }
 )

@@ -7,11 +7,15 @@ import logging
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from bot.config import ConfigError
 from bot.settings import BotSettings
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
 
 log = logging.getLogger("samops.bot")
 
@@ -60,6 +64,7 @@ def main(argv: list[str]) -> int:
     except Exception as err:  # bolt's BoltError on a bad token, a listener module failing to load
         print(f"samops bot: could not start the Slack app: {err}", file=sys.stderr)
         return 1
+    threading.Thread(target=_log_in_early, args=(ctx,), name="warm-up", daemon=True).start()
     try:
         if settings.slack_app_token is not None:
             return _socket_mode(app, settings.slack_app_token.get_secret_value())
@@ -71,6 +76,15 @@ def main(argv: list[str]) -> int:
         )
     finally:
         ctx.close()
+
+
+def _log_in_early(ctx: AppContext) -> None:
+    """Log in to the service in the background, so the first command does not pay for it. A failure here is
+    only logged: the bot runs without the service and says so per command."""
+    try:
+        ctx.client.login()
+    except Exception as err:
+        log.warning("could not log in to the service yet: %s", err)
 
 
 def _socket_mode(app, app_token: str) -> int:  # type: ignore[no-untyped-def]

@@ -55,12 +55,14 @@ def weekday_hour_heatmap(counts: list[read.WeekdayHourCount]) -> alt.Chart:
     )
     return (
         alt.Chart(frame)
-        .mark_rect()
+        .mark_rect(stroke="white", strokeWidth=1)
         .encode(
             x=alt.X("Hour:O", title="Hour of day (UTC)", scale=alt.Scale(domain=list(range(24)))),
             y=alt.Y("Weekday:O", title=None, scale=alt.Scale(domain=list(WEEKDAYS))),
-            color=alt.Color(
-                "Alarms:Q", scale=alt.Scale(scheme="orangered"), legend=alt.Legend(orient="right")
+            color=alt.condition(
+                alt.datum.Alarms > 0,
+                alt.Color("Alarms:Q", scale=alt.Scale(scheme="orangered"), legend=alt.Legend(orient="right")),
+                alt.value("#f1f3f5"),  # quiet hours: grey, not the palest orange
             ),
             tooltip=["Weekday:O", "Hour:O", "Alarms:Q"],
         )

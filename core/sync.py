@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -118,10 +119,19 @@ def run_sync(
 
     cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in CURSOR_TABLES}
     jobs = _jobs(client, login.user_id, org_ids, panels, cursors, options.overlap_ms, report.started_at)
-    _fetch_all(jobs, fetched, options.concurrency, progress)
+    written: list[str] = []
 
-    for table in TABLES:
+    def write(table: str) -> None:
         _write_table(db, table, fetched[table], options.full, report)
+        written.append(table)
+
+    write("organizations")
+    write("panels")
+    # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
+    _fetch_all(jobs, fetched, options.concurrency, progress, write)
+    for table in TABLES:
+        if table not in written:
+            write(table)
     return report
 
 
@@ -159,10 +169,11 @@ def _jobs(
             jobs.append(("users", org, f"org {org}", _users(client, user_id, org)))
         jobs.append(("cameras", org, f"org {org}", _cameras(client, org)))
         jobs.append(("controller_values", org, f"org {org}", _controller_values(client, org)))
-    for rid, org in panels:
-        jobs.append(("sensors", rid, f"panel {rid}", _sensors(client, rid, org)))
-        jobs.append(("controllers", rid, f"panel {rid}", _controllers(client, rid, org)))
-        for table in CURSOR_TABLES:
+    # Table after table (the pool takes jobs in order), so that tables finish, and get written, one by one.
+    jobs += [("sensors", rid, f"panel {rid}", _sensors(client, rid, org)) for rid, org in panels]
+    jobs += [("controllers", rid, f"panel {rid}", _controllers(client, rid, org)) for rid, org in panels]
+    for table in CURSOR_TABLES:
+        for rid, org in panels:
             cursor = cursors[table].get(rid)
             start = None if cursor is None else max(0, cursor - overlap_ms)
             jobs.append((table, rid, f"panel {rid}", _activities(client, table, rid, org, start, started_at)))
@@ -214,8 +225,13 @@ def _activities(
 
 
 def _fetch_all(
-    jobs: list[Job], fetched: dict[str, _Fetched], concurrency: int, progress: Progress | None
+    jobs: list[Job],
+    fetched: dict[str, _Fetched],
+    concurrency: int,
+    progress: Progress | None,
+    table_done: Callable[[str], None],
 ) -> None:
+    remaining = Counter(table for table, _, _, _ in jobs)
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="sync") as pool:
         futures: dict[Future[tuple[list[Any], int | None]], tuple[str, int, str]] = {
             pool.submit(fn): (table, scope, label) for table, scope, label, fn in jobs
@@ -236,6 +252,9 @@ def _fetch_all(
                     into.cursors[scope] = cursor
             if progress:
                 progress(done, len(futures), f"{table} of {label}")
+            remaining[table] -= 1
+            if not remaining[table]:
+                table_done(table)
 
 
 def _write_table(

@@ -34,8 +34,17 @@ def parser() -> argparse.ArgumentParser:
         epilog="Bound to a non-loopback address it needs SAMOPS_DASHBOARD_PASSWORD or an [auth] section "
         "(Streamlit OIDC) in .streamlit/secrets.toml.",
     )
-    p.add_argument("--host", default=os.environ.get("SAMOPS_DASHBOARD_HOST") or "127.0.0.1")
-    p.add_argument("--port", type=_port, default=os.environ.get("SAMOPS_DASHBOARD_PORT") or "8501")
+    p.add_argument(
+        "--host",
+        default=os.environ.get("SAMOPS_DASHBOARD_HOST") or "127.0.0.1",
+        help="address to bind (default: SAMOPS_DASHBOARD_HOST or 127.0.0.1)",
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=os.environ.get("SAMOPS_DASHBOARD_PORT") or "8501",
+        help="port (default: SAMOPS_DASHBOARD_PORT or 8501)",
+    )
     p.add_argument(
         "--db", type=Path, default=None, help="the cache file (default: SAMOPS_DB or .samops/cache.db)"
     )

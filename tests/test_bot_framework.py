@@ -191,3 +191,26 @@ def test_bad_config_stops_the_bot_with_a_clear_message(
     monkeypatch.setenv("SAMOPS_CONFIG", str(config))
     assert bot_cli.main([]) == 2
     assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_socket_mode_when_an_app_token_is_set(tmp_path: Path) -> None:
+    """With SLACK_APP_TOKEN the bot opens a Socket Mode connection (apps.connections.open with the app token)
+    instead of listening for HTTP."""
+    from tests.support.processes import stop
+
+    with SlackStandIn() as slack:
+        env = dict(
+            os.environ,
+            SLACK_APP_TOKEN="xapp-1-samops-test",
+            SLACK_BOT_TOKEN="xoxb-samops-test",
+            SLACK_SIGNING_SECRET="s",
+            SLACK_API_URL=slack.api_url,
+            SAMOPS_DATA_DIR=str(tmp_path),
+        )
+        env.pop("SAMOPS_CONFIG", None)
+        proc = subprocess.Popen(samops_cmd("bot"), cwd=tmp_path, env=env, stderr=subprocess.DEVNULL)
+        try:
+            [call, *_] = slack.wait_for(lambda: slack.calls_to("apps.connections.open"), timeout=90)
+            assert call.headers["Authorization"] == "Bearer xapp-1-samops-test"
+        finally:
+            stop(proc)

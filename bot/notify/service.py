@@ -9,6 +9,7 @@ next start; nothing is lost because discovery is "every alarm after the baseline
 from __future__ import annotations
 
 import itertools
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -77,9 +78,19 @@ class Notifier:
         return self.deliver()
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
-        self.start()
+        started = False
         while not stop.is_set():
-            wait = self.cycle()
+            try:
+                if not started:
+                    self.start()
+                    started = True
+                wait = self.cycle()
+            except sqlite3.OperationalError as err:
+                # The sync can hold the write lock longer than the busy timeout; nothing is half-done
+                # (every step is its own transaction), so the next cycle simply goes on.
+                self.log(f"notify: the cache is busy ({err}); trying again")
+                stop.wait(interval)
+                continue
             if once:
                 # --once: finish delivering what was discovered, then stop.
                 while wait < interval and self._has_work() and not stop.is_set():

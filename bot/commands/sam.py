@@ -88,7 +88,7 @@ def route(
     found = find(words)
     if found is None:
         log.info("%s %s: unknown subcommand %r", reference, user_id, words[0][:40])
-        return _usage_reply(f"I don't know `/sam {escape(words[0])}`.", None)
+        return _usage_reply(f"I don't know `/sam {escape(words[0][:40])}`.", None)
     cmd, args = found
     role = ctx.roles.role_of(user_id)
     org_id = parsed.org_id if parsed.org_id is not None else ctx.config.channel_org(channel_id)

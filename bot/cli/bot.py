@@ -64,6 +64,9 @@ def main(argv: list[str]) -> int:
     except Exception as err:  # bolt's BoltError on a bad token, a listener module failing to load
         print(f"samops bot: could not start the Slack app: {err}", file=sys.stderr)
         return 1
+    # Bolt gives this logger the root's level when the app is built, and it logs a refused request's whole
+    # body (camera codes of a form, say) at INFO; the access log still shows the 401.
+    logging.getLogger("slack_bolt.RequestVerification").setLevel(max(logging.WARNING, quiet))
     threading.Thread(target=_log_in_early, args=(ctx,), name="warm-up", daemon=True).start()
     try:
         if settings.slack_app_token is not None:

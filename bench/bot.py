@@ -59,6 +59,7 @@ def burst(n: int, fn: Callable[[int], float]) -> list[float]:
 
 
 def ack_under_load(bot: BotProcess, sim: Simulator, n: int) -> None:
+    bot.send_command("cameras", timeout=30)  # a bot in steady state: logged in, connections open
     httpx.post(f"{sim.root_url}/_sim/faults", json={"latencyMs": 2000})
     try:
         forms = [bot.command_form("cameras", user=f"U_BENCH{i}") for i in range(n)]

@@ -8,7 +8,6 @@ next start; nothing is lost because discovery is "every alarm after the baseline
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
 import threading
 import time
@@ -21,6 +20,7 @@ from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.health import HealthMonitor, Notice, sync_failing_since
 from bot.notify.source import Source
+from bot.notify.storm import StormCards
 from bot.render import alarms as render
 from core.cache import outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
@@ -45,9 +45,12 @@ class Notifier:
     log: Callable[[str], None] = print
     started_at: int = field(default_factory=now_ms)
     _backoff: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (until, seconds)
-    _dirty: set[str] = field(default_factory=set)  # storm cards whose counts changed since their last update
     _service_failing_since: int | None = None
+    storm: StormCards = field(init=False)
     _service_error: str = ""
+
+    def __post_init__(self) -> None:
+        self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
 
     # --- start ----------------------------------------------------------------------------------------
 
@@ -60,8 +63,7 @@ class Notifier:
                 baseline = str(now_ms())
                 outbox.set_state(self.db, "baseline", baseline)
                 outbox.set_state(self.db, "summary", "pending")
-        # Cards left open by a previous run may miss their last update: refresh them once.
-        self._dirty.update(c.ts for c in outbox.cards(self.db) if c.updated_at >= self._window_start())
+        self.storm.reopen()
         return int(baseline)
 
     def baseline(self) -> int:
@@ -170,9 +172,9 @@ class Notifier:
             for entry in singles:
                 self._post_single(channel, entry)
             if grouped:
-                self._group(channel, grouped)  # counted at once; new cards wait for a slot like any post
-        self._update_cards(channel)
-        self._post_details(channel)
+                self.storm.group(channel, grouped)  # counted at once; new cards wait for a slot like any post
+        self.storm.update(channel)
+        self.storm.post_details(channel)
         if not outbox.pending(self.db, channel, limit=1):
             self._clear_behind(channel)
 
@@ -186,65 +188,8 @@ class Notifier:
         with write_transaction(self.db):
             outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
 
-    def _group(self, channel: str, entries: list[OutboxEntry]) -> None:
-        """Count alarms into the open card of their panel, or open one (a post) when there is none."""
-        by_panel = itertools.groupby(sorted(entries, key=lambda e: (e.alarm.resource_id or 0, e.rowid)),
-                                     key=lambda e: e.alarm.resource_id)  # fmt: skip
-        for resource_id, group in by_panel:
-            batch = list(group)
-            ids = [e.alarm.event_id for e in batch]
-            card = outbox.open_card(self.db, channel, resource_id, self._window_start())
-            if card is not None:
-                with write_transaction(self.db):
-                    outbox.mark_delivered(self.db, ids, outbox.GROUPED, card.ts)
-                    outbox.save_card(self.db, Card(card.ts, channel, resource_id, card.opened_at, now_ms(),
-                                                   card.details_rowid))  # fmt: skip
-                self._dirty.add(card.ts)
-                continue
-            if self.delivery.wait(channel) > 0:
-                continue  # stays pending; the card opens at the next slot
-            counts = CardCounts(
-                len(batch),
-                min(e.alarm.activity_time for e in batch),
-                max(e.alarm.activity_time for e in batch),
-                tuple(sorted({e.alarm.violation_name or e.alarm.violation_type or "alarm" for e in batch})),
-            )
-            ts = self.delivery.post(channel, self._storm_card(batch[0].alarm, counts))
-            assert ts is not None
-            with write_transaction(self.db):
-                outbox.mark_delivered(self.db, ids, outbox.GROUPED, ts)
-                outbox.save_card(self.db, Card(ts, channel, resource_id, now_ms(), now_ms(), 0))
-
-    def _update_cards(self, channel: str) -> None:
-        for card in outbox.cards(self.db, channel):
-            if card.ts not in self._dirty:
-                continue
-            first = outbox.undetailed(self.db, Card(card.ts, channel, card.resource_id, 0, 0, 0), limit=1)
-            if not first:
-                self._dirty.discard(card.ts)
-                continue
-            counts = outbox.card_counts(self.db, card.ts)
-            self.delivery.update(channel, card.ts, self._storm_card(first[0].alarm, counts))
-            self._dirty.discard(card.ts)
-
-    def _post_details(self, channel: str) -> None:
-        per_reply = self.config.storm.details_per_reply
-        for card in outbox.cards(self.db, channel):
-            while batch := outbox.undetailed(self.db, card, per_reply):
-                zone = self.config.zone_for(batch[0].alarm.org_id)
-                self.delivery.post(
-                    channel, render.storm_details([e.alarm for e in batch], zone), thread_ts=card.ts
-                )
-                card = Card(
-                    card.ts, channel, card.resource_id, card.opened_at, card.updated_at, batch[-1].rowid
-                )
-                with write_transaction(self.db):
-                    outbox.save_card(self.db, card)
-
     def _cards_with_work(self) -> list[Card]:
-        return [
-            c for c in outbox.cards(self.db) if c.ts in self._dirty or outbox.undetailed(self.db, c, limit=1)
-        ]
+        return self.storm.with_work()
 
     def _has_work(self) -> bool:
         return bool(outbox.pending_channels(self.db) or self._cards_with_work())
@@ -317,7 +262,7 @@ class Notifier:
     # --- rendering ------------------------------------------------------------------------------------
 
     def _window_start(self) -> int:
-        return now_ms() - int(self.config.storm.window * 1000)
+        return self.storm.window_start()
 
     def _card(self, alarm: Alarm) -> render.Rendered:
         zone = self.config.zone_for(alarm.org_id)

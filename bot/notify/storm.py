@@ -1,0 +1,106 @@
+"""Storm control: when a channel gets more alarms than `[notify.storm] threshold` within `window`, they are
+counted into one card per panel (edited in place as more arrive) and listed in the card's thread.
+
+Every grouped alarm is recorded in the outbox as 'grouped' with its card's ts, so counts come from the cache
+and survive a restart; a card's thread details are tracked by the outbox rowid they reached.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from bot.notify.config import NotifyConfig
+from bot.notify.delivery import Delivery
+from bot.render import alarms as render
+from core.cache import outbox
+from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
+from core.cache.writes import write_transaction
+
+CARD_MEMORY_MS = 7 * 86_400_000  # cards older than this are never touched again
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class StormCards:
+    db: sqlite_utils.Database
+    config: NotifyConfig
+    delivery: Delivery
+    render_card: Callable[[Alarm, CardCounts], render.Rendered]
+    dirty: set[str] = field(default_factory=set)  # cards whose counts changed since their last edit
+
+    def window_start(self) -> int:
+        return now_ms() - int(self.config.storm.window * 1000)
+
+    def recent_cards(self, channel: str | None = None) -> list[Card]:
+        return [c for c in outbox.cards(self.db, channel) if c.updated_at >= now_ms() - CARD_MEMORY_MS]
+
+    def reopen(self) -> None:
+        """After a restart, cards still in their window may miss their last edit: edit them once."""
+        self.dirty.update(c.ts for c in self.recent_cards() if c.updated_at >= self.window_start())
+
+    def group(self, channel: str, entries: list[OutboxEntry]) -> None:
+        """Count alarms into the open card of their panel, or open one (a post) when there is none."""
+        by_panel = itertools.groupby(sorted(entries, key=lambda e: (e.alarm.resource_id or 0, e.rowid)),
+                                     key=lambda e: e.alarm.resource_id)  # fmt: skip
+        for resource_id, group in by_panel:
+            batch = list(group)
+            ids = [e.alarm.event_id for e in batch]
+            card = outbox.open_card(self.db, channel, resource_id, self.window_start())
+            if card is not None:
+                with write_transaction(self.db):
+                    outbox.mark_delivered(self.db, ids, outbox.GROUPED, card.ts)
+                    outbox.save_card(self.db, Card(card.ts, channel, resource_id, card.opened_at, now_ms(),
+                                                   card.details_rowid))  # fmt: skip
+                self.dirty.add(card.ts)
+                continue
+            if self.delivery.wait(channel) > 0:
+                continue  # stays pending; the card opens at the next slot
+            counts = CardCounts(
+                len(batch),
+                min(e.alarm.activity_time for e in batch),
+                max(e.alarm.activity_time for e in batch),
+                tuple(sorted({e.alarm.violation_name or e.alarm.violation_type or "alarm" for e in batch})),
+            )
+            ts = self.delivery.post(channel, self.render_card(batch[0].alarm, counts))
+            assert ts is not None
+            with write_transaction(self.db):
+                outbox.mark_delivered(self.db, ids, outbox.GROUPED, ts)
+                outbox.save_card(self.db, Card(ts, channel, resource_id, now_ms(), now_ms(), 0))
+
+    def update(self, channel: str) -> None:
+        """Edit in place every card of `channel` whose count changed."""
+        for card in self.recent_cards(channel):
+            if card.ts not in self.dirty:
+                continue
+            first = outbox.undetailed(self.db, Card(card.ts, channel, card.resource_id, 0, 0, 0), limit=1)
+            if first:
+                counts = outbox.card_counts(self.db, card.ts)
+                self.delivery.update(channel, card.ts, self.render_card(first[0].alarm, counts))
+            self.dirty.discard(card.ts)
+
+    def post_details(self, channel: str) -> None:
+        """List the newly grouped alarms in their card's thread (replies, never broadcast)."""
+        per_reply = self.config.storm.details_per_reply
+        for card in self.recent_cards(channel):
+            while batch := outbox.undetailed(self.db, card, per_reply):
+                zone = self.config.zone_for(batch[0].alarm.org_id)
+                details = render.storm_details([e.alarm for e in batch], zone)
+                self.delivery.post(channel, details, thread_ts=card.ts)
+                card = Card(
+                    card.ts, channel, card.resource_id, card.opened_at, card.updated_at, batch[-1].rowid
+                )
+                with write_transaction(self.db):
+                    outbox.save_card(self.db, card)
+
+    def with_work(self) -> list[Card]:
+        return [
+            c for c in self.recent_cards() if c.ts in self.dirty or outbox.undetailed(self.db, c, limit=1)
+        ]

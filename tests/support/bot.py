@@ -200,7 +200,7 @@ class BotProcess:
         return self.post_signed(json.dumps(envelope).encode(), content_type="application/json")
 
     def output(self) -> str:
-        """The bot's stderr so far is not kept; see `log_path`."""
+        """Everything the bot has logged so far (its stdout and stderr, at DEBUG level)."""
         return (self.data_dir / "bot.log").read_text(errors="replace")
 
 

@@ -11,31 +11,13 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 from core.client import SamClient
 from core.settings import Settings
 from dashboard import auth
+from tests.support.browser import ARTIFACTS, launch, screenshot, shows
 from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, stop, wait_http
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = ROOT / "test-artifacts"
-WAIT_MS = 90_000  # a cold Streamlit start imports pandas and altair on the first page
-
-
-def launch(playwright: Playwright) -> Browser:
-    # CI installs Debian's chromium; a machine without it must fail this test, not silently skip it.
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: install Debian's chromium package"
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
 @contextlib.contextmanager
@@ -58,22 +40,12 @@ def dashboard(db: Path) -> Iterator[str]:
         stop(proc, timeout=15)
 
 
-def shows(page: Page, text: str) -> None:
-    """Wait until `text` is on the page. Table cells are drawn on a canvas; their accessible copy is in the
-    DOM but hidden, so for them being attached is what "rendered" means."""
-    found = page.get_by_text(text, exact=False).first
-    found.wait_for(state="attached", timeout=WAIT_MS)
-    if found.evaluate("e => e.closest('[role=grid]') === null"):
-        found.wait_for(state="visible", timeout=WAIT_MS)
-
-
 def visit(page: Page, url: str, name: str, expected: list[str]) -> None:
     page.goto(url)
     for text in expected:
         shows(page, text)
     page.wait_for_timeout(500)  # let charts finish their transition before the picture
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
+    screenshot(page, f"dashboard-{name}")
     assert "Traceback" not in page.content() and "No data yet" not in page.content()
 
 

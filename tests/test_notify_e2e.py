@@ -246,6 +246,7 @@ def test_console_mode_prints_and_records(tmp_path: Path, simulator: Simulator) -
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert first.returncode == 0, first.stderr
     assert "watching for alarms" in first.stdout
+    assert "Before it started" in first.stdout  # the service's history of the last 24 h, summarized
     orgs = demo_orgs(simulator)
     rid = next(
         a["resourceId"]

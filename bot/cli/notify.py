@@ -78,7 +78,7 @@ def run(config: NotifyConfig, slack: WebClient | None, args: argparse.Namespace,
     if (args.source or config.source) == "service":
         from core.client import SamClient
 
-        source = ServiceSource(SamClient())
+        source = ServiceSource(SamClient(), history_hours=config.summary_hours)
     else:
         source = CacheSource()
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()

@@ -48,8 +48,10 @@ class CacheSource:
 class ServiceSource:
     name = "service"
 
-    def __init__(self, client: SamClient, push_history_every: int = 10) -> None:
+    def __init__(self, client: SamClient, push_history_every: int = 10, history_hours: float = 24) -> None:
         self.client = client
+        # The very first poll also reads this much history, for the first-start summary (never replayed).
+        self.history_ms = int(history_hours * 3_600_000)
         self.push_history_every = push_history_every
         self._panels: dict[int, list[int]] = {}  # org -> panel ids
         self._last_poll: int | None = None
@@ -72,8 +74,8 @@ class ServiceSource:
         if not self._panels or self._polls % RELOGIN_EVERY == 0:
             self._login(db)  # also picks up panels added since
         # After a restart, go on from the last successful poll (kept in the cache), not from the baseline.
-        last = self._last_poll or int(get_state(db, "service_cursor") or since)
-        start = max(since, last - OVERLAP_MS)
+        cursor = self._last_poll or get_state(db, "service_cursor")
+        start = max(since, int(cursor) - OVERLAP_MS) if cursor else since - self.history_ms
         rows = []
         for org, ids in self._panels.items():
             org_arg = org or None

@@ -41,7 +41,8 @@ def click(action_id: str, value: str, user: str, response: str) -> dict:
 def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     db_path = tmp_path / "cache.db"
     seed(db_path)
-    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path) as bot:
+    roles = '[roles]\ntechnicians = ["U_BOB"]\n'
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=roles) as bot:
         first = bot.send_action(click("alarm_ack", EVENT, "U_ALICE", slack.response_url("ack1")))
         assert first.status_code == 200
         [update] = slack.wait_for(lambda: slack.calls_to("chat.update"), timeout=30)
@@ -54,6 +55,10 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
         assert "Already acknowledged by <@U_ALICE>" in answer.params["text"]
         assert len(slack.calls_to("chat.update")) == 1
 
+        bot.send_action(click("alarm_silence_30", json.dumps({"r": 777, "m": 30}), "U_ALICE",
+                              slack.response_url("denied")))  # fmt: skip
+        [denied] = slack.wait_for(lambda: slack.responses("denied"), timeout=30)
+        assert "technician role" in denied.params["text"]
         bot.send_action(click("alarm_silence_120", json.dumps({"r": 777, "m": 120}), "U_BOB",
                               slack.response_url("silence")))  # fmt: skip
         [silenced] = slack.wait_for(lambda: slack.responses("silence"), timeout=30)

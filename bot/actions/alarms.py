@@ -1,5 +1,6 @@
 """The buttons of alarm cards: Acknowledge (edits the card in place, once), Panel status (an ephemeral
-summary), Silence panel 30 min / 2 h / 24 h (recorded in panel_silences; the notifier skips the panel)."""
+summary), Silence panel 30 min / 2 h / 24 h (technicians and admins; recorded in panel_silences, and the
+notifier records but does not post the panel's alarms until then)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from slack_bolt import Ack, App, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
 from bot.render import alarms as render
@@ -155,6 +157,11 @@ def register(app: App, ctx: AppContext) -> None:
             respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
             return
         user = body["user"]["id"]
+        if ctx.roles.role_of(user) < Role.TECHNICIAN:
+            # Silencing hides alarms from everyone: the same role as the other writes.
+            respond(text="Silencing a panel needs the technician role.", response_type="ephemeral",
+                    replace_original=False)  # fmt: skip
+            return
         until = silence(ctx.db(), resource_id, minutes, user, now_ms())
         config, _ = _config(ctx)
         respond(

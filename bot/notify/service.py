@@ -80,13 +80,17 @@ class Notifier:
         return self.deliver()
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
-        started = False
+        started, next_poll = False, 0.0
         while not stop.is_set():
             try:
                 if not started:
                     self.start()
                     started = True
-                wait = self.cycle()
+                if time.monotonic() >= next_poll:
+                    next_poll = time.monotonic() + interval
+                    wait = self.cycle()
+                else:
+                    wait = self.deliver()  # between polls, only what pacing allows now
             except sqlite3.OperationalError as err:
                 # The sync can hold the write lock longer than the busy timeout; nothing is half-done
                 # (every step is its own transaction), so the next cycle simply goes on.
@@ -99,7 +103,8 @@ class Notifier:
                     stop.wait(max(wait, 0.02))
                     wait = self.deliver()
                 return
-            stop.wait(min(interval, max(wait, 0.02)) if self._has_work() else interval)
+            until_poll = max(0.0, next_poll - time.monotonic())
+            stop.wait(min(until_poll, max(wait, 0.02)) if self._has_work() else until_poll)
 
     def _poll(self) -> None:
         try:

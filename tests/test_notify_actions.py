@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 
-from core.cache import outbox
+from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from tests.support.bot import blocks_text, run_bot
@@ -74,3 +74,5 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     assert ack is not None and ack.slack_user == "U_ALICE"
     until = outbox.silence_until(db, 777) or 0
     assert 115 * 60_000 < until - int(time.time() * 1000) <= 120 * 60_000
+    [entry] = [e for e in audit.recent(db) if e.command.startswith("alarm silence")]
+    assert (entry.slack_user, entry.command, entry.outcome) == ("U_BOB", "alarm silence 777 120m", "ok")

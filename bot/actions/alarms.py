@@ -22,7 +22,7 @@ from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
 from bot.render import alarms as render
 from bot.render.common import escape
 from core import read
-from core.cache import outbox
+from core.cache import audit, outbox
 from core.cache.writes import write_transaction
 
 log = logging.getLogger(__name__)
@@ -162,8 +162,13 @@ def register(app: App, ctx: AppContext) -> None:
             respond(text="Silencing a panel needs the technician role.", response_type="ephemeral",
                     replace_original=False)  # fmt: skip
             return
-        until = silence(ctx.db(), resource_id, minutes, user, now_ms())
+        db = ctx.db()
+        until = silence(db, resource_id, minutes, user, now_ms())
         config, _ = _config(ctx)
+        shown_until = render.local_time(until, config.zone_for(None))
+        audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
+                     summary=f"silenced panel {resource_id} until {shown_until}",
+                     reference=f"silence-{resource_id}-{until}")  # fmt: skip
         respond(
             text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
             f"{render.local_time(until, config.zone_for(None))}: its alarms are recorded but not posted.",

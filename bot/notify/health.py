@@ -48,11 +48,10 @@ class HealthMonitor:
         """The notice due now for `name`, if any; call `sent` once it has been delivered."""
         down_since = get_state(self.db, f"health:{name}")
         if failing_since is not None and down_since is None and now - failing_since >= self.after_ms:
-            minutes = (now - failing_since) / 60_000
-            text = f":warning: The {name} has been failing for {minutes:.0f} min: {detail}".strip().rstrip(
-                ":"
-            )
-            return Notice(name, True, text)
+            seconds = (now - failing_since) // 1000
+            how_long = f"{seconds} s" if seconds < 120 else f"{seconds // 60} min"
+            text = f":warning: The {name} has been failing for {how_long}"
+            return Notice(name, True, f"{text}: {detail}" if detail else f"{text}.")
         if failing_since is None and down_since is not None:
             return Notice(name, False, f":white_check_mark: The {name} has recovered.")
         return None

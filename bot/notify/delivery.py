@@ -75,7 +75,7 @@ class SlackDelivery:
     def __init__(self, client: WebClient, posts_per_second: float = 1.0) -> None:
         self.client = client
         self.pacer = Pacer(posts_per_second)
-        self.throttled = 0  # 429s received, for the "falling behind" notice and the status
+        self.throttled = 0  # 429s received, for diagnostics
 
     def wait(self, channel: str, kind: str = "post") -> float:
         return self.pacer.wait(channel, kind)

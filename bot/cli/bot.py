@@ -30,21 +30,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _skip_unused_heavy_imports() -> None:
-    """sqlite-utils imports pandas and numpy when they are installed (streamlit brings them), which costs
-    seconds at start on a busy machine; the bot never uses them. Only in the `samops bot` process itself,
-    never in a process that may want them (a test runner calling main())."""
-    if sys.argv[1:2] == ["bot"] and "pandas" not in sys.modules:
-        for name in ("pandas", "numpy"):
-            sys.modules.setdefault(name, None)  # type: ignore[assignment]  # None: "not installed"
-
-
 def main(argv: list[str]) -> int:
     try:
         args = parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
-    _skip_unused_heavy_imports()
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     quiet = max(logging.WARNING, logging.getLevelName(args.log_level))
     for noisy in ("slack_bolt", "httpx", "httpcore"):  # one line per HTTP request is too much at INFO

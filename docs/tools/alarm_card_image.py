@@ -1,4 +1,6 @@
-"""Draw an alarm card as Slack would show it, for the README: `.venv/bin/python docs/tools/alarm_card_image.py`.
+"""Draw an alarm card as Slack would show it, for the README.
+
+Run: `.venv/bin/python docs/tools/alarm_card_image.py`.
 
 It renders the real card (bot.render.alarms.alarm_card) to a small HTML page in Slack's layout and takes a
 screenshot with Debian's chromium, since no Slack workspace is reachable from where the docs are built.

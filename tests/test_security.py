@@ -32,7 +32,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.support.bot import BOT_TOKEN, SIGNING_SECRET, BotProcess, run_bot, slack_signature
-from tests.support.chaos import Stack, leaks, slack_text
+from tests.support.chaos import Stack, leaks, processes_with, slack_text
 from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn
 from tests.support.spec_client import SpecClient
@@ -183,3 +183,4 @@ def test_no_secret_leaks_from_a_real_run_and_the_cache_is_private(
     found = [leak for where, text in captured.items() for leak in leaks(where, text, secrets)]
     assert found == []
     assert all(len(text) > 1000 for text in captured.values()), {k: len(v) for k, v in captured.items()}
+    assert processes_with(stack.data_dir) == []

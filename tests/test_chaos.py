@@ -107,8 +107,8 @@ def test_faults_kills_and_restarts_lose_no_alarm(tmp_path: Path) -> None:
                 sim, 0, orgs
             )  # live alarms keep coming; these are the ones to account for
             since_baseline = set(sim_alarms(sim, baseline, orgs))
-            wait_until(lambda: set(everything) <= cached_event_ids(stack.db_path), 60, "every alarm cached")
-            wait_until(lambda: mentioned(slack, since_baseline) == since_baseline, 60, "every alarm posted")
+            wait_until(lambda: set(everything) <= cached_event_ids(stack.db_path), 90, "every alarm cached")
+            wait_until(lambda: mentioned(slack, since_baseline) == since_baseline, 90, "every alarm posted")
 
             for name, text in asked.items():
                 answers = slack.wait_for(lambda n=name: slack.responses(n), timeout=60)

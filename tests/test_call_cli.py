@@ -19,10 +19,7 @@ from core.cli import call, idempotency
 from core.client import OPERATIONS, SamClient
 from core.settings import Settings
 from tests.support.processes import Simulator, free_port, run_simulator
-
-VECTORS = json.loads(
-    (Path(__file__).resolve().parents[2] / "shared/spec/idempotency-vectors.json").read_text()
-)
+from tests.support.vectors import VECTORS
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,10 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from core import read  # noqa: E402
 from core.cache.db import open_cache, open_reader  # noqa: E402
 from core.cache.writes import ACTIVITY_FIELDS, write_transaction  # noqa: E402
+from tests.support.browser import CHROMIUM, launch  # noqa: E402
 from tests.support.processes import ROOT as REPO  # noqa: E402
 from tests.support.seed_cache import ORGS, seed_cache  # noqa: E402
-from tests.test_dashboard_browser import CHROMIUM, CHROMIUM_ARGS, dashboard  # noqa: E402
+from tests.test_dashboard_browser import dashboard  # noqa: E402
 
 DAY_MS = 86_400_000
 PANELS = 24
@@ -108,7 +109,7 @@ def page_open_seconds(path: Path, repeat: int) -> tuple[float, float]:
     """(cold, median warm) seconds from goto(/alarms) to the table's first cell in the DOM."""
     times = []
     with dashboard(path) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         for _ in range(repeat + 1):
             page = browser.new_page(viewport={"width": 1440, "height": 1100})
             started = time.perf_counter()

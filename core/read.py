@@ -8,13 +8,16 @@ CONTRACT: these signatures are what `bot/` and `dashboard/` are written against 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlite_utils
 
-from core.cache.schema import alarm_sql
+from core.cache.schema import ACTIVITIES_FTS, alarm_sql
 
 # Severity order used for "problems first" and colours: the spec's violationType values.
 SEVERITY = ("alarm", "red", "error", "warning", "yellow", "gray")
@@ -137,6 +140,16 @@ class Kpis:
 
 
 HOUR_MS = 3_600_000
+# The trigram index finds substrings of 3 characters or more; shorter text is searched with LIKE alone.
+TRIGRAM = 3
+# How far recent_alarms walks the newest activities for a text before it asks the text index instead:
+# about 20 ms of scanning (some 10,000 rows) on the 2-core machine.
+SCAN_BUDGET_STEPS = 250_000
+_STEPS_PER_TICK = 10_000
+# Trigrams of a searched text looked up in the index (each costs a doclist read), and up to how many
+# candidate rows are fetched by rowid rather than probed along the newest-first walk.
+TEXT_TRIGRAMS = 4
+FETCH_CANDIDATES = 20_000
 DAY_MS = 24 * HOUR_MS
 # Tables whose freshness is reported, in the order a person reads them.
 SYNCED_TABLES = (
@@ -158,6 +171,11 @@ SD_CARD_OK = frozenset({"normal", "ok", "1", "healthy", "good", "none", "no_card
 
 def _rows(db: sqlite_utils.Database, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[Any]:
     return db.execute(sql, list(params)).fetchall()
+
+
+def _phrase(text: str) -> str:
+    """`text` as one FTS5 phrase: quoted, so that its words and symbols are matched, never parsed."""
+    return '"' + text.replace('"', '""') + '"'
 
 
 def _like(text: str) -> str:
@@ -191,15 +209,40 @@ def _alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
     if flt.until is not None:
         clauses.append("a.activity_time < ?")
         params.append(flt.until)
-    needs_panel = bool(flt.text and flt.text.strip())
-    if needs_panel:
-        pattern = _like(flt.text.strip())  # type: ignore[union-attr]
+    text = (flt.text or "").strip()
+    if text:
+        pattern = _like(text)
         clauses.append(
             "(lower(a.description) LIKE ? ESCAPE '\\' OR lower(a.violation_name) LIKE ? ESCAPE '\\'"
             " OR lower(p.name) LIKE ? ESCAPE '\\')"
         )
         params += [pattern, pattern, pattern]
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, needs_panel
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, bool(text)
+
+
+def _text_candidates(db: sqlite_utils.Database, text: str) -> list[int]:
+    """Rowids of the activities that may hold `text`: those the trigram index finds in their description or
+    violation name, and those of panels whose name holds it. A superset of the LIKE matches: every trigram
+    of the text is in a matching row, and the tokenizer folds case at least as widely as LIKE (ASCII)."""
+    found = [r for (r,) in _rows(db, f"SELECT rowid FROM {ACTIVITIES_FTS} WHERE {ACTIVITIES_FTS} MATCH ?",
+                                 [_text_query(text.lower())])]  # fmt: skip
+    panels = [r for (r,) in _rows(db, "SELECT resource_id FROM panels WHERE lower(name) LIKE ? ESCAPE '\\'",
+                                  [_like(text)])]  # fmt: skip
+    if panels:
+        marks = ", ".join("?" for _ in panels)
+        found += [
+            r for (r,) in _rows(db, f"SELECT rowid FROM activities WHERE resource_id IN ({marks})", panels)
+        ]
+    return found
+
+
+def _text_query(text: str) -> str:
+    """An FTS5 query for the rows holding 4 trigrams spread over `text`, first and last among them: about as
+    selective as the whole phrase, for a fraction of the doclists read. Each is quoted, never parsed."""
+    trigrams = [text[i : i + TRIGRAM] for i in range(len(text) - TRIGRAM + 1)]
+    last = len(trigrams) - 1
+    spread = dict.fromkeys(trigrams[round(j * last / (TEXT_TRIGRAMS - 1))] for j in range(TEXT_TRIGRAMS))
+    return " AND ".join('"' + t.replace('"', '""') + '"' for t in spread)
 
 
 _ALARM_COLUMNS = (
@@ -223,13 +266,57 @@ def _alarm_row(r: tuple[Any, ...]) -> AlarmRow:
 
 
 def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500) -> list[AlarmRow]:
-    """Newest first."""
+    """Newest first.
+
+    A text is searched first by walking the activities newest first (quick when it is common: the first
+    `limit` matches come early), within a budget of SQLite steps. Past it the text is rare: the text index
+    gives the candidate rows, fetched by rowid when they are few, else probed along the same walk. The
+    LIKE of `_alarm_where` decides every row, so each way gives the same rows."""
+    limit = max(0, int(limit))
     where, params, _ = _alarm_where(flt)
+    text = (flt.text or "").strip()
+    if len(text.lower()) < TRIGRAM:
+        return _alarms(db, where, [*params, limit])
+    try:
+        with _step_budget(db, SCAN_BUDGET_STEPS):
+            return _alarms(db, where, [*params, limit])
+    except sqlite3.OperationalError as exc:
+        if "interrupted" not in str(exc):
+            raise
+    candidates = _text_candidates(db, text)
+    if not candidates:
+        return []
+    few = len(candidates) <= FETCH_CANDIDATES
+    # Few: NOT INDEXED makes SQLite fetch them by rowid. Many: `+` hides the rowid from the planner, which
+    # then walks the time index newest first and stops at `limit`, probing each row against the list.
+    where += f" AND {'' if few else '+'}a.rowid IN (SELECT value FROM json_each(?))"
+    return _alarms(db, where, [*params, json.dumps(candidates), limit], " NOT INDEXED" if few else "")
+
+
+def _alarms(db: sqlite_utils.Database, where: str, params: list[Any], hint: str = "") -> list[AlarmRow]:
     sql = (
-        f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id"
+        f"SELECT {_ALARM_COLUMNS} FROM activities a{hint} LEFT JOIN panels p ON p.resource_id = a.resource_id"
         f"{where} ORDER BY a.activity_time DESC, a.event_id DESC LIMIT ?"
     )
-    return [_alarm_row(r) for r in _rows(db, sql, [*params, max(0, int(limit))])]
+    return [_alarm_row(r) for r in _rows(db, sql, params)]
+
+
+@contextlib.contextmanager
+def _step_budget(db: sqlite_utils.Database, steps: int) -> Iterator[None]:
+    """Interrupt the statements run inside after about `steps` virtual-machine steps: a count, not a clock,
+    so the same query takes the same way on a busy machine as on an idle one."""
+    calls = 0
+
+    def tick() -> int:
+        nonlocal calls
+        calls += 1
+        return int(calls * _STEPS_PER_TICK > steps)
+
+    db.conn.set_progress_handler(tick, _STEPS_PER_TICK)
+    try:
+        yield
+    finally:
+        db.conn.set_progress_handler(None, 0)
 
 
 def _camera_problems(status: str | None, bind_status: str | None, sd_card: str | None) -> tuple[str, ...]:
@@ -460,20 +547,9 @@ def freshness(db: sqlite_utils.Database) -> list[TableFreshness]:
 
 
 def kpis(db: sqlite_utils.Database, now: int) -> Kpis:
+    """The Overview's tiles over [now - 24 h, now). Every query reads only the index on activity_time and
+    the kinds (schema v5), never the table, so the cost is the 24 h of index entries, not the whole cache."""
     since = now - DAY_MS
-    alarms, panels = _rows(
-        db,
-        f"SELECT count(*), count(DISTINCT a.resource_id) FROM activities a"
-        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL}",
-        [since, now],
-    )[0]
-    cameras = camera_summary(db)
-    errors = _rows(
-        db,
-        "SELECT count(*) FROM (SELECT DISTINCT a.resource_id, a.violation_name FROM activities a"
-        " WHERE a.activity_time >= ? AND a.activity_time < ? AND a.event_type = 'error')",
-        [since, now],
-    )[0][0]
     per_hour = [0] * 24
     for bucket, n in _rows(
         db,
@@ -481,10 +557,22 @@ def kpis(db: sqlite_utils.Database, now: int) -> Kpis:
         f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL} GROUP BY b",
         [since, since, now],
     ):
-        if 0 <= bucket < 24:
-            per_hour[bucket] = n
+        per_hour[bucket] = n  # 0 <= bucket < 24: the window is exactly 24 whole hours after `since`
+    panels = _rows(
+        db,
+        "SELECT count(*) FROM (SELECT DISTINCT a.resource_id FROM activities a"
+        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL} AND a.resource_id IS NOT NULL)",
+        [since, now],
+    )[0][0]
+    errors = _rows(
+        db,
+        "SELECT count(*) FROM (SELECT DISTINCT a.resource_id, a.violation_name FROM activities a"
+        " WHERE a.activity_time >= ? AND a.activity_time < ? AND a.event_type = 'error')",
+        [since, now],
+    )[0][0]
+    cameras = camera_summary(db)
     return Kpis(
-        alarms_24h=alarms,
+        alarms_24h=sum(per_hour),
         panels_with_alarms_24h=panels,
         cameras_offline=sum(
             1 for c in cameras if any(p == "offline" or p.startswith("status:") for p in c.problems)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import stat
 import threading
 from pathlib import Path
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from core import read
 from core.cache import schema
-from core.cache.db import open_cache, open_reader
+from core.cache.db import CacheUnavailableError, open_cache, open_reader
 from core.cache.writes import (
     activity_row,
     camera_row,
@@ -68,8 +70,8 @@ def test_version_1_cache_is_migrated_in_place_without_losing_data(tmp_path: Path
     old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
     old.conn.executescript(
         """
-        INSERT INTO activities (event_id, resource_id, activity_time, event_type)
-            VALUES ('e1', 7, 1000, 'violation');
+        INSERT INTO activities (event_id, resource_id, activity_time, event_type, description)
+            VALUES ('e1', 7, 1000, 'violation', 'Back door');
         INSERT INTO sync_state (table_name, last_success, cursor) VALUES ('activities', 5, 1000);
         """
     )
@@ -83,10 +85,13 @@ def test_version_1_cache_is_migrated_in_place_without_losing_data(tmp_path: Path
     assert db.execute("SELECT event_id, resource_id FROM activities").fetchall() == [("e1", 7)]
     assert db.execute("SELECT cursor, last_attempt FROM sync_state").fetchall() == [(1000, None)]
     indexed = {tuple(i.columns) for i in db["activities"].indexes}
-    assert ("activity_time",) in indexed and ("org_id", "activity_time") in indexed
+    assert ("org_id", "activity_time") in indexed
+    assert any(columns[0] == "activity_time" for columns in indexed)
     assert "panel_cursors" in db.table_names() and "panels" in db.table_names()
     # The hourly rollup added later is built from the activities already there.
     assert db.execute("SELECT hour, n FROM activity_hours").fetchall() == [(0, 1)]
+    # So is the text index: the old row is found by its text.
+    assert [a.event_id for a in read.recent_alarms(db, read.AlarmFilter(text="ck do"))] == ["e1"]
     # Opening again is a no-op.
     db.close()
     assert schema.migrate(open_cache(path)) == schema.SCHEMA_VERSION
@@ -188,3 +193,45 @@ def test_readers_are_not_blocked_by_an_open_write(tmp_path: Path) -> None:
         thread.start()
         thread.join(5)
     assert result == [[("Committed",)]]
+
+
+def test_reader_never_writes(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    writer = open_cache(path)
+    upsert_dicts(writer, "organizations", [{"id": 1, "name": "Alpha"}], "id")
+    writer.close()
+    reader = open_reader(path)
+    assert read.organizations(reader) == [(1, "Alpha")]
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        reader.execute("DELETE FROM organizations")
+    reader.close()
+
+
+def test_reader_refuses_a_missing_cache_and_creates_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "c.db"
+    with pytest.raises(CacheUnavailableError, match="samops sync"):
+        open_reader(missing)
+    assert not missing.parent.exists()
+
+
+def test_reader_refuses_an_older_cache_and_leaves_it_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    old = sqlite_utils.Database(path)
+    schema.MIGRATIONS[0](old)
+    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
+    old.close()
+    before = path.read_bytes()
+    with pytest.raises(CacheUnavailableError, match=r"version 1, older .* run `samops sync`"):
+        open_reader(path)
+    assert path.read_bytes() == before
+    assert schema.schema_version(sqlite_utils.Database(path)) == 1
+
+
+def test_reader_refuses_a_newer_cache(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    db = open_cache(path)
+    db.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    db.conn.commit()
+    db.close()
+    with pytest.raises(CacheUnavailableError, match="version 999, newer"):
+        open_reader(path)

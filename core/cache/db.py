@@ -1,4 +1,5 @@
-"""Opening the cache: a private SQLite file in WAL mode, migrated to the current schema."""
+"""Opening the cache: a private SQLite file in WAL mode, migrated to the current schema by writers and only
+read, never changed, by readers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from core.cache.schema import migrate
+from core.cache.schema import SCHEMA_VERSION, migrate, schema_version
 
 BUSY_TIMEOUT_MS = 10_000
 # Per connection: a page cache big enough for the activity indexes (random keys thrash a small one), and
@@ -64,6 +65,47 @@ def open_cache(path: str | Path | None = None, check_same_thread: bool = True) -
     return db
 
 
+class CacheUnavailableError(RuntimeError):
+    """The cache cannot be read as it is: missing, or at another schema version than this samops."""
+
+
 def open_reader(path: str | Path | None = None) -> sqlite_utils.Database:
-    """Open the cache for the read API from any thread (Streamlit, bolt listeners); WAL never blocks it."""
-    return open_cache(path, check_same_thread=False)
+    """Open the cache read-only for the read API, from any thread (Streamlit, bolt listeners).
+
+    Never writes: no file is created, no migration runs, the journal mode is left as the sync set it (WAL,
+    so an open write never blocks this reader). Raises CacheUnavailableError when the file is missing or
+    its schema is not this samops' one, sqlite3.DatabaseError when it is not a database."""
+    path = Path(path) if path is not None else default_path()
+    if not path.is_file():
+        raise CacheUnavailableError(f"no cache at {path}: run `samops sync` first")
+    with _private_umask():  # SQLite may create the -wal and -shm files beside it
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro",
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            check_same_thread=False,
+        )
+    db = sqlite_utils.Database(conn)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        for pragma in CACHE_PRAGMAS:
+            db.execute(pragma)
+        _check_version(db, path)
+    except BaseException:
+        conn.close()
+        raise
+    return db
+
+
+def _check_version(db: sqlite_utils.Database, path: Path) -> None:
+    found = schema_version(db)
+    if found < SCHEMA_VERSION:
+        raise CacheUnavailableError(
+            f"the cache at {path} has schema version {found}, older than this samops ({SCHEMA_VERSION}):"
+            " run `samops sync` to upgrade it"
+        )
+    if found > SCHEMA_VERSION:
+        raise CacheUnavailableError(
+            f"the cache at {path} has schema version {found}, newer than this samops ({SCHEMA_VERSION}):"
+            " upgrade samops, or run `samops sync` with the samops that wrote it"
+        )

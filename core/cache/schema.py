@@ -230,10 +230,67 @@ def _v3_activity_hours(db: sqlite_utils.Database) -> None:
     rebuild_activity_hours(db)
 
 
+# The text search of the read API (`AlarmFilter.text`): a trigram FTS5 index over the activities' own text
+# columns, external content (the text is stored once, in activities). Triggers keep it exact in the same
+# transaction as whatever writes activities (upserts, delete_missing, a bench's raw INSERT). It is keyed by
+# the activities' implicit rowid, which VACUUM may renumber: after a VACUUM, run
+# `INSERT INTO activities_fts(activities_fts) VALUES ('rebuild')`.
+ACTIVITIES_FTS = "activities_fts"
+_FTS_TRIGGERS = (
+    f"""CREATE TRIGGER IF NOT EXISTS activities_fts_insert AFTER INSERT ON activities BEGIN
+        INSERT INTO {ACTIVITIES_FTS} (rowid, description, violation_name)
+            VALUES (new.rowid, new.description, new.violation_name);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS activities_fts_delete AFTER DELETE ON activities BEGIN
+        INSERT INTO {ACTIVITIES_FTS} ({ACTIVITIES_FTS}, rowid, description, violation_name)
+            VALUES ('delete', old.rowid, old.description, old.violation_name);
+    END""",
+    # An upsert rewrites every column: re-index only when the indexed text (or the rowid) really changed,
+    # so that a sync fetching the same activities again costs the index nothing.
+    f"""CREATE TRIGGER IF NOT EXISTS activities_fts_update AFTER UPDATE ON activities
+        WHEN old.rowid != new.rowid OR old.description IS NOT new.description
+            OR old.violation_name IS NOT new.violation_name
+    BEGIN
+        INSERT INTO {ACTIVITIES_FTS} ({ACTIVITIES_FTS}, rowid, description, violation_name)
+            VALUES ('delete', old.rowid, old.description, old.violation_name);
+        INSERT INTO {ACTIVITIES_FTS} (rowid, description, violation_name)
+            VALUES (new.rowid, new.description, new.violation_name);
+    END""",
+)
+
+
+def _v4_activities_text_index(db: sqlite_utils.Database) -> None:
+    db.conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {ACTIVITIES_FTS} USING fts5(description, violation_name,"
+        " content='activities', content_rowid='rowid', tokenize='trigram')"
+    )
+    for trigger in _FTS_TRIGGERS:
+        db.conn.execute(trigger)
+    # Index the activities already cached.
+    db.conn.execute(f"INSERT INTO {ACTIVITIES_FTS} ({ACTIVITIES_FTS}) VALUES ('rebuild')")
+
+
+def _v5_activity_time_covering_index(db: sqlite_utils.Database) -> None:
+    # The KPIs count the last 24 h by event kind, panel and violation name: with every column they read in
+    # the index, they never touch the table. It starts with activity_time, so it replaces that index.
+    db["activities"].create_index(
+        ["activity_time", "event_type", "violation_type", "resource_id", "violation_name"],
+        index_name="idx_activities_time_kinds",
+        if_not_exists=True,
+    )
+    db.conn.execute("DROP INDEX IF EXISTS idx_activities_activity_time")
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
-MIGRATIONS: list[Migration] = [_v1_tables, _v2_indexes_and_panel_cursors, _v3_activity_hours]
+MIGRATIONS: list[Migration] = [
+    _v1_tables,
+    _v2_indexes_and_panel_cursors,
+    _v3_activity_hours,
+    _v4_activities_text_index,
+    _v5_activity_time_covering_index,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

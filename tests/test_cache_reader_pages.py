@@ -1,0 +1,31 @@
+"""A cache the read-only reader refuses is a clear message on the dashboard's pages, and stays untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from core.cache import schema
+
+APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+
+
+def test_an_older_cache_says_run_samops_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "cache.db"
+    old = sqlite_utils.Database(path)
+    schema.MIGRATIONS[0](old)
+    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
+    old.close()
+    before = path.read_bytes()
+    monkeypatch.setenv("SAMOPS_DB", str(path))
+    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
+    st.cache_data.clear()
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert "cannot be read" in at.error[0].value and "run `samops sync`" in at.error[0].value
+    assert path.read_bytes() == before

@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlite_utils
 
-from core.cache.schema import ACTIVITIES_FTS, alarm_sql
+from core.cache.schema import ACTIVITIES_FTS, TIME_KINDS_INDEX, alarm_sql
 
 # Severity order used for "problems first" and colours: the spec's violationType values.
 SEVERITY = ("alarm", "red", "error", "warning", "yellow", "gray")
@@ -547,26 +547,32 @@ def freshness(db: sqlite_utils.Database) -> list[TableFreshness]:
 
 
 def kpis(db: sqlite_utils.Database, now: int) -> Kpis:
-    """The Overview's tiles over [now - 24 h, now). Every query reads only the index on activity_time and
-    the kinds (schema v5), never the table, so the cost is the 24 h of index entries, not the whole cache."""
+    """The Overview's tiles over [now - 24 h, now). The counts read indexes only (the covering one on
+    activity_time and the kinds, schema v5), never the table: the cost is the day's, not the cache's size."""
     since = now - DAY_MS
-    per_hour = [0] * 24
-    for bucket, n in _rows(
-        db,
-        f"SELECT (a.activity_time - ?) / {HOUR_MS} AS b, count(*) FROM activities a"
-        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL} GROUP BY b",
-        [since, since, now],
-    ):
-        per_hour[bucket] = n  # 0 <= bucket < 24: the window is exactly 24 whole hours after `since`
+    # One range count per hour: each an index range, where a GROUP BY would sort the day's rows.
+    per_hour = [
+        n
+        for (n,) in _rows(
+            db,
+            "WITH RECURSIVE h(b) AS (SELECT 0 UNION ALL SELECT b + 1 FROM h WHERE b < 23)"
+            f" SELECT (SELECT count(*) FROM activities a INDEXED BY {TIME_KINDS_INDEX}"
+            f" WHERE a.activity_time >= ? + h.b * {HOUR_MS} AND a.activity_time < ? + (h.b + 1) * {HOUR_MS}"
+            f" AND {ALARM_SQL}) FROM h ORDER BY h.b",
+            [since, since],
+        )
+    ]
     panels = _rows(
         db,
-        "SELECT count(*) FROM (SELECT DISTINCT a.resource_id FROM activities a"
-        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL} AND a.resource_id IS NOT NULL)",
+        # No index named: with statistics SQLite skips along (resource_id, activity_time), quicker still.
+        "SELECT count(DISTINCT a.resource_id) FROM activities a"
+        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL}",
         [since, now],
     )[0][0]
     errors = _rows(
         db,
         "SELECT count(*) FROM (SELECT DISTINCT a.resource_id, a.violation_name FROM activities a"
+        f" INDEXED BY {TIME_KINDS_INDEX}"
         " WHERE a.activity_time >= ? AND a.activity_time < ? AND a.event_type = 'error')",
         [since, now],
     )[0][0]

@@ -301,3 +301,46 @@ def test_hourly_and_weekday_counts_equal_counting_by_hand(
     heat = read.weekday_hour_counts(db, read.AlarmFilter(org_id=org, since=lo, until=hi))
     assert {(c.weekday, c.hour): c.count for c in heat} == cells
     db.close()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    events=st.lists(
+        st.tuples(st.integers(0, 30 * HOUR), st.sampled_from(KINDS), st.sampled_from([1, 2, None])),
+        max_size=40,
+    ),
+    now=st.integers(0, 31 * HOUR),
+)
+def test_kpis_equal_counting_by_hand(
+    tmp_path_factory: pytest.TempPathFactory,
+    events: list[tuple[int, tuple[str, str | None], int | None]],
+    now: int,
+) -> None:
+    db = open_cache(tmp_path_factory.mktemp("kpis") / "c.db")
+    rows = [
+        activity_row(
+            {
+                "eventId": f"e{i}",
+                "activityTime": MONDAY + t,
+                "eventType": e,
+                "violationType": v,
+                "violationName": "Z",
+            },
+            rid,
+            1,
+        )
+        for i, (t, (e, v), rid) in enumerate(events)
+    ]
+    with write_transaction(db):
+        upsert_activities(db, "activities", rows)
+    end = MONDAY + now
+    day = [(MONDAY + t, e, v, rid) for t, (e, v), rid in events if end - 24 * HOUR <= MONDAY + t < end]
+    alarms = [(t, rid) for t, e, v, rid in day if e == "violation" or v is not None]
+    per_hour = [0] * 24
+    for t, _ in alarms:
+        per_hour[(t - (end - 24 * HOUR)) // HOUR] += 1
+    k = read.kpis(db, end)
+    assert k.alarms_per_hour_24h == per_hour and k.alarms_24h == len(alarms)
+    assert k.panels_with_alarms_24h == len({rid for _, rid in alarms if rid is not None})
+    assert k.sensors_with_errors_24h == len({rid for _, e, _, rid in day if e == "error"})
+    db.close()

@@ -270,12 +270,15 @@ def _v4_activities_text_index(db: sqlite_utils.Database) -> None:
     db.conn.execute(f"INSERT INTO {ACTIVITIES_FTS} ({ACTIVITIES_FTS}) VALUES ('rebuild')")
 
 
+TIME_KINDS_INDEX = "idx_activities_time_kinds"
+
+
 def _v5_activity_time_covering_index(db: sqlite_utils.Database) -> None:
     # The KPIs count the last 24 h by event kind, panel and violation name: with every column they read in
     # the index, they never touch the table. It starts with activity_time, so it replaces that index.
     db["activities"].create_index(
         ["activity_time", "event_type", "violation_type", "resource_id", "violation_name"],
-        index_name="idx_activities_time_kinds",
+        index_name=TIME_KINDS_INDEX,
         if_not_exists=True,
     )
     db.conn.execute("DROP INDEX IF EXISTS idx_activities_activity_time")

@@ -39,10 +39,9 @@ class Rendered:
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
     def console(self) -> str:
-        lines = [self.text]
-        for attachment in self.attachments:
-            lines += [_block_text(b) for b in attachment.get("blocks", [])]
-        lines += [_block_text(b) for b in self.blocks]
+        """The blocks as text; the fallback `text` only when there are none (it repeats the first block)."""
+        blocks = [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
+        lines = [_block_text(b) for b in blocks] or [self.text]
         return "\n".join(line for line in lines if line)
 
 

@@ -220,20 +220,29 @@ def _alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params, bool(text)
 
 
-def _text_candidates(db: sqlite_utils.Database, text: str) -> list[int]:
-    """Rowids of the activities that may hold `text`: those the trigram index finds in their description or
-    violation name, and those of panels whose name holds it. A superset of the LIKE matches: every trigram
-    of the text is in a matching row, and the tokenizer folds case at least as widely as LIKE (ASCII)."""
-    found = [r for (r,) in _rows(db, f"SELECT rowid FROM {ACTIVITIES_FTS} WHERE {ACTIVITIES_FTS} MATCH ?",
-                                 [_text_query(text.lower())])]  # fmt: skip
-    panels = [r for (r,) in _rows(db, "SELECT resource_id FROM panels WHERE lower(name) LIKE ? ESCAPE '\\'",
-                                  [_like(text)])]  # fmt: skip
-    if panels:
-        marks = ", ".join("?" for _ in panels)
-        found += [
-            r for (r,) in _rows(db, f"SELECT rowid FROM activities WHERE resource_id IN ({marks})", panels)
-        ]
-    return found
+def _text_candidates(db: sqlite_utils.Database, text: str) -> tuple[str, list[Any]] | None:
+    """A condition narrowing `activities a` to the rows that may hold `text` (a superset of the LIKE matches:
+    every trigram of the text is in a matching row, and the tokenizer folds case at least as widely as
+    LIKE), with its parameters; None when no row can. The rows come from the trigram index (description,
+    violation name) and from the panels whose name holds the text."""
+    query = _text_query(text.lower())
+    fts = f"SELECT rowid FROM {ACTIVITIES_FTS} WHERE {ACTIVITIES_FTS} MATCH ?"
+    named = "SELECT resource_id FROM panels WHERE lower(name) LIKE ? ESCAPE '\\'"
+    panels = [r for (r,) in _rows(db, named, [_like(text)])]
+    marks = ", ".join("?" for _ in panels)
+    of_panels = f"SELECT rowid FROM activities WHERE resource_id IN ({marks})"
+    # Up to FETCH_CANDIDATES + 1 of them, to know whether they are few; a common text stops early.
+    found = [r for (r,) in _rows(db, f"{fts} LIMIT ?", [query, FETCH_CANDIDATES + 1])]
+    if panels and len(found) <= FETCH_CANDIDATES:
+        found += [r for (r,) in _rows(db, f"{of_panels} LIMIT ?", [*panels, FETCH_CANDIDATES + 1])]
+    if not found:
+        return None
+    if len(found) <= FETCH_CANDIDATES:
+        return "a.rowid IN (SELECT value FROM json_each(?))", [json.dumps(found)]
+    # Many: `+` hides rowid and resource_id from the planner, which then walks the time index newest first
+    # and stops at `limit`, probing each row against the index's answer (computed once).
+    panel_rows = f" OR +a.resource_id IN ({marks})" if panels else ""
+    return f"(+a.rowid IN ({fts}){panel_rows})", [query, *panels]
 
 
 def _text_query(text: str) -> str:
@@ -283,14 +292,13 @@ def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500)
     except sqlite3.OperationalError as exc:
         if "interrupted" not in str(exc):
             raise
-    candidates = _text_candidates(db, text)
-    if not candidates:
+    narrowed = _text_candidates(db, text)
+    if narrowed is None:
         return []
-    few = len(candidates) <= FETCH_CANDIDATES
-    # Few: NOT INDEXED makes SQLite fetch them by rowid. Many: `+` hides the rowid from the planner, which
-    # then walks the time index newest first and stops at `limit`, probing each row against the list.
-    where += f" AND {'' if few else '+'}a.rowid IN (SELECT value FROM json_each(?))"
-    return _alarms(db, where, [*params, json.dumps(candidates), limit], " NOT INDEXED" if few else "")
+    clause, extra = narrowed
+    # Few candidates: NOT INDEXED makes SQLite fetch them by rowid rather than walk the time index.
+    hint = "" if clause.startswith("(+") else " NOT INDEXED"
+    return _alarms(db, f"{where} AND {clause}", [*params, *extra, limit], hint)
 
 
 def _alarms(db: sqlite_utils.Database, where: str, params: list[Any], hint: str = "") -> list[AlarmRow]:

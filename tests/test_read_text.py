@@ -131,3 +131,29 @@ def test_short_text_falls_back_to_like(tmp_path: Path) -> None:
         upsert_activities(db, "activities", [activity_row(a, 4, 1)])
     assert [r.event_id for r in read.recent_alarms(db, read.AlarmFilter(text="z9"))] == ["e1"]
     assert [r.event_id for r in read.recent_alarms(db, read.AlarmFilter(text=" 9 "))] == ["e1"]
+
+
+@pytest.mark.parametrize("way", ["walk", "fetch", "probe"])
+def test_case_is_folded_for_ascii_letters_only_whichever_way(
+    way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if way != "walk":
+        monkeypatch.setattr(read, "SCAN_BUDGET_STEPS", 0)
+        monkeypatch.setattr(read, "_STEPS_PER_TICK", 1)
+        monkeypatch.setattr(read, "FETCH_CANDIDATES", 10**6 if way == "fetch" else 0)
+    db = cache(tmp_path / "c.db")
+    a = {"eventId": "e1", "activityTime": 1, "eventType": "violation", "description": "ÉCOLE Zone"}
+    with write_transaction(db):
+        upsert_activities(db, "activities", [activity_row(a, 4, 1)])
+
+    def search(text: str) -> list[str]:
+        return [r.event_id for r in read.recent_alarms(db, read.AlarmFilter(text=text))]
+
+    assert search("COLE zONE") == ["e1"]
+    # The text is lower-cased in Python, the row by SQLite (ASCII only): "É" in a row is never found. A quirk
+    # of the LIKE semantics, kept as it was; the index, which would find it, must not change the answer.
+    assert search("école") == [] and search("ÉCOLE") == []
+    a = {"eventId": "e2", "activityTime": 2, "eventType": "violation", "description": "la grande école"}
+    with write_transaction(db):
+        upsert_activities(db, "activities", [activity_row(a, 4, 1)])
+    assert search("ÉCOLE") == ["e2"]

@@ -69,6 +69,7 @@ class _Fetched:
     """What the workers brought back for one table."""
 
     rows: list[Any] = field(default_factory=list)
+    by_scope: dict[int, list[Any]] = field(default_factory=dict)  # what each organization or panel brought
     failed_scopes: set[int] = field(default_factory=set)  # panels (or organizations) whose fetch failed
     errors: list[str] = field(default_factory=list)
     cursors: dict[int, int] = field(default_factory=dict)  # panel -> new cursor, for activity tables
@@ -247,13 +248,16 @@ def _fetch_all(
                 into.failed_scopes.add(scope)
                 into.errors.append(message)
             else:
-                into.rows.extend(rows)
+                into.by_scope[scope] = rows
                 if cursor is not None:
                     into.cursors[scope] = cursor
             if progress:
                 progress(done, len(futures), f"{table} of {label}")
             remaining[table] -= 1
             if not remaining[table]:
+                # Fetches finish in any order; a record that two scopes share (a user of two organizations)
+                # must not depend on which came back last. Written last, the lowest scope wins.
+                into.rows = [row for s in sorted(into.by_scope, reverse=True) for row in into.by_scope[s]]
                 table_done(table)
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from slack_bolt import Ack
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.models.views import View
 
-from bot.commands.registry import Invocation, Reply
+from bot.commands.registry import Invocation, Reply, Role
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -51,3 +53,22 @@ def submission_key(view: dict[str, Any]) -> str:
 
     state = json.dumps(submitted(view), sort_keys=True, default=str)
     return dedupe_key("view", view.get("id"), view.get("hash"), view.get("private_metadata"), state)
+
+
+def validating_ack(
+    ctx: AppContext, first_field: str, errors_of: Callable[[dict[str, Any]], Mapping[str, str]]
+) -> Callable[..., None]:
+    """The ack of a write modal's submission: a caller below technician, or the fields `errors_of` finds
+    wrong, are answered inside the modal (Slack shows each error under its field); otherwise plain ack, and
+    the lazy listener does the write."""
+    from bot.writes import role_denied
+
+    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
+            ack(response_action="errors", errors={first_field: denied})
+        elif errors := errors_of(view):
+            ack(response_action="errors", errors=dict(errors))
+        else:
+            ack()
+
+    return ack_submission

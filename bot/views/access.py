@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import App
 
 from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.inputs import Grant, grant_from_values
-from bot.modals import submission_key
+from bot.modals import submission_key, validating_ack
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
 from bot.render.forms import metadata, submitted, write_answer
@@ -35,16 +35,6 @@ def check(view: dict[str, Any]) -> tuple[Grant | None, dict[str, str]]:
 
 
 def register(app: App, ctx: AppContext) -> None:
-    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
-            ack(response_action="errors", errors={"groups": denied})
-            return
-        _, errors = check(view)
-        if errors:
-            ack(response_action="errors", errors=errors)
-        else:
-            ack()
-
     def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
         slack_user = body["user"]["id"]
         meta = metadata(view)
@@ -99,4 +89,5 @@ def register(app: App, ctx: AppContext) -> None:
             write_answer(title, lines, outcome.reference, outcome.ok),
         )
 
-    app.view(ACCESS_GRANT)(ack=ack_submission, lazy=[run_submission])
+    ack = validating_ack(ctx, "groups", lambda view: check(view)[1])
+    app.view(ACCESS_GRANT)(ack=ack, lazy=[run_submission])

@@ -5,28 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import App
 
 from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.inputs import camera_from_values
-from bot.modals import submission_key
+from bot.modals import submission_key, validating_ack
 from bot.render.common import escape
 from bot.render.forms import CAMERA_ADD, metadata, submitted, write_answer
 from bot.writes import WriteRequest, answer_later, audit_denied, outcome_text, role_denied, run_write
 
 
 def register(app: App, ctx: AppContext) -> None:
-    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
-            ack(response_action="errors", errors={"name": denied})
-            return
-        _, errors = camera_from_values(submitted(view))
-        if errors:
-            ack(response_action="errors", errors=errors)
-        else:
-            ack()
-
     def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
         slack_user = body["user"]["id"]
         meta = metadata(view)
@@ -79,4 +69,5 @@ def register(app: App, ctx: AppContext) -> None:
             write_answer(title, lines, outcome.reference, outcome.ok),
         )
 
-    app.view(CAMERA_ADD)(ack=ack_submission, lazy=[run_submission])
+    ack = validating_ack(ctx, "name", lambda view: camera_from_values(submitted(view))[1])
+    app.view(CAMERA_ADD)(ack=ack, lazy=[run_submission])

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from slack_bolt import Ack, App
+from slack_bolt import App
 
 from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.inputs import FieldError, TaskUpdate, parse_id, task_update_errors, task_update_from
-from bot.modals import submission_key
+from bot.modals import submission_key, validating_ack
 from bot.render.forms import metadata, submitted
 from bot.render.tasks import TASK_FIELDS, TASK_UPDATE
 from bot.writes import answer_later, audit_denied, outcome_text, role_denied
@@ -46,16 +46,6 @@ def check(view: dict[str, Any]) -> tuple[TaskUpdate | None, dict[str, str]]:
 
 
 def register(app: App, ctx: AppContext) -> None:
-    def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
-            ack(response_action="errors", errors={"name": denied})
-            return
-        _, errors = check(view)
-        if errors:
-            ack(response_action="errors", errors=errors)
-        else:
-            ack()
-
     def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
         from bot.commands.task import apply_task_update, task_answer
         from core.cache.tasks import load_task
@@ -84,4 +74,4 @@ def register(app: App, ctx: AppContext) -> None:
         title, blocks = task_answer(update.task_id, outcome, sent)
         answer_later(ctx, meta, user, outcome_text(title, outcome), blocks)
 
-    app.view(TASK_UPDATE)(ack=ack_submission, lazy=[run_submission])
+    app.view(TASK_UPDATE)(ack=validating_ack(ctx, "name", lambda view: check(view)[1]), lazy=[run_submission])

@@ -301,6 +301,13 @@ def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500)
     return _alarms(db, f"{where} AND {clause}", [*params, *extra, limit], hint)
 
 
+def count_alarms(db: sqlite_utils.Database, flt: AlarmFilter) -> int:
+    """How many alarms `flt` matches in all (for "and N more" under a shortened list)."""
+    where, params, _ = _alarm_where(flt)
+    sql = f"SELECT count(*) FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id{where}"
+    return int(_rows(db, sql, params)[0][0])
+
+
 def _alarms(db: sqlite_utils.Database, where: str, params: list[Any], hint: str = "") -> list[AlarmRow]:
     sql = (
         f"SELECT {_ALARM_COLUMNS} FROM activities a{hint} LEFT JOIN panels p ON p.resource_id = a.resource_id"

@@ -17,7 +17,7 @@ from pathlib import Path
 import sqlite_utils
 import streamlit as st
 
-from core import read
+from core import read, timefmt
 
 TTL_SECONDS = 15
 REFRESH_SECONDS = 30
@@ -142,23 +142,8 @@ def cache_state(path: Path) -> Freshness | None:
     return view if view.has_data else None
 
 
-def age(ms: int | None, now: int) -> str:
-    if ms is None:
-        return "never"
-    seconds = max(0, (now - ms) // 1000)
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 2 * 86400:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86400} days ago"
-
-
 def utc(ms: int | None) -> str:
-    if ms is None:
-        return "—"
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ms / 1000))
+    return timefmt.utc(ms, missing="—")
 
 
 def one_line(text: str | None, limit: int = 160) -> str:

@@ -8,7 +8,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from core import read
+from core import read, timefmt
 from dashboard import data
 from dashboard.paths import db_path
 
@@ -46,7 +46,7 @@ def start_page(title: str) -> str:
 def freshness_banner(path: str) -> None:
     now = data.now_ms()
     view = data.assess(data.freshness(path), now)
-    as_of = f"data as of {data.age(view.as_of, now)} ({data.utc(view.as_of)})"
+    as_of = f"data as of {timefmt.age(view.as_of, now)} ({data.utc(view.as_of)})"
     if view.failing:
         names = ", ".join(t.table for t in view.failing)
         latest = max(view.failing, key=lambda t: t.last_error_at or 0)

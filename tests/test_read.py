@@ -146,6 +146,7 @@ def test_recent_alarms_newest_first_with_panel_names(db: sqlite_utils.Database) 
 )
 def test_recent_alarms_filters(db: sqlite_utils.Database, flt: read.AlarmFilter, expected: list[str]) -> None:
     assert ids(read.recent_alarms(db, flt)) == expected
+    assert read.count_alarms(db, flt) == len(expected)
 
 
 def test_camera_summary_problems_first(db: sqlite_utils.Database) -> None:

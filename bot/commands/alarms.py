@@ -11,7 +11,7 @@ from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
 from bot.render.common import escape, join_lines, section
 from bot.render.lists import alarms_blocks
-from core.read import AlarmFilter, freshness, recent_alarms
+from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
 
 DEFAULT_SINCE_MS = 24 * 3_600_000
 SHOWN = 200  # rows read for one answer; the message says how many more there are
@@ -71,14 +71,10 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     db = ctx.db()
     flt = AlarmFilter(org_id=inv.org_id, resource_id=resource_id, since=since)
     rows = recent_alarms(db, flt, limit=SHOWN + 1)
-    total = len(rows) if len(rows) <= SHOWN else _count(db, flt)
+    total = len(rows) if len(rows) <= SHOWN else count_alarms(db, flt)
     fresh = next((f for f in freshness(db) if f.table == "activities"), None)
     text, blocks = alarms_blocks(rows[:SHOWN], scope, total, fresh, now)
     return Reply(text=text, blocks=blocks)
-
-
-def _count(db, flt: AlarmFilter) -> int:  # type: ignore[no-untyped-def]
-    return len(recent_alarms(db, flt, limit=1_000_000))
 
 
 def _since_words(since: int, now: int) -> str:

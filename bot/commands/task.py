@@ -7,12 +7,13 @@ from bot.commands.registry import Invocation, Reply, Role, subcommand
 from bot.context import AppContext
 from bot.inputs import TASK_USAGE, TaskUpdate, parse_task_args, task_body
 from bot.modals import modal_meta, open_modal
-from bot.render.common import context, escape, section, when
+from bot.render.common import context, escape, section
 from bot.render.forms import write_answer
 from bot.render.tasks import task_answer_lines, task_modal, task_summary
 from bot.writes import WriteOutcome, WriteRequest, outcome_text, run_write, slash_key
 from core.cache.audit import now_ms
 from core.cache.tasks import KnownTask, load_task, save_task
+from core.timefmt import utc
 
 
 @subcommand(
@@ -111,7 +112,7 @@ def task_without_form(task_id: int, known: KnownTask | None) -> Reply:
         text = f"Nothing is known about task {task_id} yet (the service cannot read a task).\n{usage}"
         return Reply(text=text, blocks=[section(text)])
     lines = task_answer_lines(known.body)
-    title = f"*Task {task_id}* — last set by samops {when(known.updated_at)}"
+    title = f"*Task {task_id}* — last set by samops {utc(known.updated_at)}"
     return Reply(
         text=f"Task {task_id}: " + "; ".join(lines),
         blocks=[section("\n".join([title, *lines])), context(usage)],

@@ -7,7 +7,6 @@ element 2,000. Long lists are cut and end with "… and N more" rather than fail
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -103,27 +102,6 @@ def yes_no(value: bool | None) -> str:
 
 def or_dash(value: object) -> str:
     return "–" if value is None or value == "" else escape(value)
-
-
-def when(epoch_ms: int | None) -> str:
-    """An absolute UTC time for people: 2026-11-20 14:05 UTC."""
-    if epoch_ms is None:
-        return "unknown"
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def age(epoch_ms: int | None, now_ms: int) -> str:
-    """How long ago, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
-    if epoch_ms is None:
-        return "never"
-    seconds = max(0, (now_ms - epoch_ms) // 1000)
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86400 * 2:
-        return f"{seconds // 3600} h ago"
-    return f"{seconds // 86400} days ago"
 
 
 def blocks_to_dicts(blocks: Sequence[Any]) -> list[dict[str, Any]]:

@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import Block
 
-from bot.render.common import cap_blocks, context, escape, header, join_lines, section, when
+from bot.render.common import cap_blocks, context, escape, header, join_lines, section
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
+from core.timefmt import utc
 
 ALARM_ICON = {"alarm": ":rotating_light:", "red": ":red_circle:", "error": ":x:", "warning": ":warning:",
               "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}  # fmt: skip
@@ -26,7 +27,7 @@ def alarm_line(a: AlarmRow) -> str:
     panel = f"{escape(a.panel_name)} (`{a.resource_id}`)" if a.panel_name else f"panel `{a.resource_id}`"
     what = escape(a.violation_name or a.description or a.event_type or "alarm")
     kind = f" ({escape(a.violation_type)})" if a.violation_type else ""
-    return f"{icon} {when(a.activity_time)} · *{what}*{kind} · {panel}"
+    return f"{icon} {utc(a.activity_time)} · *{what}*{kind} · {panel}"
 
 
 def alarms_blocks(
@@ -50,7 +51,7 @@ def freshness_note(fresh: TableFreshness | None, now: int) -> str:
     if fresh is None or fresh.last_success is None:
         return "From the local cache, which has not been synced yet (`samops sync`)."
     minutes = max(0, (now - fresh.last_success) // 60_000)
-    note = f"From the local cache, synced {minutes} min ago ({when(fresh.last_success)})."
+    note = f"From the local cache, synced {minutes} min ago ({utc(fresh.last_success)})."
     if fresh.last_error and (fresh.last_error_at or 0) > fresh.last_success:
         note += f" Last sync failed: {escape(fresh.last_error[:200])}."
     return note

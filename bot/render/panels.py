@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from slack_sdk.models.blocks import Block
 
 from bot.render.common import (
-    age,
     cap_blocks,
     context,
     divider,
@@ -17,10 +16,10 @@ from bot.render.common import (
     join_lines,
     or_dash,
     section,
-    when,
     yes_no,
 )
 from core.models import Activity, Controller, ControllerDataLogEntry, Partition, Sensor
+from core.timefmt import age, utc
 
 ALARM_TYPES = frozenset({"alarm", "red"})
 
@@ -87,7 +86,7 @@ def activity_line(activity: Activity) -> str:
     is_alarm = (activity.violation_type or "").lower() in ALARM_TYPES
     what = activity.violation_name or activity.description or activity.event_type or "event"
     kind = activity.violation_type or activity.event_type or ""
-    line = f"{when(activity.activity_time)} · {escape(what)}" + (f" ({escape(kind)})" if kind else "")
+    line = f"{utc(activity.activity_time)} · {escape(what)}" + (f" ({escape(kind)})" if kind else "")
     if activity.description and activity.description != what:
         line += f" — {escape(activity.description)}"
     return f":rotating_light: *{line}*" if is_alarm else f"• {line}"
@@ -120,7 +119,7 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
     blocks.append(divider())
     blocks.append(section(title_line + "\n" + (join_lines(lines, limit=2900) if lines else "_no activity_")))
     newest_value = max((v.last_update or 0 for v in status.values), default=0) or None
-    data_age = f"Live from the service at {when(now)}."
+    data_age = f"Live from the service at {utc(now)}."
     if newest_value:
         data_age += f" Latest controller value: {age(newest_value, now)}."
     blocks.append(context(data_age))

@@ -7,8 +7,9 @@ from typing import Any
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-from bot.render.common import context, escape, section, when
+from bot.render.common import context, escape, section
 from bot.render.forms import modal, text_input
+from core.timefmt import utc
 
 TASK_UPDATE = "sam_task_update"
 
@@ -58,7 +59,7 @@ def task_modal(
     values = known_values(known)
     if known:
         note = (
-            f"Prefilled with the last update samops made ({when(known_at)}, by <@{escape(known_by or '?')}>)."
+            f"Prefilled with the last update samops made ({utc(known_at)}, by <@{escape(known_by or '?')}>)."
         )
     else:
         note = (

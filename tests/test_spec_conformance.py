@@ -533,15 +533,60 @@ def test_repeated_key_replays_a_write_and_does_not_execute_it_again(api: Api, pa
     assert next(s for s in after["sensors"] if s["id"] == sensor_id)["description"] == "replay two"
 
 
-def test_required_key_mode_refuses_a_missing_key() -> None:
-    with (
-        run_simulator("--require-idempotency-key", "--alarm-rate", "0") as strict,
-        httpx.Client(timeout=10) as http,
-    ):
+def test_required_key_mode_refuses_a_missing_key_and_tokens_expire() -> None:
+    options = ("--require-idempotency-key", "--token-ttl", "1", "--alarm-rate", "0")
+    with run_simulator(*options) as strict, httpx.Client(timeout=10) as http:
         body = {"screenName": "demo", "password": "demo", "rememberMe": False}
         raw = json.dumps(body, separators=(",", ":")).encode()
         response = http.post(
             strict.base_url + "/auth/login", content=raw, headers={"Content-Type": "application/json"}
         )
         assert_error(response, 400, "/auth/login")
-        assert Api(strict, http).ok("POST", "/auth/login", body, auth=False)["token"]
+        login = Api(strict, http).ok("POST", "/auth/login", body, auth=False)
+        api = Api(strict, http, token=login["token"], org=login["organizationIds"][0])
+        time.sleep(1.5)
+        assert_error(api.send("GET", "/camera/list"), 401, "/camera/list")
+
+
+# --- bad input: 400/404 with a message naming the field --------------------------------------------------
+
+
+def test_wrong_type_is_400_naming_the_field(api: Api) -> None:
+    body = {"organizationId": api.org, "subscriptionId": str(api.org * 10 + 1)}
+    error = assert_error(api.send("POST", "/subscription/bill", body), 400, "/subscription/bill")
+    assert "subscriptionId" in error["message"]
+
+
+def test_missing_required_field_is_400_naming_it(api: Api, login: dict[str, Any]) -> None:
+    body = {"userId": login["userId"], "requestToken": "t"}
+    error = assert_error(api.send("POST", "/devicetoken/addorupdate", body), 400, "/devicetoken/addorupdate")
+    assert "appId" in error["message"]
+
+
+def test_organization_of_someone_else_is_404(api: Api, login: dict[str, Any]) -> None:
+    stranger = max(login["organizationIds"]) + 1  # README: organizations beyond the demo user's two
+    assert stranger not in login["organizationIds"]
+    assert_error(api.send("GET", "/camera/list", org=stranger), 404, "/camera/list")
+    # README: its panels are resourceId = orgId * 100 + n; asked under our own organization they do not exist.
+    path = f"/panel/{stranger * 100 + 1}/sensor/list"
+    assert_error(api.send("GET", path), 404, path)
+
+
+def test_10_delete_body_with_any_content_type(api: Api) -> None:
+    pairs = api.ok("GET", "/enterprise/bulk/get-organization-users")
+    pair = next(p for p in reversed(pairs) if p["resourceUserResponseList"])
+    target = pair["resourceUserResponseList"][-1]
+    raw = json.dumps(
+        {"resourceId": pair["resourceId"], "userId": target["userId"]}, separators=(",", ":")
+    ).encode()
+    headers = {
+        "Authorization": f"Bearer {api.token}",
+        "OrganizationId": str(api.org),
+        "Idempotency-Key": S.idempotency_key(raw, now_ms()),
+        "Content-Type": "text/plain",
+    }
+    response = api.http.request(
+        "DELETE", api.sim.base_url + "/resource/user/delete", content=raw, headers=headers
+    )
+    assert response.status_code == 200, response.text
+    S.assert_shape(response.json(), S.OPERATION_RESULT)

@@ -214,6 +214,31 @@ def test_03_activities_page(api: Api, panel: int) -> None:
         assert activity["eventType"] in {"event", "violation", "error"}
 
 
+def test_03_pages_and_types(api: Api, panel: int) -> None:
+    end = now_ms()
+    body: dict[str, Any] = {
+        "resourceIds": [panel],
+        "pageSize": 3,
+        "startTime": end - 7 * 86_400_000,
+        "endTime": end,
+    }
+    first = api.ok("POST", "/activities", {**body, "page": 1})
+    second = api.ok("POST", "/activities", {**body, "page": 2})
+    assert first["totalRecords"] == second["totalRecords"] > 3
+    assert second["page"] == 2
+    ids_first = {a["eventId"] for a in first["activities"]}
+    assert ids_first and ids_first.isdisjoint(a["eventId"] for a in second["activities"])
+    # README: newest first; types 2 = violations.
+    times = [a["activityTime"] for a in first["activities"] + second["activities"]]
+    assert times == sorted(times, reverse=True)
+    violations = api.ok("POST", "/activities", {**body, "page": 1, "pageSize": 50, "types": 2})
+    assert violations["activities"]
+    assert all(a["eventType"] == "violation" for a in violations["activities"])
+    assert violations["totalRecords"] < first["totalRecords"]
+    error = assert_error(api.send("POST", "/activities", {**body, "page": 0}), 400, "/activities")
+    assert "page" in error["message"]
+
+
 def test_04_set_privileges_then_15_reads_them(api: Api, org_users: list[dict[str, Any]], panel: int) -> None:
     user = next(u for u in org_users if u["screenName"] != "demo")["userId"]
     groups = [{"privilegeGroupId": g, "authorized": g in (1, 3)} for g in range(1, 7)]

@@ -422,3 +422,19 @@ def test_org_option_sets_the_organization_header(sim: Simulator, tmp_path: Path)
     new = httpx.get(sim.root_url + "/_sim/requests").json()[before:]
     (cameras,) = [r for r in new if operation_of(r["method"], r["path"]) == "list_cameras"]
     assert cameras["headers"]["organizationid"] == "1002"
+
+
+def test_secrets_in_the_answers_are_masked_without_show_secrets(recorded: Recorded) -> None:
+    # `samops call --help`: --show-secrets prints tokens, PIN codes... instead of ***.
+    login = json.loads(recorded.calls["login"].stdout)
+    assert login["token"] == "***" and login["mqPassword"] == "***"
+    camera = json.loads(recorded.calls["add_camera"].stdout)
+    assert camera["securityCode"] == "***" and camera["ncCode"] == "***"
+    assert camera["name"] == "CLI camera"
+    pairs = json.loads(recorded.calls["get_organization_users"].stdout)
+    pins = [
+        u["pinCode"] for p in pairs for u in p["resourceUserResponseList"] if u.get("pinCode") is not None
+    ]
+    assert pins and set(pins) == {"***"}
+    everything = "".join(c.stdout + c.stderr for c in recorded.calls.values())
+    assert SECURITY_CODE not in everything and NC_CODE not in everything

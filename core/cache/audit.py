@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from core.cache.transactions import write_transaction
+
 # How long a claim is remembered: far longer than Slack retries (minutes) or a user double-clicking.
 DEDUPE_TTL_MS = 7 * 86_400_000
 
@@ -39,23 +41,21 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+_TABLES_SQL = (
+    "CREATE TABLE IF NOT EXISTS audit_log (id INTEGER PRIMARY KEY, at INTEGER, slack_user TEXT, command TEXT,"
+    " org_id INTEGER, outcome TEXT, summary TEXT, reference TEXT)",
+    "CREATE TABLE IF NOT EXISTS bot_dedupe (key TEXT PRIMARY KEY, at INTEGER)",
+)
+
+
 def _ensure_tables(db: sqlite_utils.Database) -> None:
-    # Normally present from the schema; created here too so a bare database (tests, tools) works alike.
-    db["audit_log"].create(
-        {
-            "id": int,
-            "at": int,
-            "slack_user": str,
-            "command": str,
-            "org_id": int,
-            "outcome": str,
-            "summary": str,
-            "reference": str,
-        },
-        pk="id",
-        if_not_exists=True,
-    )
-    db["bot_dedupe"].create({"key": str, "at": int}, pk="key", if_not_exists=True)
+    """The bot's tables (audit_log is also in the schema; bot_dedupe only here). Checked with a read, so the
+    usual case takes no lock; created under the write lock, so threads racing on a new file wait, not fail."""
+    if {"audit_log", "bot_dedupe"} <= set(db.table_names()):
+        return
+    with write_transaction(db):
+        for sql in _TABLES_SQL:
+            db.conn.execute(sql)
 
 
 def mask_secrets(text: str) -> str:
@@ -119,13 +119,15 @@ def claim_once(db: sqlite_utils.Database, key: str, at: int | None = None) -> bo
     True runs the write, the others do not. Atomic across threads and processes sharing the file."""
     _ensure_tables(db)
     at = at if at is not None else now_ms()
+    # A plain INSERT under the write lock: the primary key lets exactly one claimant in; the others get
+    # IntegrityError. (INSERT OR IGNORE plus rowcount let two threads through once under load.)
     try:
-        with db.conn:
+        with write_transaction(db):
             db.conn.execute("DELETE FROM bot_dedupe WHERE at < ?", [at - DEDUPE_TTL_MS])
-            cursor = db.conn.execute("INSERT OR IGNORE INTO bot_dedupe (key, at) VALUES (?, ?)", [key, at])
+            db.conn.execute("INSERT INTO bot_dedupe (key, at) VALUES (?, ?)", [key, at])
     except sqlite3.IntegrityError:
         return False
-    return cursor.rowcount == 1
+    return True
 
 
 def release(db: sqlite_utils.Database, key: str) -> None:

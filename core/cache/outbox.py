@@ -77,8 +77,13 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+_TABLES = ("notify_outbox", "alarm_acks", "panel_silences", "notify_state", "notify_cards")
+
+
 def ensure_tables(db: sqlite_utils.Database) -> None:
     """Create the notifier's own tables (and the schema's, for a bare database) if they are missing."""
+    if set(_TABLES) <= set(db.table_names()):  # a read: the usual case takes no write lock
+        return
     db["notify_outbox"].create(
         {"event_id": str, "channel": str, "state": str, "ts": str, "posted_at": int, "attempts": int,
          "last_error": str},

@@ -7,6 +7,7 @@ starting the simulator never imports Slack or Streamlit, and no package imports 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # name -> ("module:function", one-line help). Each function takes argv (without the subcommand) and
@@ -44,7 +45,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module_name, func_name = SUBCOMMANDS[name][0].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
-    return int(func(rest) or 0)
+    try:
+        code = int(func(rest) or 0)
+        sys.stdout.flush()  # inside the try: a closed pipe shows here, not as noise at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (`samops call ... | head`): stop quietly, as Unix tools do. Python's own
+        # recipe: point stdout at /dev/null so the flush at exit does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by a closed pipe
 
 
 if __name__ == "__main__":

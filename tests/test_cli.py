@@ -23,3 +23,15 @@ def test_console_script_runs_as_module() -> None:
     done = subprocess.run(samops_cmd("--help"), cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "samops <command>" in done.stdout
+
+
+def test_a_closed_pipe_ends_quietly_without_a_traceback() -> None:
+    # Like `samops call --list | head -c 0`: the reader is gone before the listing is written.
+    proc = subprocess.Popen(
+        samops_cmd("call", "--list"), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert stderr == ""

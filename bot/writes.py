@@ -206,6 +206,21 @@ def answer_later(
         log.warning("could not answer %s after a modal: %s", slack_user, err)
 
 
+def answer_outcome(
+    ctx: AppContext,
+    meta: dict[str, Any],
+    slack_user: str,
+    title: str,
+    lines: list[str],
+    outcome: WriteOutcome,
+) -> None:
+    """Answer a modal's write after it closed: the title, its lines, and the reference, marked ok or not."""
+    from bot.render.forms import write_answer
+
+    blocks = write_answer(title, lines, outcome.reference, outcome.ok)
+    answer_later(ctx, meta, slack_user, outcome_text(title, outcome), blocks)
+
+
 def outcome_text(title: str, outcome: WriteOutcome) -> str:
     """The fallback text of an answer: the title, and the reason when it failed."""
     return title if outcome.ok or not outcome.ran else f"{title}. {outcome.message}"

@@ -13,8 +13,8 @@ from bot.inputs import Grant, grant_from_values
 from bot.modals import submission_key, validating_ack
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
-from bot.render.forms import metadata, submitted, write_answer
-from bot.writes import WriteRequest, answer_later, audit_denied, outcome_text, role_denied, run_write
+from bot.render.forms import metadata, submitted
+from bot.writes import WriteRequest, answer_outcome, audit_denied, role_denied, run_write
 
 
 def _ids(meta: dict[str, Any]) -> tuple[int | None, int | None, list[int]]:
@@ -81,13 +81,7 @@ def register(app: App, ctx: AppContext) -> None:
             ]
         else:
             title, lines = f"Access of user {user_id} not changed", [escape(outcome.message)]
-        answer_later(
-            ctx,
-            meta,
-            slack_user,
-            outcome_text(title, outcome),
-            write_answer(title, lines, outcome.reference, outcome.ok),
-        )
+        answer_outcome(ctx, meta, slack_user, title, lines, outcome)
 
     ack = validating_ack(ctx, "groups", lambda view: check(view)[1])
     app.view(ACCESS_GRANT)(ack=ack, lazy=[run_submission])

@@ -12,8 +12,8 @@ from bot.context import AppContext
 from bot.inputs import camera_from_values
 from bot.modals import submission_key, validating_ack
 from bot.render.common import escape
-from bot.render.forms import CAMERA_ADD, metadata, submitted, write_answer
-from bot.writes import WriteRequest, answer_later, audit_denied, outcome_text, role_denied, run_write
+from bot.render.forms import CAMERA_ADD, metadata, submitted
+from bot.writes import WriteRequest, answer_outcome, audit_denied, role_denied, run_write
 
 
 def register(app: App, ctx: AppContext) -> None:
@@ -61,13 +61,7 @@ def register(app: App, ctx: AppContext) -> None:
             ]
         else:
             title, lines = f"Camera {form.name} not added", [escape(outcome.message)]
-        answer_later(
-            ctx,
-            meta,
-            slack_user,
-            outcome_text(title, outcome),
-            write_answer(title, lines, outcome.reference, outcome.ok),
-        )
+        answer_outcome(ctx, meta, slack_user, title, lines, outcome)
 
     ack = validating_ack(ctx, "name", lambda view: camera_from_values(submitted(view))[1])
     app.view(CAMERA_ADD)(ack=ack, lazy=[run_submission])

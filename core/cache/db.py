@@ -12,6 +12,7 @@ from pathlib import Path
 import sqlite_utils
 
 from core.cache.schema import SCHEMA_VERSION, migrate, schema_version
+from core.settings import load_settings
 
 BUSY_TIMEOUT_MS = 10_000
 # Per connection: a page cache big enough for the activity indexes (random keys thrash a small one), and
@@ -20,10 +21,8 @@ CACHE_PRAGMAS = ("PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456")
 
 
 def default_path() -> Path:
-    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db` (data folder `.samops` by default)."""
-    if db := os.environ.get("SAMOPS_DB"):
-        return Path(db)
-    return Path(os.environ.get("SAMOPS_DATA_DIR") or ".samops") / "cache.db"
+    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db`, from the environment or `.env` (core.settings)."""
+    return load_settings().db_path
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from bot.config import ConfigError
+from bot.secrets import secure_data_dir
 from core.settings import settings_or_report
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def main(argv: list[str]) -> int:
     from bot.app import build_app
     from bot.context import build_context
 
+    secure_data_dir(settings.data_dir)
     try:
         ctx = build_context(settings)
     except ConfigError as err:

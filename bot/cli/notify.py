@@ -74,7 +74,9 @@ def run(
     from bot.notify.service import Notifier
     from bot.notify.source import CacheSource, ServiceSource, Source
     from core.cache.db import open_cache
+    from core.private import owner_only
 
+    owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     db = open_cache(args.db or settings.db_path)
     source: Source
     if (args.source or config.source) == "service":

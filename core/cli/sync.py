@@ -119,6 +119,7 @@ def main(argv: list[str]) -> int:
     from core.cache.db import open_cache
     from core.cache.schema import SchemaTooNewError
     from core.client import SamClient
+    from core.private import owner_only
     from core.settings import settings_or_report
     from core.sync import run_sync
 
@@ -126,6 +127,7 @@ def main(argv: list[str]) -> int:
     if settings is None:
         return 2
     path = args.db or settings.db_path
+    owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     try:
         db = open_cache(path)
     except (SchemaTooNewError, OSError, Exception) as exc:

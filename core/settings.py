@@ -21,7 +21,7 @@ DEMO_PASSWORD = "demo"
 
 
 def _env(name: str, default: Any = None, **constraints: Any) -> Any:
-    """A field read from the variable `name` (also settable by attribute name, as tests and code do)."""
+    """A field read from the environment variable `name` (and only from it: not from its attribute name)."""
     return Field(default=default, validation_alias=name, **constraints)
 
 
@@ -34,8 +34,14 @@ class Settings(BaseSettings):
         env_file_encoding="utf-8",
         env_ignore_empty=True,  # `SAM_ORGANIZATION_ID=` as in .env.example means "not set"
         extra="ignore",
-        populate_by_name=True,
     )
+
+    def __init__(self, **values: Any) -> None:
+        # Code and tests give values by attribute name (`Settings(base_url=...)`). pydantic's own way to
+        # allow that (populate_by_name) would also read a bare `PASSWORD` or `DB` from the environment, so
+        # the names are mapped to the variables here instead.
+        variables = self.variables()
+        super().__init__(**{variables.get(name, name): value for name, value in values.items()})
 
     # The service (core).
     base_url: str = _env("SAM_BASE_URL", DEFAULT_BASE_URL)

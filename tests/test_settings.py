@@ -180,3 +180,19 @@ def test_env_example_copied_to_dotenv_runs_on_the_embedded_simulator(no_samops_e
     defaults = Settings(_env_file=None)
     for name in Settings.variables():
         assert getattr(settings, name) == getattr(defaults, name), name
+
+
+def test_only_the_documented_variables_are_read(no_samops_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attribute names work in code (`Settings(base_url=...)`), never as variables: a `PASSWORD` or `DB`
+    meant for another program must not become samops' password or cache."""
+    for name, value in {
+        "PASSWORD": "not-ours",
+        "DB": "/elsewhere.db",
+        "TIMEOUT": "abc",
+        "BOT_PORT": "1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings()
+    assert settings.password.get_secret_value() == "demo" and settings.db is None
+    assert (settings.timeout, settings.bot_port) == (30.0, 3000)
+    assert Settings(base_url="http://127.0.0.1:2/api").base_url == "http://127.0.0.1:2/api"

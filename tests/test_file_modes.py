@@ -119,3 +119,22 @@ def test_sync_fixes_a_loose_data_folder_on_start(tmp_path: Path, simulator: Simu
         f.name: 0o600 for f in data.glob("cache.db*")
     }
     assert "WARNING samops.files: data was readable by others" in done.stderr
+
+
+def test_a_loose_cache_is_tightened_before_sqlite_makes_its_wal_and_shm(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cache.db"
+    open_cache(path).close()  # the last connection's close removes -wal and -shm
+    path.chmod(0o644)
+    caplog.set_level(logging.WARNING, logger="samops.files")
+    db = open_cache(path)
+    try:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('x', 'y')")
+        db.conn.commit()
+        wal, shm = path.with_name("cache.db-wal"), path.with_name("cache.db-shm")
+        assert (mode(path), mode(wal), mode(shm)) == (0o600, 0o600, 0o600)
+        # Only the cache itself needed tightening: SQLite made the new files with its (fixed) mode.
+        assert str(path) in caplog.text and str(wal) not in caplog.text and str(shm) not in caplog.text
+    finally:
+        db.close()

@@ -63,9 +63,10 @@ def open_cache(path: str | Path | None = None, check_same_thread: bool = True) -
     shared, so an existing one is left as it is: the data folder is tightened by the programs)."""
     path = Path(path) if path is not None else default_path()
     _create_private_file(path)
-    db = _connect(path, check_same_thread)
+    # Before connecting: SQLite gives the -wal and -shm it creates the database file's mode.
     for file in sqlite_files(path):
         owner_only(file)
+    db = _connect(path, check_same_thread)
     with _private_umask():
         migrate(db)
     return db

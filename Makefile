@@ -6,13 +6,27 @@ UV     := $(BIN)/uv
 UV_VERSION := 0.13.9
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 
-.PHONY: run test lint format install install-dev clean
+# The browser tests drive Debian's chromium (tests/support/browser.py); only `make test` needs it.
+CHROMIUM := /usr/bin/chromium
+APT_GET  ?= apt-get
+
+.PHONY: run test lint format install install-dev chromium clean
 
 run: install
 	$(BIN)/samops up
 
-test: install-dev lint
+# chromium first: without it, stop before anything is set up or run.
+test: chromium install-dev lint
 	$(BIN)/pytest
+
+# Install chromium where we can (root with apt-get); otherwise stop, before anything runs, with one line
+# saying what to install.
+CAN_APT = $(and $(filter 0,$(shell id -u)),$(shell command -v $(APT_GET) 2>/dev/null))
+INSTALL_CHROMIUM = echo "make: installing Debian's chromium for the browser tests" \
+	&& $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -qq chromium >/dev/null
+NO_CHROMIUM = the browser tests need Debian's chromium at $(CHROMIUM): run 'sudo apt-get install -y chromium', then make test again
+chromium:
+	@$(if $(wildcard $(CHROMIUM)),true,$(if $(CAN_APT),$(INSTALL_CHROMIUM),$(error $(NO_CHROMIUM))))
 
 lint: install-dev
 	$(BIN)/ruff check .

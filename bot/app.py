@@ -50,8 +50,8 @@ def build_app(ctx: AppContext) -> App:
     # otherwise); with a real token the client carries it and bolt takes it from there.
     token = None if ctx.local_mode else ctx.bot_token
     client = WebClient(token=token, base_url=ctx.settings.api_url, timeout=10)
-    executor = ThreadPoolExecutor(max_workers=ctx.settings.samops_bot_workers, thread_name_prefix="bolt")
-    prewarm(executor, ctx.settings.samops_bot_workers)
+    executor = ThreadPoolExecutor(max_workers=ctx.settings.bot_workers, thread_name_prefix="bolt")
+    prewarm(executor, ctx.settings.bot_workers)
     common = {
         "signing_secret": ctx.signing_secret,
         "client": client,

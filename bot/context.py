@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +13,7 @@ from slack_sdk import WebClient
 from bot.config import BotConfig, load_config
 from bot.roles import RoleResolver
 from bot.secrets import local_signing_secret
-from bot.settings import BotSettings
-from core.settings import Settings
+from core.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -30,9 +28,8 @@ LOCAL_BOT_TOKEN = "xoxb-samops-local"
 
 @dataclass
 class AppContext:
-    settings: BotSettings
+    settings: Settings
     config: BotConfig
-    core_settings: Settings
     signing_secret: str
     web_client: WebClient  # for use outside requests: the notifier, the audit channel
     roles: RoleResolver
@@ -58,12 +55,12 @@ class AppContext:
                 if self._client is None:
                     from core.client import SamClient
 
-                    self._client = SamClient(self.core_settings)
+                    self._client = SamClient(self.settings)
         return self._client
 
     @property
     def db_path(self) -> Path:
-        return self.core_settings.db_path
+        return self.settings.db_path
 
     def db(self) -> sqlite_utils.Database:
         """This thread's connection to the cache (SQLite connections are not shared between threads)."""
@@ -80,24 +77,19 @@ class AppContext:
             close()
 
 
-def build_context(
-    settings: BotSettings | None = None,
-    config: BotConfig | None = None,
-    core_settings: Settings | None = None,
-) -> AppContext:
-    """Everything from the environment; `config` defaults to the file `SAMOPS_CONFIG` names."""
-    settings = settings or BotSettings()
-    core_settings = core_settings or Settings()
+def build_context(settings: Settings | None = None, config: BotConfig | None = None) -> AppContext:
+    """Everything from the settings (environment and `.env`); `config` defaults to the file `SAMOPS_CONFIG`
+    names, which must exist when the user named it."""
+    settings = settings or load_settings()
     if config is None:
-        config = load_config(settings.samops_config, required="SAMOPS_CONFIG" in os.environ)
+        config = load_config(settings.config_path, required=settings.is_set("config_path"))
     secret = settings.slack_signing_secret
-    signing_secret = secret.get_secret_value() if secret else local_signing_secret(settings.samops_data_dir)
+    signing_secret = secret.get_secret_value() if secret else local_signing_secret(settings.data_dir)
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else LOCAL_BOT_TOKEN
     web_client = WebClient(token=token, base_url=settings.api_url, timeout=10)
     return AppContext(
         settings=settings,
         config=config,
-        core_settings=core_settings,
         signing_secret=signing_secret,
         web_client=web_client,
         roles=RoleResolver(config.roles, web_client),

@@ -11,11 +11,19 @@ import os
 import secrets
 from pathlib import Path
 
+from core.private import owner_only
+
 FILE_NAME = "signing-secret"
 
 
 def secret_path(data_dir: Path) -> Path:
     return data_dir / FILE_NAME
+
+
+def secure_data_dir(data_dir: Path) -> None:
+    """The data folder 0700 and the local secret 0600, however they were left (each tightening is logged)."""
+    owner_only(data_dir)
+    owner_only(secret_path(data_dir))
 
 
 def read_local_secret(data_dir: Path) -> str | None:
@@ -29,6 +37,7 @@ def read_local_secret(data_dir: Path) -> str | None:
 
 def local_signing_secret(data_dir: Path) -> str:
     """The data folder's secret, created (folder 0700, file 0600) if there is none yet."""
+    secure_data_dir(data_dir)
     if existing := read_local_secret(data_dir):
         return existing
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)

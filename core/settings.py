@@ -1,44 +1,157 @@
-"""Configuration of samops' core, read from the environment and `.env` (see `.env.example`)."""
+"""samops' one configuration: every variable of the README's settings table, read from the environment and
+`.env` in the current folder (the environment wins; see `.env.example`).
+
+Every program builds it through `load_settings`, so an invalid value stops any of them at start-up with
+the same one line naming the variable.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import sys
 from pathlib import Path
+from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
+DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
+DEMO_PASSWORD = "demo"
+
+
+def _env(name: str, default: Any = None, **constraints: Any) -> Any:
+    """A field read from the environment variable `name` (and only from it: not from its attribute name)."""
+    return Field(default=default, validation_alias=name, **constraints)
 
 
 class Settings(BaseSettings):
-    """Where the service is, who we are there, and how patient the client is.
-
-    `SAM_*` variables describe the service; `SAMOPS_DATA_DIR` and `SAMOPS_DB` locate the local cache.
-    """
+    """Where the service is and how to talk to it (`SAM_*`), where samops keeps its files and runs its parts
+    (`SAMOPS_*`), and how it reaches Slack (`SLACK_*`). Secrets are `SecretStr`."""
 
     model_config = SettingsConfigDict(
-        env_prefix="SAM_",
         env_file=".env",
         env_file_encoding="utf-8",
         env_ignore_empty=True,  # `SAM_ORGANIZATION_ID=` as in .env.example means "not set"
         extra="ignore",
-        populate_by_name=True,
     )
 
-    base_url: str = "http://127.0.0.1:8080/api"
-    screen_name: str = "demo"
-    password: SecretStr = SecretStr("demo")
-    organization_id: int | None = None
-    timeout: float = Field(default=30.0, gt=0)
-    connect_timeout: float = Field(default=5.0, gt=0)
-    max_retries: int = Field(default=2, ge=0, le=20)
-    first_page: int = Field(default=1, ge=0)
-    page_size: int = Field(default=100, ge=1)
+    def __init__(self, **values: Any) -> None:
+        # Code and tests give values by attribute name (`Settings(base_url=...)`). pydantic's own way to
+        # allow that (populate_by_name) would also read a bare `PASSWORD` or `DB` from the environment, so
+        # the names are mapped to the variables here instead.
+        variables = self.variables()
+        super().__init__(**{variables.get(name, name): value for name, value in values.items()})
 
-    data_dir: Path = Field(
-        default=Path(".samops"), validation_alias=AliasChoices("SAMOPS_DATA_DIR", "data_dir")
-    )
-    db: Path | None = Field(default=None, validation_alias=AliasChoices("SAMOPS_DB", "db"))
+    # The service (core).
+    base_url: str = _env("SAM_BASE_URL", DEFAULT_BASE_URL)
+    screen_name: str = _env("SAM_SCREEN_NAME", DEMO_SCREEN_NAME)
+    password: SecretStr = _env("SAM_PASSWORD", SecretStr(DEMO_PASSWORD))
+    organization_id: int | None = _env("SAM_ORGANIZATION_ID")
+    timeout: float = _env("SAM_TIMEOUT", 30.0, gt=0)
+    connect_timeout: float = _env("SAM_CONNECT_TIMEOUT", 5.0, gt=0)
+    max_retries: int = _env("SAM_MAX_RETRIES", 2, ge=0, le=20)
+    first_page: int = _env("SAM_FIRST_PAGE", 1, ge=0)
+    page_size: int = _env("SAM_PAGE_SIZE", 100, ge=1)
+    # The largest response body samops reads from the service.
+    max_response_bytes: int = _env("SAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, ge=1024)
+
+    # Local files.
+    data_dir: Path = _env("SAMOPS_DATA_DIR", Path(".samops"))
+    db: Path | None = _env("SAMOPS_DB")
+    config_path: Path = _env("SAMOPS_CONFIG", Path("samops.toml"))
+
+    # Slack and the bot.
+    slack_bot_token: SecretStr | None = _env("SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = _env("SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = _env("SLACK_APP_TOKEN")  # set: Socket Mode
+    slack_api_url: str = _env("SLACK_API_URL", "https://slack.com/api/")
+    bot_host: str = _env("SAMOPS_BOT_HOST", "127.0.0.1")
+    bot_port: int = _env("SAMOPS_BOT_PORT", 3000, ge=0, le=65535)
+    # Acks and lazy listeners share bolt's executor: it must hold every answer in flight plus the acks.
+    bot_workers: int = _env("SAMOPS_BOT_WORKERS", 96, ge=4, le=1024)
+
+    # The dashboard.
+    dashboard_host: str = _env("SAMOPS_DASHBOARD_HOST", "127.0.0.1")
+    dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
+    dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
+    dashboard_url: str = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
 
     @property
     def db_path(self) -> Path:
         """The cache file: `SAMOPS_DB`, else `cache.db` in the data folder."""
         return self.db if self.db is not None else self.data_dir / "cache.db"
+
+    @property
+    def api_url(self) -> str:
+        """Slack's Web API base, with the trailing slash slack_sdk needs."""
+        return self.slack_api_url if self.slack_api_url.endswith("/") else self.slack_api_url + "/"
+
+    @property
+    def bot_events_url(self) -> str:
+        """Where a process on this machine reaches the bot's HTTP endpoint (`samops slash`)."""
+        return f"http://{reachable_host(self.bot_host)}:{self.bot_port}/slack/events"
+
+    def is_set(self, field: str) -> bool:
+        """Did the user configure `field` (environment, `.env` or argument), rather than leave the default?"""
+        return field in self.model_fields_set
+
+    @classmethod
+    def variables(cls) -> dict[str, str]:
+        """Environment variable of each field, e.g. {"base_url": "SAM_BASE_URL", ...}."""
+        return {name: str(info.validation_alias) for name, info in cls.model_fields.items()}
+
+    def as_env(self) -> dict[str, str]:
+        """What the user configured, as the environment variables that give it (for child processes, so
+        that they see these values whatever `.env` they find). Defaults are left out: a child leaves them
+        unset too."""
+        env = {}
+        for name, variable in self.variables().items():
+            value = getattr(self, name)
+            if value is None or not self.is_set(name):
+                continue
+            env[variable] = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+        return env
+
+
+def reachable_host(host: str) -> str:
+    """An address a local client can connect to for a server bound to `host` (a wildcard means loopback)."""
+    if host in {"", "0.0.0.0"}:
+        return "127.0.0.1"
+    if host.strip("[]") == "::":
+        return "[::1]"
+    try:
+        return f"[{host.strip('[]')}]" if ipaddress.ip_address(host.strip("[]")).version == 6 else host
+    except ValueError:
+        return host
+
+
+class SettingsError(ValueError):
+    """An invalid value in the environment or `.env`. Its text is one line naming the variable(s)."""
+
+
+def describe(error: ValidationError) -> str:
+    """One line naming each invalid variable and why, never its value (it may be a secret)."""
+    variables = Settings.variables()
+    parts = []
+    for item in error.errors(include_input=False, include_url=False):
+        field = str(item["loc"][0]) if item["loc"] else ""
+        parts.append(f"{variables.get(field, field.upper())} ({item['msg'].lower()})")
+    return "invalid configuration: " + "; ".join(parts)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """The settings from the environment and `.env`; raises SettingsError (one line) on an invalid value."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as err:
+        raise SettingsError(describe(err)) from None
+
+
+def settings_or_report(prog: str) -> Settings | None:
+    """For a program's start: the settings, or None after printing `prog: invalid configuration: ...`."""
+    try:
+        return load_settings()
+    except SettingsError as err:
+        print(f"{prog}: {err}", file=sys.stderr)
+        return None

@@ -1,26 +1,28 @@
 """Who may see the dashboard: loopback needs nothing; any other address needs a password or OIDC.
 
-The password comes from `SAMOPS_DASHBOARD_PASSWORD`; OIDC is Streamlit's own `st.login`, configured by an
-`[auth]` section in secrets.toml.
+The password comes from `SAMOPS_DASHBOARD_PASSWORD` (environment or `.env`, core.settings); OIDC is
+Streamlit's own `st.login`, configured by an `[auth]` section in secrets.toml.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 import time
 import tomllib
 from pathlib import Path
 
 import streamlit as st
 
+from core.settings import load_settings
+
 PASSWORD_ENV = "SAMOPS_DASHBOARD_PASSWORD"
 _SESSION_KEY = "_samops_signed_in"
 
 
 def password() -> str | None:
-    return os.environ.get(PASSWORD_ENV) or None
+    secret = load_settings().dashboard_password
+    return secret.get_secret_value() if secret is not None else None
 
 
 def is_loopback(host: str) -> bool:

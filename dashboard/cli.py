@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from core.settings import settings_or_report
 from dashboard import auth
-from dashboard.paths import db_path
 
 APP = Path(__file__).resolve().parent / "app.py"
 ROOT = APP.parents[1]
@@ -34,17 +34,8 @@ def parser() -> argparse.ArgumentParser:
         epilog="Bound to a non-loopback address it needs SAMOPS_DASHBOARD_PASSWORD or an [auth] section "
         "(Streamlit OIDC) in .streamlit/secrets.toml.",
     )
-    p.add_argument(
-        "--host",
-        default=os.environ.get("SAMOPS_DASHBOARD_HOST") or "127.0.0.1",
-        help="address to bind (default: SAMOPS_DASHBOARD_HOST or 127.0.0.1)",
-    )
-    p.add_argument(
-        "--port",
-        type=_port,
-        default=os.environ.get("SAMOPS_DASHBOARD_PORT") or "8501",
-        help="port (default: SAMOPS_DASHBOARD_PORT or 8501)",
-    )
+    p.add_argument("--host", help="address to bind (default: SAMOPS_DASHBOARD_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=_port, help="port (default: SAMOPS_DASHBOARD_PORT or 8501)")
     p.add_argument(
         "--db", type=Path, default=None, help="the cache file (default: SAMOPS_DB or .samops/cache.db)"
     )
@@ -80,6 +71,11 @@ def main(argv: list[str]) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed the usage or the help
         return int(exc.code or 0)
+    settings = settings_or_report("samops dashboard")
+    if settings is None:
+        return 2
+    args.host = args.host or settings.dashboard_host
+    args.port = args.port or settings.dashboard_port
     if not auth.is_loopback(args.host) and not auth.configured():
         print(
             f"samops dashboard: refusing to serve on {args.host}, which is not a loopback address, without "
@@ -89,7 +85,8 @@ def main(argv: list[str]) -> int:
         )
         return 2
     env = dict(os.environ)
-    env["SAMOPS_DB"] = str((args.db or db_path()).resolve())
+    # The Streamlit process reads the settings again: give it this cache, whatever folder it runs in.
+    env["SAMOPS_DB"] = str((args.db or settings.db_path).resolve())
     # `streamlit run` puts dashboard/ on sys.path, not the project root the pages import from.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     print(f"samops dashboard: http://{args.host}:{args.port} over {env['SAMOPS_DB']}", file=sys.stderr)

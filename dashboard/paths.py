@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from core.settings import load_settings
 
 
 def db_path() -> Path:
-    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db` (docs/architecture.md)."""
-    if explicit := os.environ.get("SAMOPS_DB"):
-        return Path(explicit)
-    return Path(os.environ.get("SAMOPS_DATA_DIR") or ".samops") / "cache.db"
+    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db`, from the environment or `.env` (core.settings)."""
+    return load_settings().db_path

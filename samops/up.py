@@ -1,17 +1,20 @@
 """`samops up`: run the whole product as supervised child processes.
 
-With no `SAM_BASE_URL` it starts the embedded simulator first. Then it runs one sync in the foreground (its
-progress bar on the terminal), and keeps `sync --every`, `notify`, `bot` and `dashboard` running, restarting
-a child that crashes with backoff. Ctrl-C (or SIGTERM) stops everything within a few seconds: each child runs
-in its own process group, so grandchildren (Streamlit under `samops dashboard`) go with it.
+With no `SAM_BASE_URL` (environment or `.env`) it starts the embedded simulator first. Then it runs one
+sync in the foreground (its progress bar on the terminal), and keeps `sync --every`, `notify`, `bot` and
+`dashboard` running, restarting a child that crashes with backoff. Ctrl-C (or SIGTERM) stops everything
+within a few seconds: each child runs in its own process group, so grandchildren (Streamlit under
+`samops dashboard`) go with it.
 
-It composes `samops` subcommands as processes and imports none of their packages.
+It composes `samops` subcommands as processes and imports none of their packages, only the one
+configuration (`core.settings`), which it resolves once and hands to every child.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import socket
@@ -22,6 +25,8 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from types import FrameType
+
+from core.settings import DEMO_PASSWORD, DEMO_SCREEN_NAME, Settings, reachable_host, settings_or_report
 
 STOP_GRACE_S = 3.0  # SIGTERM, then SIGKILL: the whole stop stays within 5 s
 BACKOFF_MAX_S = 30.0
@@ -73,19 +78,37 @@ def _prefix_lines(name: str, stream: object) -> None:
         sys.stdout.flush()
 
 
+LOOPBACK = "127.0.0.1"
+
+
 def port_is_free(host: str, port: int) -> bool:
+    """Is `port` free for a server? Probed as the servers bind it: with SO_REUSEADDR (uvicorn, Streamlit's
+    tornado and the bot's server all set it), so a connection of the last run still in TIME-WAIT does not
+    count; only a socket that really listens there does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
-        except OSError:
-            return False
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                return False
+            raise
         return True
 
 
-def free_port(host: str = "127.0.0.1") -> int:
+def free_port(host: str = LOOPBACK) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return sock.getsockname()[1]
+
+
+def simulator_port(wanted: int) -> int:
+    """`wanted` unless something listens there; then any free port, and say so."""
+    if port_is_free(LOOPBACK, wanted):
+        return wanted
+    port = free_port()
+    log(f"port {wanted} is in use by another program; the simulator uses port {port} instead")
+    return port
 
 
 def wait_http(url: str, child: Child, timeout: float) -> bool:
@@ -155,9 +178,9 @@ class Supervisor:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="samops up", description=__doc__.splitlines()[0])
     parser.add_argument("--sim-port", type=int, default=8080, help="simulator port (embedded default only)")
-    parser.add_argument("--bot-port", type=int, default=int(os.environ.get("SAMOPS_BOT_PORT", "3000")))
+    parser.add_argument("--bot-port", type=int, help="the bot's port (default: SAMOPS_BOT_PORT or 3000)")
     parser.add_argument(
-        "--dashboard-port", type=int, default=int(os.environ.get("SAMOPS_DASHBOARD_PORT", "8501"))
+        "--dashboard-port", type=int, help="the dashboard's port (default: SAMOPS_DASHBOARD_PORT or 8501)"
     )
     parser.add_argument("--sync-every", type=float, default=30.0, metavar="SECONDS")
     parser.add_argument("--notify-interval", type=float, default=15.0, metavar="SECONDS")
@@ -173,19 +196,67 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     for name in ("sim_port", "bot_port", "dashboard_port"):
-        if not 0 < getattr(args, name) < 65536:
+        value = getattr(args, name)
+        if value is not None and not 0 < value < 65536:
             parser.error(f"--{name.replace('_', '-')} must be a port number (1-65535)")
     if args.sync_every <= 0 or args.notify_interval <= 0:
         parser.error("--sync-every and --notify-interval must be positive")
     return args
 
 
+@dataclass
+class Plan:
+    """What `samops up` runs, resolved once from the options and the settings (environment and `.env`)."""
+
+    env: dict[str, str]  # every child's environment: what the user configured, plus what up decided
+    embedded: bool  # start the simulator (no SAM_BASE_URL anywhere)
+    bot_port: int
+    dashboard_port: int
+    cache: str
+    problem: str | None = None  # why up cannot start, in one line
+
+
+def plan(args: argparse.Namespace, settings: Settings) -> Plan:
+    bot_port = args.bot_port if args.bot_port is not None else settings.bot_port
+    dashboard_port = args.dashboard_port if args.dashboard_port is not None else settings.dashboard_port
+    # Children read the settings again; handing them the resolved values makes every part agree even if
+    # they were to find another `.env` (the dashboard's Streamlit process) or it changes while they run.
+    env = dict(os.environ) | settings.as_env()
+    env |= {
+        "PYTHONUNBUFFERED": "1",
+        "SAMOPS_BOT_PORT": str(bot_port),
+        "SAMOPS_DASHBOARD_PORT": str(dashboard_port),
+    }
+    if not settings.is_set("dashboard_url"):
+        host = reachable_host(settings.dashboard_host)
+        env["SAMOPS_DASHBOARD_URL"] = f"http://{host}:{dashboard_port}"
+    embedded = not settings.is_set("base_url")
+    result = Plan(env, embedded, bot_port, dashboard_port, str(settings.db_path.absolute()))
+    account = (settings.screen_name, settings.password.get_secret_value())
+    if embedded and account != (DEMO_SCREEN_NAME, DEMO_PASSWORD):
+        # Credentials without a service: they belong to a service the user forgot to name, not to the
+        # simulator. Sending them to it (or replacing them with demo/demo) would not be what they chose.
+        result.problem = (
+            "SAM_SCREEN_NAME/SAM_PASSWORD are set but SAM_BASE_URL is not: set SAM_BASE_URL to the service "
+            "they belong to, or remove them to run on the embedded simulator (demo / demo)"
+        )
+    return result
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    env = dict(os.environ)
-    env["PYTHONUNBUFFERED"] = "1"
-    env.setdefault("SAMOPS_DASHBOARD_URL", f"http://127.0.0.1:{args.dashboard_port}")
-    supervisor = Supervisor(env)
+    settings = settings_or_report("samops up")
+    if settings is None:
+        return 2
+    where = plan(args, settings)
+    if where.problem is not None:
+        print(f"samops up: {where.problem}", file=sys.stderr)
+        return 2
+    busy = busy_ports(args, settings, where)
+    if busy:
+        print(f"samops up: {busy}", file=sys.stderr)
+        return 1
+    supervisor = Supervisor(where.env)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         supervisor.stopping.set()
@@ -193,13 +264,14 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        if not start_service(args, env, supervisor):
+        if not start_service(args, where, settings, supervisor):
             return 1
-        first_sync(env, supervisor)
+        log(f"cache: {where.cache}")
+        first_sync(where.env, supervisor)
         if supervisor.stopping.is_set():
             return 0
-        start_parts(args, supervisor)
-        print_where(args, env)
+        start_parts(args, where, supervisor)
+        print_where(args, where, settings)
         supervisor.watch()
         log("stopping …")
         return 0
@@ -207,21 +279,45 @@ def main(argv: list[str]) -> int:
         supervisor.stop()
 
 
-def start_service(args: argparse.Namespace, env: dict[str, str], supervisor: Supervisor) -> bool:
-    if env.get("SAM_BASE_URL"):
-        log(f"using the service at {env['SAM_BASE_URL']}")
+def busy_ports(args: argparse.Namespace, settings: Settings, where: Plan) -> str | None:
+    """The bot's and the dashboard's ports are the ones users and links know: never moved, so a busy one
+    stops up at once (the simulator's moves instead: only up's children use it)."""
+    wanted = []
+    if not args.no_bot and settings.slack_app_token is None:  # Socket Mode listens on no port
+        wanted.append(("--bot-port or SAMOPS_BOT_PORT", settings.bot_host, where.bot_port))
+    if not args.no_dashboard:
+        wanted.append(
+            ("--dashboard-port or SAMOPS_DASHBOARD_PORT", settings.dashboard_host, where.dashboard_port)
+        )
+    for how, host, port in wanted:
+        probe = LOOPBACK if host in {"", "0.0.0.0", "localhost"} else host
+        # Another kind of address (IPv6, not this machine's): the child itself will say what is wrong.
+        with contextlib.suppress(OSError):
+            if not port_is_free(probe, port):
+                return f"port {port} is in use by another program; stop it, or choose another port with {how}"
+    return None
+
+
+def start_service(args: argparse.Namespace, where: Plan, settings: Settings, supervisor: Supervisor) -> bool:
+    env = where.env
+    if not where.embedded:
+        source = "environment" if os.environ.get("SAM_BASE_URL") else ".env"
+        log(f"using the service at {settings.base_url} (SAM_BASE_URL from the {source})")
+        log(f"account: {settings.screen_name}")
         return True
-    port = args.sim_port
-    if not port_is_free("127.0.0.1", port):
-        port = free_port()
-        log(f"port {args.sim_port} is busy; the simulator uses {port}")
+    port = simulator_port(args.sim_port)
     options = [opt for raw in args.simulator_option for opt in raw.split("=", 1)]
     sim = supervisor.add("simulator", samops("simulator", "--port", str(port), *options))
-    if not wait_http(f"http://127.0.0.1:{port}/healthz", sim, timeout=60):
+    if not wait_http(f"http://{LOOPBACK}:{port}/healthz", sim, timeout=60):
         log("the simulator did not start; see its output above")
         return False
-    env["SAM_BASE_URL"] = f"http://127.0.0.1:{port}/api"
-    supervisor.env = env
+    # The simulator's URL and its account, for every child alike.
+    env |= {
+        "SAM_BASE_URL": f"http://{LOOPBACK}:{port}/api",
+        "SAM_SCREEN_NAME": DEMO_SCREEN_NAME,
+        "SAM_PASSWORD": DEMO_PASSWORD,
+    }
+    log(f"using the embedded simulator at {env['SAM_BASE_URL']}, its demo account {DEMO_SCREEN_NAME}")
     return True
 
 
@@ -239,28 +335,33 @@ def first_sync(env: dict[str, str], supervisor: Supervisor) -> None:
         log("the first sync reported errors; the periodic sync keeps trying")
 
 
-def start_parts(args: argparse.Namespace, supervisor: Supervisor) -> None:
+def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -> None:
     supervisor.add("sync", samops("sync", "--every", str(args.sync_every)))
     if not args.no_notify:
         supervisor.add("notify", samops("notify", "--interval", str(args.notify_interval)))
     if not args.no_bot:
-        supervisor.env["SAMOPS_BOT_PORT"] = str(args.bot_port)
         supervisor.add("bot", samops("bot"))
     if not args.no_dashboard:
-        supervisor.add("dashboard", samops("dashboard", "--port", str(args.dashboard_port)))
+        supervisor.add("dashboard", samops("dashboard", "--port", str(where.dashboard_port)))
 
 
-def print_where(args: argparse.Namespace, env: dict[str, str]) -> None:
+def print_where(args: argparse.Namespace, where: Plan, settings: Settings) -> None:
+    env = where.env
     lines = [f"service:   {env['SAM_BASE_URL']}"]
-    if not env.get("SAM_SCREEN_NAME"):
-        lines.append("           (embedded simulator; demo credentials demo / demo)")
+    if where.embedded:
+        lines.append(f"           (embedded simulator; its demo account {DEMO_SCREEN_NAME}, see the README)")
+    lines.append(f"cache:     {where.cache}")
     if not args.no_dashboard:
-        lines.append(f"dashboard: http://127.0.0.1:{args.dashboard_port}")
+        lines.append(f"dashboard: http://{reachable_host(settings.dashboard_host)}:{where.dashboard_port}")
     if not args.no_bot:
-        lines.append(f"bot:       http://127.0.0.1:{args.bot_port}/slack/events (health: /healthz)")
-        lines.append('try:       .venv/bin/samops slash "/sam help"   or   "/sam cameras"')
+        if settings.slack_app_token is not None:
+            lines.append("bot:       Socket Mode (SLACK_APP_TOKEN)")
+        else:
+            bot = f"http://{reachable_host(settings.bot_host)}:{where.bot_port}"
+            lines.append(f"bot:       {bot}/slack/events (health: /healthz)")
+            lines.append('try:       .venv/bin/samops slash "/sam help"   or   "/sam cameras"')
     if not args.no_notify:
-        where = "Slack" if env.get("SLACK_BOT_TOKEN") else "this console (no SLACK_BOT_TOKEN)"
-        lines.append(f"alarms:    posted to {where}")
+        where_to = "Slack" if settings.slack_bot_token else "this console (no SLACK_BOT_TOKEN)"
+        lines.append(f"alarms:    posted to {where_to}")
     lines.append("stop:      Ctrl-C")
     print("\n".join(["", *lines, ""]), flush=True)

@@ -18,7 +18,6 @@ from bot.commands.sam import route
 from bot.config import BotConfig, parse_config
 from bot.context import AppContext
 from bot.roles import RoleResolver
-from bot.settings import BotSettings
 from core.errors import NotFoundError, ResponseFormatError, ServerError, TransportError
 from core.settings import Settings
 
@@ -30,9 +29,8 @@ def ctx(tmp_path: Path) -> AppContext:
     )
     web = WebClient(token="xoxb-x", base_url="http://127.0.0.1:9/")  # never called: no groups configured
     return AppContext(
-        settings=BotSettings(samops_data_dir=tmp_path),
+        settings=Settings(_env_file=None, data_dir=tmp_path),
         config=config,
-        core_settings=Settings(data_dir=tmp_path),
         signing_secret="s",
         web_client=web,
         roles=RoleResolver(config.roles, web),

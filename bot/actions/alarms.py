@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import time
 from typing import Any
@@ -26,7 +25,6 @@ from core.cache import audit, outbox
 from core.cache.writes import write_transaction
 
 log = logging.getLogger(__name__)
-DEFAULT_DASHBOARD_URL = "http://127.0.0.1:8501"
 
 
 def now_ms() -> int:
@@ -94,12 +92,7 @@ def _config(ctx: AppContext) -> tuple[NotifyConfig, str]:
         config = parse_notify(ctx.config.notify)
     except NotifyConfigError:
         config = NotifyConfig()  # the notifier reports config errors; buttons still work with defaults
-    url = (
-        config.dashboard_url
-        or ctx.config.dashboard.url
-        or os.environ.get("SAMOPS_DASHBOARD_URL")
-        or DEFAULT_DASHBOARD_URL
-    )
+    url = config.dashboard_url or ctx.config.dashboard.url or ctx.settings.dashboard_url
     return config, url
 
 

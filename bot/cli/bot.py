@@ -9,10 +9,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from bot.config import ConfigError
-from bot.settings import BotSettings
+from bot.secrets import secure_data_dir
+from core.settings import settings_or_report
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -35,6 +34,9 @@ def main(argv: list[str]) -> int:
         args = parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
+    settings = settings_or_report("samops bot")
+    if settings is None:
+        return 2
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     quiet = max(logging.WARNING, logging.getLevelName(args.log_level))
     for noisy in ("slack_bolt", "httpx", "httpcore"):  # one line per HTTP request is too much at INFO
@@ -43,10 +45,10 @@ def main(argv: list[str]) -> int:
     from bot.app import build_app
     from bot.context import build_context
 
+    secure_data_dir(settings.data_dir)
     try:
-        settings = BotSettings()
         ctx = build_context(settings)
-    except (ConfigError, ValidationError) as err:
+    except ConfigError as err:
         print(f"samops bot: {err}", file=sys.stderr)
         return 2
     try:
@@ -63,8 +65,8 @@ def main(argv: list[str]) -> int:
             return _socket_mode(app, settings.slack_app_token.get_secret_value())
         return _http(
             app,
-            args.host or settings.samops_bot_host,
-            args.port if args.port is not None else settings.samops_bot_port,
+            args.host or settings.bot_host,
+            args.port if args.port is not None else settings.bot_port,
             ctx.local_mode,
         )
     finally:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
@@ -16,9 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
-from bot.settings import BotSettings
-
-DEFAULT_DASHBOARD_URL = "http://127.0.0.1:8501"
+from core.settings import Settings, settings_or_report
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,10 +41,14 @@ def main(argv: list[str]) -> int:
     if args.interval is not None and args.interval <= 0:
         print("samops notify: --interval must be positive", file=sys.stderr)
         return 2
-    settings = BotSettings()
-    config_path = args.config or settings.samops_config
+    settings = settings_or_report("samops notify")
+    if settings is None:
+        return 2
+    config_path = args.config or settings.config_path
     try:
-        config, dashboard_url = load_notify(config_path, required=args.config is not None)
+        config, dashboard_url = load_notify(
+            config_path, required=args.config is not None or settings.is_set("config_path")
+        )
     except NotifyConfigError as err:
         print(f"samops notify: {err}", file=sys.stderr)
         return 2
@@ -58,27 +59,30 @@ def main(argv: list[str]) -> int:
     if slack is not None and config.default_channel is None:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
-    url = (
-        config.dashboard_url
-        or dashboard_url
-        or os.environ.get("SAMOPS_DASHBOARD_URL")
-        or DEFAULT_DASHBOARD_URL
-    )
-    return run(config, slack, args, url)
+    url = config.dashboard_url or dashboard_url or settings.dashboard_url
+    return run(settings, config, slack, args, url)
 
 
-def run(config: NotifyConfig, slack: WebClient | None, args: argparse.Namespace, dashboard_url: str) -> int:
+def run(
+    settings: Settings,
+    config: NotifyConfig,
+    slack: WebClient | None,
+    args: argparse.Namespace,
+    dashboard_url: str,
+) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
     from bot.notify.source import CacheSource, ServiceSource, Source
     from core.cache.db import open_cache
+    from core.private import owner_only
 
-    db = open_cache(args.db)
+    owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
+    db = open_cache(args.db or settings.db_path)
     source: Source
     if (args.source or config.source) == "service":
         from core.client import SamClient
 
-        source = ServiceSource(SamClient(), history_hours=config.summary_hours)
+        source = ServiceSource(SamClient(settings), history_hours=config.summary_hours)
     else:
         source = CacheSource()
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import queue
 import secrets
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -26,12 +24,12 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.render.common import blocks_to_text
 from bot.secrets import read_local_secret
+from core.settings import Settings, settings_or_report
 
 LINGER_S = 0.5  # after the first answer, how long to wait for more (a command may answer twice)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    port = os.environ.get("SAMOPS_BOT_PORT", "3000")
     parser = argparse.ArgumentParser(
         prog="samops slash",
         description="Send a signed slash command to the running bot and print the answer.",
@@ -40,16 +38,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--as", dest="user", default="U_SAMOPS_CLI", help="Slack user id of the sender")
     parser.add_argument("--channel", default="C_SAMOPS_CLI", help="Slack channel id the command comes from")
     parser.add_argument("--team", default="T_SAMOPS", help="Slack team (workspace) id")
-    parser.add_argument("--url", default=f"http://127.0.0.1:{port}/slack/events", help="the bot's events URL")
+    parser.add_argument(
+        "--url", help="the bot's events URL (default: from SAMOPS_BOT_HOST and SAMOPS_BOT_PORT)"
+    )
     parser.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for an answer")
     parser.add_argument("--json", action="store_true", help="print the answers as JSON instead of text")
     return parser.parse_args(argv)
 
 
-def signing_secret() -> str | None:
-    if secret := os.environ.get("SLACK_SIGNING_SECRET"):
-        return secret
-    return read_local_secret(Path(os.environ.get("SAMOPS_DATA_DIR") or ".samops"))
+def signing_secret(settings: Settings) -> str | None:
+    """The app's signing secret, or the one a local `samops bot` made in the same data folder."""
+    if settings.slack_signing_secret is not None:
+        return settings.slack_signing_secret.get_secret_value()
+    return read_local_secret(settings.data_dir)
 
 
 def split_command(text: str) -> tuple[str, str]:
@@ -137,7 +138,11 @@ def main(argv: list[str]) -> int:
         args = parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0)
-    secret = signing_secret()
+    settings = settings_or_report("samops slash")
+    if settings is None:
+        return 2
+    args.url = args.url or settings.bot_events_url
+    secret = signing_secret(settings)
     if not secret:
         print(
             "samops slash: no signing secret: set SLACK_SIGNING_SECRET, or run `samops bot` once with the "

@@ -12,6 +12,8 @@ from pathlib import Path
 import sqlite_utils
 
 from core.cache.schema import SCHEMA_VERSION, migrate, schema_version
+from core.private import owner_only, sqlite_files
+from core.settings import load_settings
 
 BUSY_TIMEOUT_MS = 10_000
 # Per connection: a page cache big enough for the activity indexes (random keys thrash a small one), and
@@ -20,10 +22,8 @@ CACHE_PRAGMAS = ("PRAGMA cache_size = -65536", "PRAGMA mmap_size = 268435456")
 
 
 def default_path() -> Path:
-    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db` (data folder `.samops` by default)."""
-    if db := os.environ.get("SAMOPS_DB"):
-        return Path(db)
-    return Path(os.environ.get("SAMOPS_DATA_DIR") or ".samops") / "cache.db"
+    """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db`, from the environment or `.env` (core.settings)."""
+    return load_settings().db_path
 
 
 @contextlib.contextmanager
@@ -56,9 +56,16 @@ def _connect(path: Path, check_same_thread: bool) -> sqlite_utils.Database:
 
 
 def open_cache(path: str | Path | None = None, check_same_thread: bool = True) -> sqlite_utils.Database:
-    """Open (creating it 0600 if needed) the cache for reading and writing, migrated to the current schema."""
+    """Open (creating it 0600 if needed) the cache for reading and writing, migrated to the current schema.
+
+    The cache and its -wal/-shm are made owner-only on every open, even when they existed with looser
+    modes; the folder is made 0700 when this creates it (a folder the user chose for SAMOPS_DB may be
+    shared, so an existing one is left as it is: the data folder is tightened by the programs)."""
     path = Path(path) if path is not None else default_path()
     _create_private_file(path)
+    # Before connecting: SQLite gives the -wal and -shm it creates the database file's mode.
+    for file in sqlite_files(path):
+        owner_only(file)
     db = _connect(path, check_same_thread)
     with _private_umask():
         migrate(db)

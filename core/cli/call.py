@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from core.client.operations import OPERATIONS, Operation
 from core.errors import APIError, SamError
@@ -181,13 +181,10 @@ def main(argv: list[str]) -> int:
 
 def _run(op: Operation, body: Any, path_params: dict, query: dict, args: argparse.Namespace) -> int:
     from core.client import SamClient
-    from core.settings import Settings
+    from core.settings import settings_or_report
 
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        fields = ", ".join(str(e["loc"][0]).upper() for e in exc.errors(include_input=False))
-        print(f"{PROG}: error: invalid configuration: {fields}", file=sys.stderr)
+    settings = settings_or_report(PROG)
+    if settings is None:
         return 2
     try:
         with SamClient(settings) as sam:

@@ -37,19 +37,17 @@ def ago(at: int | None, now: int) -> str:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from pydantic import ValidationError
     from rich.console import Console
     from rich.table import Table
 
     from core import read
     from core.cache.db import open_reader
-    from core.settings import Settings
+    from core.settings import settings_or_report
 
-    try:
-        path = args.db or Settings().db_path
-    except ValidationError as exc:
-        print(f"{PROG}: invalid configuration: {exc.errors()[0]['loc']}", file=sys.stderr)
+    settings = settings_or_report(PROG)
+    if settings is None:
         return 2
+    path = args.db or settings.db_path
     if not path.exists():
         print(f"{PROG}: no cache at {path}; run `samops sync` first", file=sys.stderr)
         return 1

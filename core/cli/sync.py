@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from core.redact import install
 from core.sync import DEFAULT_OVERLAP_MS, Progress, SyncOptions, SyncReport
 
@@ -121,16 +119,15 @@ def main(argv: list[str]) -> int:
     from core.cache.db import open_cache
     from core.cache.schema import SchemaTooNewError
     from core.client import SamClient
-    from core.settings import Settings
+    from core.private import owner_only
+    from core.settings import settings_or_report
     from core.sync import run_sync
 
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        fields = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
-        print(f"{PROG}: invalid configuration: {fields}", file=sys.stderr)
+    settings = settings_or_report(PROG)
+    if settings is None:
         return 2
     path = args.db or settings.db_path
+    owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     try:
         db = open_cache(path)
     except (SchemaTooNewError, OSError, Exception) as exc:

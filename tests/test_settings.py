@@ -1,0 +1,198 @@
+"""The one configuration: every variable in one model, read from the environment and `.env`, documented in
+`.env.example` and the README, and an invalid value stopping every program with one line."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from core.settings import Settings, SettingsError, load_settings
+from tests.support.processes import ROOT, samops_cmd
+
+VARIABLE = re.compile(r"`((?:SAM|SAMOPS|SLACK)_[A-Z_]+)`")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process' environment without any samops variable, plus `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
+    return env | extra
+
+
+@pytest.fixture
+def no_samops_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty folder as the current one, and no samops variable in the environment."""
+    for name in list(os.environ):
+        if name.startswith(("SAM_", "SAMOPS_", "SLACK_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) -> None:
+    settings = Settings()
+    assert set(Settings.variables().values()) == {
+        *("SAM_BASE_URL", "SAM_SCREEN_NAME", "SAM_PASSWORD", "SAM_ORGANIZATION_ID", "SAM_TIMEOUT"),
+        *(
+            "SAM_CONNECT_TIMEOUT",
+            "SAM_MAX_RETRIES",
+            "SAM_FIRST_PAGE",
+            "SAM_PAGE_SIZE",
+            "SAM_MAX_RESPONSE_BYTES",
+        ),
+        *("SAMOPS_DATA_DIR", "SAMOPS_DB", "SAMOPS_CONFIG", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"),
+        *("SLACK_APP_TOKEN", "SLACK_API_URL", "SAMOPS_BOT_HOST", "SAMOPS_BOT_PORT", "SAMOPS_BOT_WORKERS"),
+        *(
+            "SAMOPS_DASHBOARD_HOST",
+            "SAMOPS_DASHBOARD_PORT",
+            "SAMOPS_DASHBOARD_PASSWORD",
+            "SAMOPS_DASHBOARD_URL",
+        ),
+    }
+    assert settings.max_response_bytes == 16 * 1024 * 1024
+    assert (settings.bot_port, settings.dashboard_port, settings.db_path) == (
+        3000,
+        8501,
+        Path(".samops/cache.db"),
+    )
+    assert settings.model_fields_set == set()  # nothing configured: every value is the default
+
+
+def test_dotenv_is_read_and_the_environment_wins(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (no_samops_env / ".env").write_text(
+        "SAM_BASE_URL=http://127.0.0.1:1/api\nSAMOPS_DATA_DIR=from-dotenv\nSAMOPS_BOT_PORT=3100\n"
+        "SLACK_BOT_TOKEN=xoxb-dotenv-secret\nSAMOPS_DASHBOARD_PASSWORD=dash-secret\nSAM_MAX_RESPONSE_BYTES=4096\n"
+        "SAMOPS_DASHBOARD_URL=\n"
+    )
+    monkeypatch.setenv("SAMOPS_BOT_PORT", "3200")
+    settings = Settings()
+    assert settings.base_url == "http://127.0.0.1:1/api"
+    assert settings.db_path == Path("from-dotenv/cache.db")
+    assert settings.bot_port == 3200  # the environment wins over .env
+    assert settings.max_response_bytes == 4096
+    assert isinstance(settings.slack_bot_token, SecretStr) and isinstance(
+        settings.dashboard_password, SecretStr
+    )
+    assert "xoxb-dotenv-secret" not in repr(settings) and "dash-secret" not in repr(settings)
+    assert not settings.is_set("dashboard_url")  # empty means not set
+    assert settings.is_set("base_url") and not settings.is_set("screen_name")
+    # What a child needs to see the same: the configured values only, under their variables.
+    env = settings.as_env()
+    assert env["SAMOPS_BOT_PORT"] == "3200" and env["SLACK_BOT_TOKEN"] == "xoxb-dotenv-secret"
+    assert "SAM_SCREEN_NAME" not in env and "SAMOPS_CONFIG" not in env
+
+
+def test_the_dashboard_and_the_cache_default_follow_dotenv(no_samops_env: Path) -> None:
+    from core.cache.db import default_path
+    from dashboard import auth
+    from dashboard.paths import db_path
+
+    (no_samops_env / ".env").write_text("SAMOPS_DATA_DIR=field\nSAMOPS_DASHBOARD_PASSWORD=pw-from-dotenv\n")
+    assert db_path() == default_path() == Path("field/cache.db")
+    assert auth.password() == "pw-from-dotenv" and auth.configured()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "why"),
+    [
+        ("SAM_TIMEOUT", "abc", "valid number"),
+        ("SAMOPS_BOT_PORT", "99999", "less than or equal to 65535"),
+        ("SAM_MAX_RESPONSE_BYTES", "10", "greater than or equal to 1024"),
+        ("SAM_ORGANIZATION_ID", "x", "valid integer"),
+    ],
+)
+def test_an_invalid_value_is_one_line_naming_the_variable(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, why: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+    text = str(caught.value)
+    assert "\n" not in text and variable in text and why in text
+    assert "pydantic" not in text
+
+
+PROGRAMS = {
+    "up": ["up"],
+    "sync": ["sync", "--once"],
+    "notify": ["notify", "--once"],
+    "bot": ["bot"],
+    "slash": ["slash", "/sam help", "--timeout", "1"],
+    "dashboard": ["dashboard"],
+    "status": ["status"],
+    "call": ["call", "list_cameras"],
+}
+
+
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
+def test_every_program_stops_at_start_on_an_invalid_value(program: str, tmp_path: Path) -> None:
+    # The bad port comes from .env and the bad timeout from the environment: both are named, on one line.
+    (tmp_path / ".env").write_text("SAMOPS_BOT_PORT=99999\nSAMOPS_DATA_DIR=data\n")
+    done = subprocess.run(
+        samops_cmd(*PROGRAMS[program]),
+        cwd=tmp_path,
+        env=clean_env(SAM_TIMEOUT="abc", PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"samops {program}: invalid configuration: ")
+    assert "SAM_TIMEOUT" in lines[0] and "SAMOPS_BOT_PORT" in lines[0]
+    assert not (tmp_path / "data").exists()  # stopped before touching anything
+
+
+def readme_settings_variables() -> set[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return {name for row in rows for name in VARIABLE.findall(row.split("|")[1])}
+
+
+def test_readme_settings_table_lists_exactly_the_models_variables() -> None:
+    assert readme_settings_variables() == set(Settings.variables().values())
+
+
+def test_env_example_lists_every_variable_with_a_comment() -> None:
+    lines = (ROOT / ".env.example").read_text().splitlines()
+    listed = {line.split("=", 1)[0]: i for i, line in enumerate(lines) if re.match(r"[A-Z_]+=", line)}
+    assert set(listed) == set(Settings.variables().values())
+    for name, index in listed.items():  # a comment above it, or above the group it belongs to
+        above = next(line for line in reversed(lines[:index]) if not re.match(r"[A-Z_]+=", line))
+        assert above.startswith("# "), f"{name} has no comment"
+
+
+def test_env_example_copied_to_dotenv_runs_on_the_embedded_simulator(no_samops_env: Path) -> None:
+    """A new user's first step (`cp .env.example .env`) must not look like a configured service."""
+    (no_samops_env / ".env").write_text((ROOT / ".env.example").read_text())
+    settings = Settings()
+    assert not settings.is_set("base_url")
+    assert not settings.is_set("screen_name") and not settings.is_set("password")
+    # Every other value it sets is the model's default.
+    defaults = Settings(_env_file=None)
+    for name in Settings.variables():
+        assert getattr(settings, name) == getattr(defaults, name), name
+
+
+def test_only_the_documented_variables_are_read(no_samops_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attribute names work in code (`Settings(base_url=...)`), never as variables: a `PASSWORD` or `DB`
+    meant for another program must not become samops' password or cache."""
+    for name, value in {
+        "PASSWORD": "not-ours",
+        "DB": "/elsewhere.db",
+        "TIMEOUT": "abc",
+        "BOT_PORT": "1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings()
+    assert settings.password.get_secret_value() == "demo" and settings.db is None
+    assert (settings.timeout, settings.bot_port) == (30.0, 3000)
+    assert Settings(base_url="http://127.0.0.1:2/api").base_url == "http://127.0.0.1:2/api"

@@ -147,7 +147,7 @@ class BotProcess:
             "api_app_id": "A_SAMOPS",
             "is_enterprise_install": "false",
             "response_url": self.slack.response_url(name),
-            "trigger_id": f"{int(time.time())}.{name}",
+            "trigger_id": self.slack.trigger_id(),
         }
 
     def send_command(

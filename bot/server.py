@@ -282,10 +282,10 @@ class Server(uvicorn.Server):
             self.run(sockets=[sock])
         finally:
             self.front.executor.shutdown(wait=False)
-            _drain(self.app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
+            drain(self.app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
 
 
-def _drain(executor: Any, timeout: float) -> None:
+def drain(executor: Any, timeout: float) -> None:
     waiter = threading.Thread(target=executor.shutdown, kwargs={"wait": True}, daemon=True)
     waiter.start()
     waiter.join(timeout)

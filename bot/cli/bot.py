@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -88,10 +89,26 @@ def _log_in_early(ctx: AppContext) -> None:
 
 
 def _socket_mode(app, app_token: str) -> int:  # type: ignore[no-untyped-def]
+    """Hold a Socket Mode connection until SIGTERM or SIGINT, then close it and finish the answers being
+    worked on (lazy listeners)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
+    from slack_sdk.errors import SlackApiError, SlackClientError
 
+    from bot.server import GRACEFUL_SHUTDOWN_S, drain
+
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    handler = SocketModeHandler(app, app_token)
+    try:
+        handler.connect()
+    except (SlackApiError, SlackClientError, OSError) as err:
+        print(f"samops bot: could not open a Socket Mode connection: {err}", file=sys.stderr)
+        return 1
     log.info("samops bot: Socket Mode")
-    SocketModeHandler(app, app_token).start()
+    stop.wait()
+    handler.close()
+    drain(app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
     return 0
 
 

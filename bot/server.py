@@ -3,7 +3,8 @@
 Before bolt sees a request the front
 - bounds it: a body over `MAX_BODY_BYTES` gets 413 (by its Content-Length, before reading it, or while
   reading a chunked one); headers that take longer than `request_timeout` to arrive close the connection,
-  and a body that does gets 408 — uvicorn bounds neither (its keep-alive timer stops at the first byte);
+  and a body that does gets 408 — uvicorn bounds neither (it arms its keep-alive timer only after a
+  response, and stops it at the next byte: an idle, half-headed or half-bodied connection stays open);
 - verifies Slack's signature (`slack_sdk.signature.SignatureVerifier`) on the raw bytes, so an unsigned,
   stale or malformed request gets 401 without bolt parsing its body (bolt parses first and fails with a 500
   and a traceback on `payload=x` or a timestamp of `abc`);

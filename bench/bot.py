@@ -1,9 +1,9 @@
 """Benchmark of the Slack bot (issue 5 item 10). Prints figures, with ratios against baselines measured in
 the same run; not a test.
 
-(a) Ack under load: 50 concurrent signed `/sam cameras` while the simulator adds 2,000 ms to every request.
-    Ack = the HTTP answer to the slash command; goal p99 <= 200 ms. Baseline: `GET /healthz` on the same
-    server under the same concurrency (what the HTTP server alone costs).
+(a) Ack under load: 50 concurrent signed `/sam cameras` against a simulator started with `--latency-ms 2000`.
+    Ack = the HTTP answer to the slash command; goal p99 <= 100 ms. Baseline: `GET /healthz` on the same
+    server (uvicorn + the front, no bolt) under the same concurrency, in the same run.
 (b) Answer latency with no added latency: `/sam user <id>` and `/sam panel <id>` sent one after another;
     answer = from sending the command to its message arriving on response_url; goal p50 <= 150 ms.
     Baseline: the same service calls made directly with SamClient (what the service alone costs).
@@ -36,6 +36,9 @@ from tests.support.bot import BotProcess, run_bot  # noqa: E402
 from tests.support.processes import Simulator, run_simulator  # noqa: E402
 from tests.support.slack_standin import SlackStandIn  # noqa: E402
 
+SERVICE_LATENCY_MS = 2000
+LOG_INFO = ("--log-level", "INFO")
+
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
@@ -58,44 +61,43 @@ def burst(n: int, fn: Callable[[int], float]) -> list[float]:
         return list(pool.map(one, range(n)))
 
 
-def ack_under_load(bot: BotProcess, sim: Simulator, n: int) -> None:
+def ack_under_load(bot: BotProcess, n: int) -> None:
     bot.send_command("cameras", timeout=30)  # a bot in steady state: logged in, connections open
-    httpx.post(f"{sim.root_url}/_sim/faults", json={"latencyMs": 2000})
-    try:
-        forms = [bot.command_form("cameras", user=f"U_BENCH{i}") for i in range(n)]
-        bodies = [urlencode(f).encode() for f in forms]
+    forms = [bot.command_form("cameras", user=f"U_BENCH{i}") for i in range(n)]
+    bodies = [urlencode(f).encode() for f in forms]
 
-        def send(i: int) -> float:
-            started = time.perf_counter()
-            response = bot.post_signed(bodies[i], timeout=30)
-            assert response.status_code == 200, response.status_code
-            return time.perf_counter() - started
-
-        def health(_: int) -> float:
-            started = time.perf_counter()
-            bot.http.get(f"{bot.root_url}/healthz", timeout=30)
-            return time.perf_counter() - started
-
-        base = burst(n, health)
-        acks = burst(n, send)
-        names = [f["response_url"].rsplit("/", 1)[1] for f in forms]
+    def send(i: int) -> float:
         started = time.perf_counter()
-        bot.slack.wait_for(lambda: all(bot.slack.responses(name) for name in names), timeout=120)
-        answered = time.perf_counter() - started
-    finally:
-        httpx.post(f"{sim.root_url}/_sim/faults", json={"latencyMs": 0})
+        response = bot.post_signed(bodies[i], timeout=30)
+        assert response.status_code == 200, response.status_code
+        return time.perf_counter() - started
+
+    def health(_: int) -> float:
+        started = time.perf_counter()
+        bot.http.get(f"{bot.root_url}/healthz", timeout=30)
+        return time.perf_counter() - started
+
+    base = burst(n, health)
+    acks = burst(n, send)
+    names = [f["response_url"].rsplit("/", 1)[1] for f in forms]
+    started = time.perf_counter()
+    bot.slack.wait_for(lambda: all(bot.slack.responses(name) for name in names), timeout=120)
+    answered = time.perf_counter() - started
     texts = [bot.slack.responses(name)[0].params.get("text", "") for name in names]
     ok = sum(1 for t in texts if "cameras" in t)
-    print(f"(a) {n} concurrent /sam cameras, service latency 2000 ms")
+    print(f"(a) {n} concurrent /sam cameras, service latency {SERVICE_LATENCY_MS} ms")
     print(f"    ack      p50 {ms(pct(acks, 0.5))}   p99 {ms(pct(acks, 0.99))}   max {ms(max(acks))}")
     print(f"    /healthz p50 {ms(pct(base, 0.5))}   p99 {ms(pct(base, 0.99))}   (baseline)")
-    print(f"    ratio ack p99 / healthz p99: {pct(acks, 0.99) / max(pct(base, 0.99), 1e-6):.2f}")
+    for q in (0.5, 0.99):
+        ratio = pct(acks, q) / max(pct(base, q), 1e-6)
+        print(f"    ratio ack p{round(q * 100)} / healthz p{round(q * 100)}: {ratio:.2f}")
     print(f"    all {n} answered {answered:.1f} s after the last ack; {ok}/{n} with the camera list")
-    verdict = "met" if pct(acks, 0.99) <= 0.2 else "NOT met"
-    print(f"    goal ack p99 <= 200 ms: {verdict}")
+    verdict = "met" if pct(acks, 0.99) <= 0.1 else "NOT met"
+    print(f"    goal ack p99 <= 100 ms: {verdict}")
 
 
 def answer_latency(bot: BotProcess, sim: Simulator, rounds: int) -> None:
+    httpx.post(f"{sim.root_url}/_sim/faults", json={"latencyMs": 0}).raise_for_status()
     with SamClient(Settings(base_url=sim.base_url)) as client:
         session = client.login()
         panel = (session.resources or [])[0]
@@ -144,11 +146,12 @@ def main() -> int:
     os.environ.setdefault("SAMOPS_BOT_WORKERS", "128")
     with (
         tempfile.TemporaryDirectory() as tmp,
-        run_simulator("--alarm-rate", "0") as sim,
+        run_simulator("--alarm-rate", "0", "--latency-ms", str(SERVICE_LATENCY_MS)) as sim,
         SlackStandIn() as slack,
-        run_bot(Path(tmp), slack, simulator=sim, env={"SAM_TIMEOUT": "30"}) as bot,
+        # INFO, as deployed: the tests' DEBUG logging costs every request a few lines
+        run_bot(Path(tmp), slack, simulator=sim, env={"SAM_TIMEOUT": "30"}, args=LOG_INFO) as bot,
     ):
-        ack_under_load(bot, sim, args.concurrency)
+        ack_under_load(bot, args.concurrency)
         answer_latency(bot, sim, args.answers)
     return 0
 

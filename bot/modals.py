@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.models.views import View
 
 from bot.commands.registry import Invocation, Reply, Role
+from bot.render.common import context, escape, section
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -29,21 +30,89 @@ def modal_meta(inv: Invocation, **extra: Any) -> dict[str, Any]:
     }
 
 
+LOADING = "sam_loading"  # the callback_id of the placeholder; it has no submit button, so nothing arrives
+
+
+def notice_view(title: str, text: str, reference: str) -> View:
+    """A modal that only says something (why the form cannot be shown); Close is its one button."""
+    return View(
+        type="modal",
+        callback_id=LOADING,
+        title=title[:24],
+        close="Close",
+        blocks=[section(text[:2900]), context(f"reference `{reference}`")],
+    )
+
+
+def loading_view(title: str, reference: str) -> View:
+    return notice_view(title, ":hourglass_flowing_sand: Loading from the service…", reference)
+
+
+def failure_text(err: Exception) -> str:
+    """Why the form could not be filled, for the modal (the router answers the same failure in full)."""
+    from bot.commands.registry import UsageError
+    from core.errors import APIError, NotFoundError, SamError, TransportError
+
+    if isinstance(err, UsageError):
+        return escape(str(err))
+    if isinstance(err, NotFoundError):
+        return "Not found: the service knows no such record here."
+    if isinstance(err, TransportError):
+        return "The service did not answer in time or could not be reached; try again soon."
+    if isinstance(err, APIError):
+        return f"The service answered {err.status_code}: {escape(err.message or err.error or 'no details')}"
+    if isinstance(err, SamError):
+        return "The service call failed."
+    return "Something went wrong on samops' side."
+
+
 def open_modal(
-    ctx: AppContext, inv: Invocation, view: View, without_slack: Reply | None = None
+    ctx: AppContext,
+    inv: Invocation,
+    title: str,
+    build: Callable[[], View | Reply],
+    without_slack: Callable[[], Reply] | None = None,
 ) -> Reply | None:
-    """Open `view` for the caller; None when it opened (the modal is the answer), else a Reply saying why
-    (`without_slack` when there is no Slack to open it: a local run or no trigger_id)."""
+    """Open a modal for the caller at once with a loading view (a trigger_id lives 3 s, the service may
+    take longer), then fill it with `build()`'s form by views.update. None when the modal is the answer,
+    else a Reply saying why not (`without_slack()` where there is no Slack to open it: a local run or no
+    trigger_id).
+
+    `build` may return a Reply instead of a form (nothing to edit): its text is shown in the modal. If it
+    raises, the modal shows why and the exception goes on to the router, which answers and audits it."""
     if ctx.local_mode or not inv.trigger_id:
-        return without_slack or Reply(text="This command opens a form, which needs Slack; run it from Slack.")
+        if without_slack is not None:
+            return without_slack()
+        return Reply(text="This command opens a form, which needs Slack; run it from Slack.")
     try:
-        ctx.web_client.views_open(trigger_id=inv.trigger_id, view=view)
+        opened = ctx.web_client.views_open(trigger_id=inv.trigger_id, view=loading_view(title, inv.reference))
     except (SlackApiError, SlackClientError, OSError) as err:
         log.warning("%s views.open failed: %s", inv.reference, err)
         return Reply(
             text=f"Slack would not open the form; try the command again (reference `{inv.reference}`)."
         )
-    return None
+    shown = opened.get("view") or {}
+    try:
+        built = build()
+    except Exception as err:
+        _fill(ctx, inv, shown, notice_view(title, failure_text(err), inv.reference))
+        raise
+    if isinstance(built, Reply):
+        _fill(ctx, inv, shown, notice_view(title, built.text, inv.reference))
+        return None
+    if _fill(ctx, inv, shown, built):
+        return None
+    return Reply(text=f"Slack would not show the form; try the command again (reference `{inv.reference}`).")
+
+
+def _fill(ctx: AppContext, inv: Invocation, shown: Mapping[str, Any], view: View) -> bool:
+    """Replace the loading view; the hash makes Slack refuse if the view changed meanwhile."""
+    try:
+        ctx.web_client.views_update(view_id=shown.get("id"), hash=shown.get("hash"), view=view)
+    except (SlackApiError, SlackClientError, OSError) as err:
+        log.warning("%s views.update failed: %s", inv.reference, err)
+        return False
+    return True
 
 
 def submission_key(view: dict[str, Any]) -> str:

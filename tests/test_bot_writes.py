@@ -80,7 +80,7 @@ def opened_view(slack: SlackStandIn, callback_id: str, after: int = 0, **meta: A
     private_metadata holds `meta`."""
 
     def matching() -> list[dict[str, Any]]:
-        views = [c.params["view"] for c in slack.calls_to("views.open")[after:]]
+        views = slack.opened_views()[after:]
         return [
             v
             for v in views

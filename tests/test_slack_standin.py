@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import time
+
 import httpx
 import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import SectionBlock
 
-from tests.support.slack_standin import BOT_USER_ID, SlackStandIn
+from tests.support.slack_standin import BOT_USER_ID, SlackStandIn, manifest_bot_scopes
 
 
 def test_records_web_api_calls_with_blocks_decoded() -> None:
@@ -42,3 +45,93 @@ def test_response_url_records_messages() -> None:
         httpx.post(slack.response_url("abc"), json={"text": "done", "response_type": "ephemeral"})
         [call] = slack.wait_for(lambda: slack.responses("abc"))
         assert call.params == {"text": "done", "response_type": "ephemeral"}
+
+
+def test_a_token_without_the_methods_scope_is_refused_like_slack() -> None:
+    with SlackStandIn(scopes={"commands", "chat:write"}) as slack:
+        client = WebClient(token="xoxb-test", base_url=slack.api_url)
+        assert client.chat_postMessage(channel="C1", text="x")["ok"]
+        with pytest.raises(SlackApiError) as err:
+            client.conversations_info(channel="G123")
+        answer = err.value.response
+        assert (answer["error"], answer["needed"]) == ("missing_scope", "groups:read")
+        assert answer["provided"] == "chat:write,commands"
+        with pytest.raises(SlackApiError) as err:
+            client.usergroups_users_list(usergroup="S1")
+        assert err.value.response["needed"] == "usergroups:read"
+
+
+def test_by_default_the_token_has_the_manifests_scopes() -> None:
+    with SlackStandIn() as slack:
+        assert slack.scopes == manifest_bot_scopes()
+        client = WebClient(token="xoxb-test", base_url=slack.api_url)
+        assert client.conversations_info(channel="C1")["channel"]["id"] == "C1"
+        with pytest.raises(SlackApiError) as err:
+            client.users_info(user="U1")
+        assert err.value.response["error"] == "missing_scope"
+
+
+def test_tokens_of_the_wrong_kind_or_none_are_refused() -> None:
+    with SlackStandIn() as slack:
+        with pytest.raises(SlackApiError) as err:
+            WebClient(base_url=slack.api_url).auth_test()
+        assert err.value.response["error"] == "not_authed"
+        with pytest.raises(SlackApiError) as err:
+            WebClient(token="xapp-1-test", base_url=slack.api_url).chat_postMessage(channel="C1", text="x")
+        assert err.value.response["error"] == "not_allowed_token_type"
+        with pytest.raises(SlackApiError) as err:
+            WebClient(token="xoxb-test", base_url=slack.api_url).apps_connections_open(app_token="xoxb-test")
+        assert err.value.response["error"] == "not_allowed_token_type"
+        opened = WebClient(base_url=slack.api_url).apps_connections_open(app_token="xapp-1-test")
+        assert opened["url"].startswith("ws://127.0.0.1:")
+
+
+def test_trigger_ids_are_single_use_and_expire() -> None:
+    view = {"type": "modal", "title": {"type": "plain_text", "text": "T"}, "blocks": []}
+    with SlackStandIn() as slack:
+        client = WebClient(token="xoxb-test", base_url=slack.api_url)
+        trigger = slack.trigger_id()
+        assert client.views_open(trigger_id=trigger, view=view)["ok"]
+        for used, error in ((trigger, "exchanged_trigger_id"), ("1.made-up", "invalid_trigger_id")):
+            with pytest.raises(SlackApiError) as err:
+                client.views_open(trigger_id=used, view=view)
+            assert err.value.response["error"] == error
+        slack.trigger_ttl = 0.05
+        late = slack.trigger_id()
+        time.sleep(0.1)
+        with pytest.raises(SlackApiError) as err:
+            client.views_open(trigger_id=late, view=view)
+        assert err.value.response["error"] == "expired_trigger_id"
+
+
+def test_views_keep_their_id_and_updates_need_the_current_hash() -> None:
+    view = {"type": "modal", "title": {"type": "plain_text", "text": "Loading"}, "blocks": []}
+    with SlackStandIn() as slack:
+        client = WebClient(token="xoxb-test", base_url=slack.api_url)
+        opened = client.views_open(trigger_id=slack.trigger_id(), view=view)["view"]
+        filled = {**view, "callback_id": "form"}
+        updated = client.views_update(view_id=opened["id"], hash=opened["hash"], view=filled)["view"]
+        assert updated["id"] == opened["id"] and updated["hash"] != opened["hash"]
+        assert [v["callback_id"] for v in slack.opened_views()] == ["form"]
+        with pytest.raises(SlackApiError) as err:
+            client.views_update(view_id=opened["id"], hash=opened["hash"], view=view)
+        assert err.value.response["error"] == "hash_conflict"
+        with pytest.raises(SlackApiError) as err:
+            client.views_update(view_id="V_NOPE", view=view)
+        assert err.value.response["error"] == "not_found"
+
+
+def test_socket_mode_says_hello_delivers_envelopes_and_records_acks() -> None:
+    from websockets.sync.client import connect
+
+    with SlackStandIn() as slack:
+        url = WebClient(base_url=slack.api_url).apps_connections_open(app_token="xapp-1-test")["url"]
+        with connect(url) as socket:
+            assert json.loads(socket.recv(timeout=5))["type"] == "hello"
+            slack.socket_connected()
+            envelope_id = slack.send_envelope("slash_commands", {"command": "/sam", "text": "help"})
+            envelope = json.loads(socket.recv(timeout=5))
+            assert envelope["envelope_id"] == envelope_id and envelope["type"] == "slash_commands"
+            assert envelope["payload"]["text"] == "help" and envelope["accepts_response_payload"] is True
+            socket.send(json.dumps({"envelope_id": envelope_id, "payload": {"text": "ok"}}))
+            assert slack.socket_ack(envelope_id).payload == {"text": "ok"}

@@ -25,6 +25,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--host", help="address to listen on in HTTP mode (default SAMOPS_BOT_HOST or 127.0.0.1)"
     )
     parser.add_argument("--port", type=int, help="port in HTTP mode (default SAMOPS_BOT_PORT or 3000)")
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="HTTP mode: close a connection whose request head or body takes longer (default 10)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser.parse_args(argv)
 
@@ -65,9 +72,10 @@ def main(argv: list[str]) -> int:
             return _socket_mode(app, settings.slack_app_token.get_secret_value())
         return _http(
             app,
+            ctx,
             args.host or settings.bot_host,
             args.port if args.port is not None else settings.bot_port,
-            ctx.local_mode,
+            args.request_timeout,
         )
     finally:
         ctx.close()
@@ -83,31 +91,43 @@ def _log_in_early(ctx: AppContext) -> None:
 
 
 def _socket_mode(app, app_token: str) -> int:  # type: ignore[no-untyped-def]
+    """Hold a Socket Mode connection until SIGTERM or SIGINT, then close it and finish the answers being
+    worked on (lazy listeners)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
+    from slack_sdk.errors import SlackApiError, SlackClientError
 
+    from bot.server import GRACEFUL_SHUTDOWN_S, drain
+
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    handler = SocketModeHandler(app, app_token)
+    try:
+        handler.connect()
+    except (SlackApiError, SlackClientError, OSError) as err:
+        print(f"samops bot: could not open a Socket Mode connection: {err}", file=sys.stderr)
+        return 1
     log.info("samops bot: Socket Mode")
-    SocketModeHandler(app, app_token).start()
+    stop.wait()
+    handler.close()
+    drain(app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
     return 0
 
 
-def _http(app, host: str, port: int, local: bool) -> int:  # type: ignore[no-untyped-def]
-    from bot.health import EVENTS_PATH, make_http_server
+def _http(app, ctx: AppContext, host: str, port: int, request_timeout: float | None) -> int:  # type: ignore[no-untyped-def]
+    from bot.server import EVENTS_PATH, REQUEST_TIMEOUT_S, listen, make_server
 
+    if request_timeout is not None and not 0 < request_timeout <= 3600:
+        print("samops bot: --request-timeout must be between 0 and 3600 seconds", file=sys.stderr)
+        return 2
     try:
-        server = make_http_server(app, host, port)
+        sock = listen(host, port)
     except OSError as err:
         print(f"samops bot: cannot listen on {host}:{port}: {err}", file=sys.stderr)
         return 1
-
-    def shut_down(*_: object) -> None:
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, shut_down)
-    signal.signal(signal.SIGINT, shut_down)
-    mode = " (local: answers through response_url only)" if local else ""
+    server = make_server(app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S)
+    mode = " (local: answers through response_url only)" if ctx.local_mode else ""
     log.info("samops bot listening on http://%s:%d%s%s", host, port, EVENTS_PATH, mode)
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        server.server_close()
+    with sock:
+        server.serve_on(sock)
     return 0

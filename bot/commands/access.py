@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from slack_sdk.models.views import View
+
 from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
 from bot.inputs import parse_id
@@ -24,6 +26,11 @@ def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
     if len(inv.args) != 1:
         raise UsageError("give exactly one user id")
     user_id = parse_id(inv.args[0], "userId")
+    return open_modal(ctx, inv, "Grant access", lambda: _grant_form(ctx, inv, user_id))
+
+
+def _grant_form(ctx: AppContext, inv: Invocation, user_id: int) -> View | Reply:
+    """The grant form as the service knows the user now (three service calls: hence a loading modal)."""
     org = org_of(ctx, inv.org_id)
     user = find_user(ctx, user_id, org)
     groups, current = privilege_groups(ctx, user_id, org)
@@ -35,7 +42,7 @@ def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
     days = [d for d in (getattr(validity, "accessible_days", None) or []) if d.day_of_week]
     window = (days[0].start, days[0].end) if days else (None, None)
     meta = modal_meta(inv, user=user_id, org=org, groups=[g.id for g in groups])
-    view = grant_modal(
+    return grant_modal(
         user_id,
         full_name(user),
         groups,
@@ -45,7 +52,6 @@ def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
         current_window=window,
         current_panels=_authorized_panels(current),
     )
-    return open_modal(ctx, inv, view)
 
 
 @subcommand(

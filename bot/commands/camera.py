@@ -3,6 +3,8 @@ the service and nowhere else: not echoed, not logged, not audited."""
 
 from __future__ import annotations
 
+from slack_sdk.models.views import View
+
 from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
 from bot.lookups import org_of, session
@@ -22,6 +24,10 @@ from bot.render.forms import camera_add_modal
 def add_camera(inv: Invocation, ctx: AppContext) -> Reply | None:
     if inv.args:
         raise UsageError("`camera add` takes no arguments; the form asks for the details")
-    org = org_of(ctx, inv.org_id)
-    names = {str(o.id): o.name for o in session(ctx).organizations or []}
-    return open_modal(ctx, inv, camera_add_modal(modal_meta(inv, org=org), names.get(str(org))))
+
+    def form() -> View:
+        org = org_of(ctx, inv.org_id)
+        names = {str(o.id): o.name for o in session(ctx).organizations or []}
+        return camera_add_modal(modal_meta(inv, org=org), names.get(str(org)))
+
+    return open_modal(ctx, inv, "Add a camera", form)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from slack_sdk.models.views import View
+
 from bot.commands.registry import Invocation, Reply, Role, subcommand
 from bot.context import AppContext
 from bot.inputs import TASK_USAGE, TaskUpdate, parse_task_args, task_body
@@ -31,17 +33,15 @@ from core.timefmt import utc
 )
 def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
     update = parse_task_args(inv.args)
-    known = load_task(ctx.db(), update.task_id)
     if not update.given:
-        meta = modal_meta(inv, task=update.task_id, org=inv.org_id)
-        view = task_modal(
-            update.task_id,
-            meta,
-            known.body if known else None,
-            known.updated_at if known else None,
-            known.updated_by if known else None,
+        return open_modal(
+            ctx,
+            inv,
+            f"Update task {update.task_id}",
+            lambda: task_form(ctx, inv, update.task_id),
+            without_slack=lambda: task_without_form(update.task_id, load_task(ctx.db(), update.task_id)),
         )
-        return open_modal(ctx, inv, view, without_slack=task_without_form(update.task_id, known))
+    known = load_task(ctx.db(), update.task_id)
     outcome, body = apply_task_update(
         ctx, update, known.body if known else None, inv.user_id, inv.org_id, slash_key(inv), inv.reference
     )
@@ -50,6 +50,18 @@ def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
         text=outcome_text(title, outcome),
         blocks=blocks,
         audit_summary=task_summary(update.task_id, update.changes()),
+    )
+
+
+def task_form(ctx: AppContext, inv: Invocation, task_id: int) -> View:
+    """The edit form, prefilled with what samops last set (the service cannot read a task back)."""
+    known = load_task(ctx.db(), task_id)
+    return task_modal(
+        task_id,
+        modal_meta(inv, task=task_id, org=inv.org_id),
+        known.body if known else None,
+        known.updated_at if known else None,
+        known.updated_by if known else None,
     )
 
 

@@ -20,7 +20,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,7 +147,7 @@ class BotProcess:
             "api_app_id": "A_SAMOPS",
             "is_enterprise_install": "false",
             "response_url": self.slack.response_url(name),
-            "trigger_id": f"{int(time.time())}.{name}",
+            "trigger_id": self.slack.trigger_id(),
         }
 
     def send_command(
@@ -214,11 +214,12 @@ def run_bot(
     env: Mapping[str, str] | None = None,
     db_path: Path | None = None,
     token: str | None = BOT_TOKEN,
+    args: Sequence[str] = (),
 ) -> Iterator[BotProcess]:
     """`samops bot` in HTTP mode on a free port, against `slack` (the Web API stand-in) and `simulator`.
 
     `config` is the TOML text of `samops.toml`; `env` adds or overrides variables (e.g. SAM_TIMEOUT).
-    `token=None` runs it the local way (no SLACK_BOT_TOKEN).
+    `token=None` runs it the local way (no SLACK_BOT_TOKEN). `args` are extra `samops bot` options.
     """
     data_dir = tmp_path / "bot-data"
     data_dir.mkdir(mode=0o700, exist_ok=True)
@@ -247,7 +248,7 @@ def run_bot(
     environment.update(env or {})
     log = (data_dir / "bot.log").open("wb")
     proc = subprocess.Popen(
-        samops_cmd("bot", "--log-level", "DEBUG"), cwd=ROOT, stdout=log, stderr=log, env=environment
+        samops_cmd("bot", "--log-level", "DEBUG", *args), cwd=ROOT, stdout=log, stderr=log, env=environment
     )
     root = f"http://127.0.0.1:{port}"
     try:

@@ -2,11 +2,24 @@
 `response_url` for the bot and the notifier, and records everything it receives.
 
 It is the only stand-in the tests use. Point the bot at it with `SLACK_API_URL=standin.api_url`; give slash
-commands `standin.response_url()` as their `response_url`.
+commands `standin.response_url()` as their `response_url` and `standin.trigger_id()` as their `trigger_id`.
 
     with SlackStandIn(channels={"C_ALARMS"}) as slack:
         ...
         slack.wait_for(lambda: slack.calls_to("chat.postMessage"))
+
+What it enforces, as Slack does:
+- a token on every Web API call (`not_authed`), of the right type (`not_allowed_token_type`: a bot token for
+  the Web API, an app-level `xapp-` token for `apps.connections.open`);
+- the bot token's scopes (`missing_scope` with `needed` and `provided`); by default the token has exactly the
+  bot scopes `manifest.yml` requests, so code calling a method the manifest has no scope for fails its tests;
+- `trigger_id`s: issued by `trigger_id()`, usable once, for 3 s (`invalid_trigger_id`,
+  `exchanged_trigger_id`, `expired_trigger_id`);
+- views: kept by id; `views.update` needs a known `view_id` (`not_found`) and, if given, the current `hash`
+  (`hash_conflict`).
+
+Socket Mode: `apps.connections.open` answers the URL of a loopback websocket that speaks Slack's Socket Mode
+protocol (`hello`, then envelopes the test sends with `send_envelope`, acknowledged by `envelope_id`).
 """
 
 from __future__ import annotations
@@ -14,19 +27,61 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+import yaml
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.server import Server, ServerConnection, serve
 
 # Form fields that Slack clients send as JSON strings.
 _JSON_FIELDS = ("blocks", "attachments", "view", "metadata")
 
 BOT_USER_ID = "U_SAMOPS_BOT"
 TEAM_ID = "T_SAMOPS"
+APP_ID = "A_SAMOPS"
+MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
+TRIGGER_TTL_S = 3.0  # Slack: "trigger_ids expire three seconds after they are sent to your app"
+
+# The bot-token scope each Web API method needs, from Slack's method reference (docs.slack.dev/reference/
+# methods). Methods with no entry need none. conversations.* need the scope of the conversation's kind.
+METHOD_SCOPES: dict[str, str] = {
+    "chat.postMessage": "chat:write",
+    "chat.postEphemeral": "chat:write",
+    "chat.update": "chat:write",
+    "chat.delete": "chat:write",
+    "usergroups.users.list": "usergroups:read",
+    "usergroups.list": "usergroups:read",
+    "users.info": "users:read",
+    "users.list": "users:read",
+    "users.lookupByEmail": "users:read.email",
+}
+NO_SCOPE_METHODS = frozenset(
+    {"auth.test", "views.open", "views.update", "views.push", "views.publish", "apps.connections.open"}
+)
+CONVERSATION_SCOPES = {"C": "channels:read", "G": "groups:read", "D": "im:read"}  # by the id's first letter
+APP_TOKEN_SCOPES = frozenset({"connections:write"})
+
+
+def needed_scope(method: str, params: dict[str, Any]) -> str | None:
+    """The bot scope `method` needs with these arguments (None: no scope)."""
+    if method.startswith("conversations."):
+        channel = str(params.get("channel") or "C")
+        return CONVERSATION_SCOPES.get(channel[:1], "channels:read")
+    return METHOD_SCOPES.get(method)
+
+
+def manifest_bot_scopes(path: Path = MANIFEST) -> frozenset[str]:
+    """The bot scopes `manifest.yml` requests."""
+    manifest = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return frozenset(manifest["oauth_config"]["scopes"]["bot"])
 
 
 @dataclass
@@ -40,26 +95,51 @@ class Call:
     status: int = 200  # what the stand-in answered
 
 
+@dataclass
+class SocketAck:
+    """What the app sent back over the socket for one envelope."""
+
+    envelope_id: str
+    payload: dict[str, Any] | None
+    at: float = field(default_factory=time.time)
+
+
 class SlackStandIn:
-    def __init__(self, channels: set[str] | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        channels: set[str] | None = None,
+        host: str = "127.0.0.1",
+        scopes: Iterable[str] | None = None,
+    ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
-        channel the bot is not in."""
+        channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests)."""
         self.channels = channels
+        self.scopes = frozenset(manifest_bot_scopes() if scopes is None else scopes)
         self.calls: list[Call] = []
+        self.socket_acks: list[SocketAck] = []
         self._lock = threading.Lock()
         self._throttles: dict[str, list[int]] = {}  # method -> [remaining, retry_after]
         self._ts = itertools.count(1)
+        self.trigger_ttl = TRIGGER_TTL_S
+        self._triggers: dict[str, float | None] = {}  # trigger_id -> issued at (monotonic); None once used
+        self._views: dict[str, dict[str, Any]] = {}  # view id -> the view as Slack keeps it
+        self._opened: list[str] = []  # view ids, in the order views.open created them
+        self._sockets: list[ServerConnection] = []
         self._server = ThreadingHTTPServer((host, 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._ws: Server = serve(self._socket_session, host, 0)
+        self._ws_thread = threading.Thread(target=self._ws.serve_forever, daemon=True)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
     def start(self) -> SlackStandIn:
         self._thread.start()
+        self._ws_thread.start()
         return self
 
     def stop(self) -> None:
+        self._ws.shutdown()
         self._server.shutdown()
         self._server.server_close()
 
@@ -81,6 +161,23 @@ class SlackStandIn:
 
     def response_url(self, name: str = "r1") -> str:
         return f"{self.root_url}/response/{name}"
+
+    @property
+    def socket_url(self) -> str:
+        host, port = self._ws.socket.getsockname()[:2]
+        return f"ws://{host}:{port}/link/?ticket={secrets.token_hex(8)}&app_id={APP_ID}"
+
+    def trigger_id(self) -> str:
+        """A new trigger_id, as Slack puts in a slash command or interaction; views.open takes it for 3 s."""
+        trigger = f"{next(self._ts)}.{secrets.token_hex(6)}"
+        with self._lock:
+            self._triggers[trigger] = time.monotonic()
+        return trigger
+
+    def opened_views(self) -> list[dict[str, Any]]:
+        """Every view opened with views.open, in order, as it is now (after any views.update)."""
+        with self._lock:
+            return [dict(self._views[view_id]) for view_id in self._opened]
 
     # -- what tests inspect and control ------------------------------------------------------------------
 
@@ -119,9 +216,63 @@ class SlackStandIn:
         with self._lock:
             self.calls.clear()
 
+    # -- Socket Mode -------------------------------------------------------------------------------------
+
+    def socket_connected(self, timeout: float = 10.0) -> None:
+        """Wait until an app holds a Socket Mode connection (it has had its `hello`)."""
+        self.wait_for(lambda: self._sockets, timeout=timeout)
+
+    def send_envelope(self, kind: str, payload: dict[str, Any], accepts_response_payload: bool = True) -> str:
+        """Deliver `payload` over the app's socket as Slack does (kind: `slash_commands`, `interactive`,
+        `events_api`); returns the envelope id its ack must carry."""
+        envelope_id = secrets.token_hex(16)
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "payload": payload,
+            "accepts_response_payload": accepts_response_payload,
+            "retry_attempt": 0,
+            "retry_reason": "",
+        }
+        with self._lock:
+            connection = self._sockets[-1]
+        connection.send(json.dumps(envelope))
+        return envelope_id
+
+    def socket_ack(self, envelope_id: str, timeout: float = 10.0) -> SocketAck:
+        def acked() -> list[SocketAck]:
+            with self._lock:
+                return [a for a in self.socket_acks if a.envelope_id == envelope_id]
+
+        return self.wait_for(acked, timeout=timeout)[0]
+
+    def _socket_session(self, connection: ServerConnection) -> None:
+        hello = {
+            "type": "hello",
+            "num_connections": 1,
+            "debug_info": {"host": "samops-standin", "approximate_connection_time": 3600},
+            "connection_info": {"app_id": APP_ID},
+        }
+        connection.send(json.dumps(hello))
+        with self._lock:
+            self._sockets.append(connection)
+        try:
+            for message in connection:
+                with contextlib.suppress(ValueError, AttributeError, KeyError):
+                    ack = json.loads(message)
+                    with self._lock:
+                        self.socket_acks.append(SocketAck(str(ack["envelope_id"]), ack.get("payload")))
+        except ConnectionClosed:
+            pass
+        finally:
+            with self._lock:
+                self._sockets.remove(connection)
+
     # -- the server --------------------------------------------------------------------------------------
 
-    def _answer(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def _answer(
+        self, method: str, params: dict[str, Any], token: str | None
+    ) -> tuple[int, dict[str, str], dict[str, Any]]:
         with self._lock:
             throttle = self._throttles.get(method)
             if throttle and throttle[0] > 0:
@@ -129,10 +280,58 @@ class SlackStandIn:
                 return 429, {"Retry-After": str(throttle[1])}, {"ok": False, "error": "ratelimited"}
         if method.startswith("response_url:"):
             return 200, {}, {"ok": True}
+        if refused := self._refusal(method, params, token):
+            return 200, {}, refused
         channel = params.get("channel")
         if channel and self.channels is not None and channel not in self.channels:
             return 200, {}, {"ok": False, "error": "channel_not_found"}
         return 200, {}, self._result(method, params)
+
+    def _refusal(self, method: str, params: dict[str, Any], token: str | None) -> dict[str, Any] | None:
+        """Slack's error answer when the token may not call `method` so, else None."""
+        if not token:
+            return {"ok": False, "error": "not_authed"}
+        app_token = token.startswith("xapp-")
+        if app_token != (method == "apps.connections.open"):
+            return {"ok": False, "error": "not_allowed_token_type"}
+        scopes = APP_TOKEN_SCOPES if app_token else self.scopes
+        needed = needed_scope(method, params)
+        if needed is not None and needed not in scopes:
+            provided = ",".join(sorted(scopes))
+            return {"ok": False, "error": "missing_scope", "needed": needed, "provided": provided}
+        if method == "views.open":
+            return self._take_trigger(str(params.get("trigger_id") or ""))
+        if method == "views.update":
+            with self._lock:
+                current = self._views.get(str(params.get("view_id") or ""))
+            if current is None:
+                return {"ok": False, "error": "not_found"}
+            if params.get("hash") and params["hash"] != current["hash"]:
+                return {"ok": False, "error": "hash_conflict"}
+        return None
+
+    def _take_trigger(self, trigger: str) -> dict[str, Any] | None:
+        with self._lock:
+            if trigger not in self._triggers:
+                return {"ok": False, "error": "invalid_trigger_id"}
+            issued = self._triggers[trigger]
+            if issued is None:
+                return {"ok": False, "error": "exchanged_trigger_id"}
+            if time.monotonic() - issued > self.trigger_ttl:
+                return {"ok": False, "error": "expired_trigger_id"}
+            self._triggers[trigger] = None
+        return None
+
+    def _keep_view(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The view as Slack stores it: an id (kept across updates) and a new hash on every change."""
+        view = dict(params.get("view") or {})
+        view_id = str(params.get("view_id") or "") if method == "views.update" else f"V{next(self._ts):08d}"
+        view.update(id=view_id, hash=f"{int(time.time())}.{secrets.token_hex(4)}")
+        with self._lock:
+            self._views[view_id] = view
+            if method == "views.open":
+                self._opened.append(view_id)
+        return view
 
     def _result(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         ts = f"{int(time.time())}.{next(self._ts):06d}"
@@ -156,9 +355,9 @@ class SlackStandIn:
                 "text": params.get("text"),
             }
         if method in {"views.open", "views.update", "views.push", "views.publish"}:
-            view = dict(params.get("view") or {})
-            view.setdefault("id", f"V{next(self._ts):08d}")
-            return {"ok": True, "view": view}
+            return {"ok": True, "view": self._keep_view(method, params)}
+        if method == "apps.connections.open":
+            return {"ok": True, "url": self.socket_url}
         if method == "conversations.info":
             channel = params.get("channel")
             return {"ok": True, "channel": {"id": channel, "name": str(channel).lower(), "is_member": True}}
@@ -191,7 +390,8 @@ class SlackStandIn:
                 else:
                     self.send_error(404)
                     return
-                status, headers, body = standin._answer(method, params)
+                token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+                status, headers, body = standin._answer(method, params, token or params.get("token"))
                 with standin._lock:
                     standin.calls.append(Call(method, params, dict(self.headers.items()), status=status))
                 payload = json.dumps(body).encode()

@@ -119,7 +119,7 @@ def test_user_by_id_and_by_slack_mailto(bot: BotProcess, client: SamClient) -> N
 def test_user_bad_input_and_unknown(bot: BotProcess) -> None:
     usage(bot.send_command("user"), "/sam user <email | userId>")
     usage(bot.send_command("user a b"), "/sam user <email | userId>")
-    assert "`userId` must be a number" in bot.send_command("user bob").text
+    assert "userId: expected a number" in bot.send_command("user bob").text
     assert "not an e-mail address" in bot.send_command("user @@").text
     missing = bot.send_command("user nobody-at-all@example.invalid")
     assert "Not found" in missing.text

@@ -4,7 +4,6 @@ notifier records but does not post the panel's alarms until then)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -19,6 +18,7 @@ from slack_sdk.errors import SlackApiError
 from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
+from bot.payloads import PayloadError, SilenceValue, read_event_id, read_id, read_json, slack_user
 from bot.render import alarms as render
 from bot.render.common import escape
 from core import read
@@ -109,7 +109,12 @@ def register(app: App, ctx: AppContext) -> None:
         ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond
     ) -> None:
         ack()
-        event_id, user = str(action.get("value") or ""), body["user"]["id"]
+        user = slack_user(body)
+        try:
+            event_id = read_event_id(action.get("value"))
+        except PayloadError as err:
+            respond(text=str(err), response_type="ephemeral", replace_original=False)
+            return
         db = ctx.db()
         recorded, created = acknowledge(db, event_id, user, now_ms())
         if not created:
@@ -136,8 +141,8 @@ def register(app: App, ctx: AppContext) -> None:
     def on_panel_status(ack: Ack, action: dict[str, Any], respond: Respond) -> None:
         ack()
         try:
-            resource_id = int(action.get("value") or "")
-        except ValueError:
+            resource_id = read_id(action.get("value"), "This card")
+        except PayloadError:
             respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
             return
         config, _ = _config(ctx)
@@ -148,15 +153,12 @@ def register(app: App, ctx: AppContext) -> None:
     def on_silence(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
         try:
-            value = json.loads(action.get("value") or "")
-            resource_id, minutes = int(value["r"]), int(value["m"])
-        except (ValueError, KeyError, TypeError):
+            value = read_json(SilenceValue, action.get("value"), "This button")
+        except PayloadError:
             respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
             return
-        if minutes not in render.SILENCE_MINUTES:
-            respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
-            return
-        user = body["user"]["id"]
+        resource_id, minutes = value.r, value.m
+        user = slack_user(body)
         if ctx.roles.role_of(user) < Role.TECHNICIAN:
             # Silencing hides alarms from everyone: the same role as the other writes.
             respond(text="Silencing a panel needs the technician role.", response_type="ephemeral",

@@ -74,6 +74,8 @@ def role_denied(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
     role = ctx.roles.role_of(slack_user)
     if role >= needed:
         return None
+    if role == Role.NONE:
+        return ctx.roles.refusal()
     return f"Sorry, this needs the {ROLE_WORDS[needed]} role; you are a {ROLE_WORDS[role]}."
 
 

@@ -110,6 +110,9 @@ def register(app: App, ctx: AppContext) -> None:
     ) -> None:
         ack()
         user = slack_user(body)
+        if ctx.roles.role_of(user) == Role.NONE:
+            respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+            return
         try:
             event_id = read_event_id(action.get("value"))
         except PayloadError as err:
@@ -138,8 +141,11 @@ def register(app: App, ctx: AppContext) -> None:
             log.warning("could not update the alarm card: %s", err.response.get("error"))
 
     @app.action(render.PANEL_STATUS)
-    def on_panel_status(ack: Ack, action: dict[str, Any], respond: Respond) -> None:
+    def on_panel_status(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
+        if ctx.roles.role_of(slack_user(body)) == Role.NONE:
+            respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+            return
         try:
             resource_id = read_id(action.get("value"), "This card")
         except PayloadError:
@@ -159,21 +165,26 @@ def register(app: App, ctx: AppContext) -> None:
             return
         resource_id, minutes = value.r, value.m
         user = slack_user(body)
-        if ctx.roles.role_of(user) < Role.TECHNICIAN:
+        role = ctx.roles.role_of(user)
+        if role < Role.TECHNICIAN:
             # Silencing hides alarms from everyone: the same role as the other writes.
-            respond(text="Silencing a panel needs the technician role.", response_type="ephemeral",
-                    replace_original=False)  # fmt: skip
+            text = (
+                ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
+            )
+            respond(text=text, response_type="ephemeral", replace_original=False)
             return
         db = ctx.db()
-        until = silence(db, resource_id, minutes, user, now_ms())
         config, _ = _config(ctx)
-        shown_until = render.local_time(until, config.zone_for(None))
+        at = now_ms()
+        shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
+        # Nothing between the silence and its audit row can raise: the words are ready before the write.
+        until = silence(db, resource_id, minutes, user, at)
         audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
                      summary=f"silenced panel {resource_id} until {shown_until}",
                      reference=f"silence-{resource_id}-{until}")  # fmt: skip
         respond(
             text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
-            f"{render.local_time(until, config.zone_for(None))}: its alarms are recorded but not posted.",
+            f"{shown_until}: its alarms are recorded but not posted.",
             response_type="in_channel",
             replace_original=False,
         )

@@ -118,6 +118,8 @@ def route(
 def _run(
     ctx: AppContext, cmd: Subcommand, inv: Invocation, parse_error: str | None
 ) -> tuple[Reply | None, str]:
+    if inv.role == Role.NONE:
+        return Reply(text=ctx.roles.refusal()), "denied"
     if inv.role < cmd.role:
         text = (
             f"`/sam {' '.join(cmd.path)}` needs the {role_name(cmd.role)} role; "

@@ -360,18 +360,23 @@ def grant_from_values(
             errors[field_name] = exc.message
             return None
 
-    chosen = set(check("groups", lambda: parse_id_list(values.get("groups"), "groups")) or [])
+    chosen = set(check("groups", lambda: _chosen_ids(values.get("groups"), "groups")) or [])
     if chosen - set(group_ids):
         errors["groups"] = "unknown privilege group"
     groups = {gid: gid in chosen for gid in group_ids}
-    panels = check("panels", lambda: parse_id_list(values.get("panels"), "panels", allow_empty=False)) or []
+    panels = check("panels", lambda: _panel_ids(values.get("panels"))) or []
     start_day = check(
         "validity_start", lambda: _optional_date(values.get("validity_start"), "validity_start")
     )
     expiry_day = check("expiry", lambda: _optional_date(values.get("expiry"), "expiry"))
     if start_day and expiry_day and expiry_day < start_day:
         errors["expiry"] = "must not be before the start date"
-    days = check("days", lambda: [parse_day_of_week(d, "days") for d in _choices(values.get("days"))]) or []
+    days = (
+        check(
+            "days", lambda: [parse_day_of_week(d, "days") for d in parse_choices(values.get("days"), "days")]
+        )
+        or []
+    )
     start = check("window_start", lambda: _optional_time(values.get("window_start"), "window_start"))
     end = check("window_end", lambda: _optional_time(values.get("window_end"), "window_end"))
     if days and "window_start" not in errors and "window_end" not in errors:
@@ -398,11 +403,25 @@ def grant_from_values(
     )
 
 
-def _choices(value: object) -> list[object]:
-    """A multiple choice's values; a tampered single value counts as one choice, to be checked like any."""
-    if isinstance(value, list):
-        return value
-    return [] if value is None or value == "" else [value]
+def parse_choices(value: object, field_name: str) -> list[str]:
+    """A multiple choice's option values as Slack sends them: a list of strings (None: nothing chosen)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise FieldError(field_name, "not a choice this form offered; open the form again")
+    return value
+
+
+def _chosen_ids(value: object, field_name: str) -> list[int]:
+    return list(dict.fromkeys(parse_id(v, field_name) for v in parse_choices(value, field_name)))
+
+
+def _panel_ids(value: object) -> list[int]:
+    """Panels: chosen in a multi-select, or typed as `1001,1002` where there are too many to list."""
+    panels = parse_id_list(value, "panels") if isinstance(value, str) else _chosen_ids(value, "panels")
+    if not panels:
+        raise FieldError("panels", "give at least one id")
+    return panels
 
 
 def _optional_date(value: object, field_name: str) -> date | None:

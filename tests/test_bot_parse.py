@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.parse import normalize, parse_text, split_options, split_words
-from bot.inputs import parse_id
 from bot.commands.registry import UsageError
+from bot.inputs import parse_id
 
 
 @pytest.mark.parametrize(

@@ -86,11 +86,13 @@ def route(
     parsed = parse_text(text)
     words = parsed.words or ("help",)
     found = find(words)
+    role = ctx.roles.role_of(user_id)
     if found is None:
         log.info("%s %s: unknown subcommand %r", reference, user_id, words[0][:40])
+        if role == Role.NONE:  # not even which commands exist
+            return Reply(text=ctx.roles.refusal())
         return _usage_reply(f"I don't know `/sam {escape(words[0][:40])}`.", None)
     cmd, args = found
-    role = ctx.roles.role_of(user_id)
     org_id = parsed.org_id if parsed.org_id is not None else ctx.config.channel_org(channel_id)
     inv = Invocation(
         user_id=user_id,

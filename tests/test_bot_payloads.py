@@ -344,3 +344,40 @@ def test_a_write_that_fails_is_audited_as_failed(tmp_path: Path) -> None:
     assert outcome.ran and not outcome.ok and "Traceback" not in outcome.message
     (row,) = audit.recent(ctx.db(), command="sensor rename")
     assert row.outcome == "failed"
+
+
+# -- slash-command ids ---------------------------------------------------------------------------------------
+
+BAD_IDS = ("99999999999999999999", str(2**63), "0", "²", "#0")
+ID_COMMANDS = (
+    ("access grant {}", "userId"),
+    ("access revoke {} 1001", "userId"),
+    ("access revoke 2001 {}", "panelId"),
+    ("alarms {} 2h", "panel"),
+    ("bills {}", "subscriptionId"),
+    ("user {}", "userId"),
+    ("user delete {}", "userId"),
+    ("panel {}", "resourceId"),
+    ("privileges {}", "userId"),
+    ("role {}", "roleId"),
+    ("sensor rename {} Back door", "sensorId"),
+    ("task update {}", "taskId"),
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "field", "bad"),
+    # `/sam panel ²` and `/sam alarms ²` look for a panel by that name: ids there are ASCII digits
+    [(c, f, b) for c, f in ID_COMMANDS for b in BAD_IDS if not (f in {"panel", "resourceId"} and b == "²")],
+)
+def test_every_id_argument_is_bounded_with_a_usage_answer(
+    tmp_path: Path, command: str, field: str, bad: str
+) -> None:
+    import bot.commands  # noqa: F401
+
+    for module in ("access", "alarms", "bills", "lookup", "panel", "privileges", "sensor", "task"):
+        __import__(f"bot.commands.{module}")
+    ctx = _context(tmp_path, {"admins": ["U_ADMIN"]})
+    reply = route(ctx, text=command.format(bad), user_id="U_ADMIN")
+    assert reply is not None
+    assert reply.text.startswith(f"{field}: ") and "Usage:" in reply.text

@@ -13,8 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
 
+# Importing a command module registers its subcommands with the router.
+import bot.commands.access
+import bot.commands.alarms
+import bot.commands.bills
 import bot.commands.customer
 import bot.commands.help
+import bot.commands.lookup
+import bot.commands.panel
+import bot.commands.privileges
+import bot.commands.sensor
+import bot.commands.task
 import bot.commands.users_admin  # noqa: F401
 from bot.commands.registry import Role, UsageError
 from bot.commands.sam import route
@@ -373,11 +382,16 @@ ID_COMMANDS = (
 def test_every_id_argument_is_bounded_with_a_usage_answer(
     tmp_path: Path, command: str, field: str, bad: str
 ) -> None:
-    import bot.commands  # noqa: F401
-
-    for module in ("access", "alarms", "bills", "lookup", "panel", "privileges", "sensor", "task"):
-        __import__(f"bot.commands.{module}")
     ctx = _context(tmp_path, {"admins": ["U_ADMIN"]})
     reply = route(ctx, text=command.format(bad), user_id="U_ADMIN")
     assert reply is not None
     assert reply.text.startswith(f"{field}: ") and "Usage:" in reply.text
+
+
+def test_usage_answers_quote_what_was_typed_escaped(tmp_path: Path) -> None:
+    ctx = _context(tmp_path, {"admins": ["U_ADMIN"]})
+    # A literally typed "<" reaches us as Slack's "&lt;", which the parser undoes.
+    for text in ("customer &lt;!channel&gt;", "sensor rename &lt;!here&gt; x", "user &lt;!everyone&gt;@"):
+        reply = route(ctx, text=text, user_id="U_ADMIN")
+        assert reply is not None and "Usage:" in reply.text
+        assert "<!" not in reply.text and "&lt;!" in reply.text

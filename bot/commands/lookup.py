@@ -5,7 +5,6 @@ from __future__ import annotations
 from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
 from bot.inputs import parse_id
-from bot.render.common import escape
 from bot.render.users import user_blocks
 
 
@@ -21,7 +20,7 @@ def user_lookup(inv: Invocation, ctx: AppContext) -> Reply:
     (who,) = inv.args
     if "@" in who:
         if who.count("@") != 1 or who.startswith("@") or who.endswith("@"):
-            raise UsageError(f"`{escape(who)}` is not an e-mail address")
+            raise UsageError(f"`{who}` is not an e-mail address")
         user = ctx.client.get_user_by_email(who, org=inv.org_id)
     else:
         user_id = parse_id(who, "userId")

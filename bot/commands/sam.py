@@ -130,11 +130,11 @@ def _run(
         )
         return Reply(text=text), "denied"
     if parse_error:
-        return _usage_reply(parse_error, cmd), "usage"
+        return _usage_reply(escape(parse_error), cmd), "usage"
     try:
         return cmd.handler(inv, ctx), "ok"
     except UsageError as err:
-        return _usage_reply(str(err), cmd), "usage"
+        return _usage_reply(escape(str(err)), cmd), "usage"  # it may quote what was typed
     except SamError as err:
         reply, outcome = _error_reply(err, inv, cmd)
         log.warning("%s /sam %s failed: %s", inv.reference, " ".join(cmd.path), err)

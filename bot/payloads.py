@@ -9,18 +9,26 @@ holds the same bounds.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
 
 from bot.inputs import MAX_ID
+from bot.render.alarms import SILENCE_MINUTES
+from bot.render.forms import MAX_PAYLOAD_VALUE
 
 Id = Annotated[int, Field(strict=True, ge=1, le=MAX_ID)]
 Words = Annotated[str, StringConstraints(max_length=500)]
 SlackId = Annotated[str, StringConstraints(max_length=64)]
-MAX_PAYLOAD_VALUE = 4000  # Slack's own limit for private_metadata is 3000, for a button value 2000
 
 T = TypeVar("T")
 _SLACK_USER = re.compile(r"[A-Za-z0-9_]{1,64}")  # safe inside `<@...>` and a log line
@@ -56,9 +64,15 @@ class DeleteUserValue(_Payload):
 ConfirmValue = Annotated[RevokeValue | DeleteUserValue, Field(discriminator="op")]
 
 
+def _offered_duration(minutes: int) -> int:
+    if minutes not in SILENCE_MINUTES:
+        raise ValueError("not a duration the card offers")
+    return minutes
+
+
 class SilenceValue(_Payload):
     r: Id  # the panel
-    m: Literal[30, 120, 1440]  # minutes; bot/render/alarms.py SILENCE_MINUTES
+    m: Annotated[int, Field(strict=True), AfterValidator(_offered_duration)]  # minutes
 
 
 # -- modal metadata ---------------------------------------------------------------------------------------
@@ -113,17 +127,6 @@ def read_id(raw: object, what: str) -> int:
         if 0 < number <= MAX_ID:
             return number
     raise PayloadError(f"{what} names no valid id.")
-
-
-def metadata_dict(raw: object) -> dict[str, Any]:
-    """The modal's private_metadata as a plain dict (for passing on to `answer_later`), {} if unreadable."""
-    if not isinstance(raw, str) or len(raw) > MAX_PAYLOAD_VALUE:
-        return {}
-    try:
-        data = json.loads(raw or "{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def slack_user(body: dict[str, Any]) -> str:

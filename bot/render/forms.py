@@ -29,6 +29,7 @@ VALUE = "value"  # the action_id of every input element
 MAX_CHECKBOXES = 10  # Slack's limit for a checkboxes element; beyond it a multi-select is used
 MAX_SELECT_OPTIONS = 100
 MAX_PRIVATE_METADATA = 3000
+MAX_PAYLOAD_VALUE = 4000  # what we read back: above Slack's limits, below anything costly to parse
 
 CAMERA_ADD = "sam_camera_add"
 
@@ -137,7 +138,7 @@ def _mapping(value: object) -> dict[str, Any]:
 def metadata(view: dict[str, Any]) -> dict[str, Any]:
     """The private_metadata as a plain dict, for passing on (read its ids through `bot/payloads.py`)."""
     raw = view.get("private_metadata")
-    if not isinstance(raw, str):
+    if not isinstance(raw, str) or len(raw) > MAX_PAYLOAD_VALUE:
         return {}
     try:
         data = json.loads(raw or "{}")

@@ -27,6 +27,8 @@ from core.cache import audit
 from core.errors import APIError, NotFoundError, SamError, TransportError
 
 if TYPE_CHECKING:
+    import sqlite_utils
+
     from bot.context import AppContext
 
 log = logging.getLogger(__name__)
@@ -119,7 +121,9 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     return WriteOutcome(True, ok, message, reference, result)
 
 
-def _record(db: Any, request: WriteRequest, outcome: str, summary: str, reference: str) -> None:
+def _record(
+    db: sqlite_utils.Database, request: WriteRequest, outcome: str, summary: str, reference: str
+) -> None:
     """Append the write's audit row; a cache that cannot take it is logged loudly, never silently lost."""
     try:
         audit.record(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -27,8 +27,10 @@ class _Section(BaseModel):
 class RolesConfig(_Section):
     admins: tuple[str, ...] = ()  # Slack user ids (U…/W…) or user-group ids (S…)
     technicians: tuple[str, ...] = ()
+    viewers: tuple[str, ...] = ()
+    default_role: Literal["viewer", "none"] = "viewer"  # everyone not listed above
 
-    @field_validator("admins", "technicians")
+    @field_validator("admins", "technicians", "viewers")
     @classmethod
     def _ids(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
         for one in ids:

@@ -16,7 +16,8 @@ from typing import Any
 
 from bot.commands.registry import UsageError
 
-MAX_ID = 2**63 - 1
+MAX_ID = 2**63 - 1  # int64: what SQLite and the service can hold
+MAX_ID_DIGITS = len(str(MAX_ID))
 MAX_NAME = 200
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"(\d{1,2}):(\d{2})")
@@ -33,37 +34,67 @@ class FieldError(UsageError):
         self.message = message
 
 
-def parse_id(value: str | None, field_name: str) -> int:
-    """A positive integer id."""
-    text = (value or "").strip()
+def parse_id(value: object, field_name: str) -> int:
+    """The one id parser: a positive int64 typed by a person or carried in a payload.
+
+    Forgiving where people are (`#42`, surrounding spaces, an int already parsed from JSON), strict where it
+    matters: ASCII digits only (`²` and `٣` are digits to Python, not ids), no zero, nothing beyond int64
+    (SQLite and the service hold no more). Raises `FieldError` naming the field.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value.strip().removeprefix("#").strip()
+    else:
+        raise FieldError(field_name, f"expected a number, got {_shown(repr(value))}")
     if not text.isascii() or not text.isdigit():
         raise FieldError(field_name, f"expected a number, got {_shown(text)}")
+    if len(text.lstrip("0")) > MAX_ID_DIGITS:  # before int(): a 5,000-digit string must not reach it
+        raise FieldError(field_name, f"{_shown(text)} is out of range")
     number = int(text)
     if not 0 < number <= MAX_ID:
-        raise FieldError(field_name, f"{text} is out of range")
+        raise FieldError(field_name, f"{_shown(text)} is out of range (1 to {MAX_ID})")
     return number
 
 
-def parse_id_list(value: str | None, field_name: str, *, allow_empty: bool = True) -> list[int]:
+def as_text(value: object) -> str:
+    """A submitted value as text whatever its JSON type: a tampered payload may put a list, a number or null
+    where a string belongs, and the field's parser then names what is wrong instead of crashing."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ",".join(as_text(v) for v in value)
+    return str(value)
+
+
+def looks_like_id(text: str) -> bool:
+    """Whether a word is meant as an id (`1001`, `#1001`) rather than a name; `parse_id` then checks it."""
+    word = text.strip().removeprefix("#")
+    return word.isascii() and word.isdigit()
+
+
+def parse_id_list(value: object, field_name: str, *, allow_empty: bool = True) -> list[int]:
     """`1,2, 3` → [1, 2, 3]; duplicates dropped, order kept."""
-    parts = [p.strip() for p in (value or "").split(",") if p.strip()]
+    parts = [p.strip() for p in as_text(value).split(",") if p.strip()]
     if not parts and not allow_empty:
         raise FieldError(field_name, "give at least one id")
     return list(dict.fromkeys(parse_id(p, field_name) for p in parts))
 
 
-def parse_word_list(value: str | None, field_name: str) -> list[str]:
+def parse_word_list(value: object, field_name: str) -> list[str]:
     """`email,sms` → ["email", "sms"]: short words of letters, digits and `_.@+-`."""
-    parts = [p.strip() for p in (value or "").split(",") if p.strip()]
+    parts = [p.strip() for p in as_text(value).split(",") if p.strip()]
     for part in parts:
         if not _WORD.fullmatch(part):
             raise FieldError(field_name, f"{_shown(part)} is not a valid entry")
     return list(dict.fromkeys(parts))
 
 
-def parse_date(value: str | None, field_name: str) -> date:
+def parse_date(value: object, field_name: str) -> date:
     """A calendar date written YYYY-MM-DD."""
-    text = (value or "").strip()
+    text = as_text(value).strip()
     if not _DATE.fullmatch(text):
         raise FieldError(field_name, f"expected a date as YYYY-MM-DD, got {_shown(text)}")
     try:
@@ -72,34 +103,34 @@ def parse_date(value: str | None, field_name: str) -> date:
         raise FieldError(field_name, f"{text} is not a real date") from None
 
 
-def parse_dates(value: str | None, field_name: str) -> list[str]:
+def parse_dates(value: object, field_name: str) -> list[str]:
     """`2026-12-01,2026-12-02` → the dates, checked, as YYYY-MM-DD strings; at least one."""
-    parts = [p.strip() for p in (value or "").split(",") if p.strip()]
+    parts = [p.strip() for p in as_text(value).split(",") if p.strip()]
     if not parts:
         raise FieldError(field_name, "give at least one date as YYYY-MM-DD")
     return list(dict.fromkeys(parse_date(p, field_name).isoformat() for p in parts))
 
 
-def parse_time(value: str | None, field_name: str) -> int:
+def parse_time(value: object, field_name: str) -> int:
     """`HH:MM` (24-hour) → milliseconds since midnight, as the privilege windows count them."""
-    match = _TIME.fullmatch((value or "").strip())
+    match = _TIME.fullmatch(as_text(value).strip())
     if not match:
-        raise FieldError(field_name, f"expected a time as HH:MM, got {_shown(value or '')}")
+        raise FieldError(field_name, f"expected a time as HH:MM, got {_shown(as_text(value))}")
     hours, minutes = int(match.group(1)), int(match.group(2))
     if hours > 23 or minutes > 59:
         raise FieldError(field_name, f"{value} is not a time of day")
     return (hours * 60 + minutes) * 60_000
 
 
-def parse_day_of_week(value: str | int, field_name: str) -> int:
-    text = str(value).strip()
-    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= 7:
+def parse_day_of_week(value: object, field_name: str) -> int:
+    text = as_text(value).strip()
+    if text not in {"1", "2", "3", "4", "5", "6", "7"}:
         raise FieldError(field_name, f"day of week must be 1 (Monday) to 7 (Sunday), got {_shown(text)}")
     return int(text)
 
 
-def parse_name(value: str | None, field_name: str) -> str:
-    text = " ".join((value or "").split())
+def parse_name(value: object, field_name: str) -> str:
+    text = " ".join(as_text(value).split())
     if not text:
         raise FieldError(field_name, "must not be empty")
     if len(text) > MAX_NAME:
@@ -329,21 +360,23 @@ def grant_from_values(
             errors[field_name] = exc.message
             return None
 
-    chosen = set(values.get("groups") or [])
-    unknown = [g for g in chosen if not str(g).isdigit() or int(g) not in set(group_ids)]
-    if unknown:
+    chosen = set(check("groups", lambda: _chosen_ids(values.get("groups"), "groups")) or [])
+    if chosen - set(group_ids):
         errors["groups"] = "unknown privilege group"
-    groups = {gid: str(gid) in chosen for gid in group_ids}
-    raw_panels = values.get("panels")
-    panels_text = ",".join(raw_panels) if isinstance(raw_panels, list) else raw_panels
-    panels = check("panels", lambda: parse_id_list(panels_text, "panels", allow_empty=False)) or []
+    groups = {gid: gid in chosen for gid in group_ids}
+    panels = check("panels", lambda: _panel_ids(values.get("panels"))) or []
     start_day = check(
         "validity_start", lambda: _optional_date(values.get("validity_start"), "validity_start")
     )
     expiry_day = check("expiry", lambda: _optional_date(values.get("expiry"), "expiry"))
     if start_day and expiry_day and expiry_day < start_day:
         errors["expiry"] = "must not be before the start date"
-    days = check("days", lambda: [parse_day_of_week(d, "days") for d in values.get("days") or []]) or []
+    days = (
+        check(
+            "days", lambda: [parse_day_of_week(d, "days") for d in parse_choices(values.get("days"), "days")]
+        )
+        or []
+    )
     start = check("window_start", lambda: _optional_time(values.get("window_start"), "window_start"))
     end = check("window_end", lambda: _optional_time(values.get("window_end"), "window_end"))
     if days and "window_start" not in errors and "window_end" not in errors:
@@ -370,11 +403,32 @@ def grant_from_values(
     )
 
 
-def _optional_date(value: str | None, field_name: str) -> date | None:
+def parse_choices(value: object, field_name: str) -> list[str]:
+    """A multiple choice's option values as Slack sends them: a list of strings (None: nothing chosen)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise FieldError(field_name, "not a choice this form offered; open the form again")
+    return value
+
+
+def _chosen_ids(value: object, field_name: str) -> list[int]:
+    return list(dict.fromkeys(parse_id(v, field_name) for v in parse_choices(value, field_name)))
+
+
+def _panel_ids(value: object) -> list[int]:
+    """Panels: chosen in a multi-select, or typed as `1001,1002` where there are too many to list."""
+    panels = parse_id_list(value, "panels") if isinstance(value, str) else _chosen_ids(value, "panels")
+    if not panels:
+        raise FieldError("panels", "give at least one id")
+    return panels
+
+
+def _optional_date(value: object, field_name: str) -> date | None:
     return parse_date(value, field_name) if value else None
 
 
-def _optional_time(value: str | None, field_name: str) -> int | None:
+def _optional_time(value: object, field_name: str) -> int | None:
     return parse_time(value, field_name) if value else None
 
 
@@ -411,14 +465,14 @@ def camera_from_values(values: dict[str, Any]) -> tuple[CameraForm | None, dict[
 
     name = check("name", lambda: parse_name(values.get("name"), "name"))
     brand = check("brand", lambda: parse_name(values.get("brand"), "brand"))
-    serial = (values.get("serial") or "").strip()
+    serial = as_text(values.get("serial")).strip()
     if not _SERIAL.fullmatch(serial):
         errors["serial"] = "letters, digits, dot, dash or underscore (up to 64)"
-    security = (values.get("security_code") or "").strip()
+    security = as_text(values.get("security_code")).strip()
     if not security:
         errors["security_code"] = "must not be empty"
-    nc_code = (values.get("nc_code") or "").strip() or None
-    sub_text = (values.get("subscription") or "").strip()
+    nc_code = as_text(values.get("nc_code")).strip() or None
+    sub_text = as_text(values.get("subscription")).strip()
     subscription = check("subscription", lambda: parse_id(sub_text, "subscription") if sub_text else None)
     if errors:
         return None, errors

@@ -22,6 +22,17 @@ def is_group_id(slack_id: str) -> bool:
     return slack_id.startswith("S")
 
 
+def mention(slack_id: str) -> str:
+    """A user or user-group id as a Slack mention (ids are checked by the config: no markup inside)."""
+    return f"<!subteam^{slack_id}>" if is_group_id(slack_id) else f"<@{slack_id}>"
+
+
+def refusal(roles: RolesConfig) -> str:
+    admins = ", ".join(mention(a) for a in roles.admins)
+    whom = f"ask an admin ({admins}) to add you" if admins else "ask whoever runs samops here to add you"
+    return f"Sorry, samops is open only to the people its admins have listed; {whom}."
+
+
 class RoleResolver:
     """Maps a Slack user id to a `Role`: the highest role naming the user (or one of their groups) wins."""
 
@@ -37,7 +48,13 @@ class RoleResolver:
             return Role.ADMIN
         if self._names(self._roles.technicians, user_id):
             return Role.TECHNICIAN
-        return Role.VIEWER
+        if self._roles.default_role == "viewer" or self._names(self._roles.viewers, user_id):
+            return Role.VIEWER
+        return Role.NONE
+
+    def refusal(self) -> str:
+        """The answer to someone who may not use the bot: polite, and naming whom to ask."""
+        return refusal(self._roles)
 
     def _names(self, ids: tuple[str, ...], user_id: str) -> bool:
         if user_id in ids:

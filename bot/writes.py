@@ -27,6 +27,8 @@ from core.cache import audit
 from core.errors import APIError, NotFoundError, SamError, TransportError
 
 if TYPE_CHECKING:
+    import sqlite_utils
+
     from bot.context import AppContext
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,8 @@ def role_denied(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
     role = ctx.roles.role_of(slack_user)
     if role >= needed:
         return None
+    if role == Role.NONE:
+        return ctx.roles.refusal()
     return f"Sorry, this needs the {ROLE_WORDS[needed]} role; you are a {ROLE_WORDS[role]}."
 
 
@@ -104,18 +108,36 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
             request.slack_user,
         )
         return WriteOutcome(False, True, "Already done (this request was received before).", reference)
-    ok, message, result = _call(operation, request, reference)
-    audit.record(
-        db,
-        slack_user=request.slack_user,
-        command=request.command,
-        org_id=request.org_id,
-        outcome="ok" if ok else "failed",
-        summary=request.summary if ok else f"{request.summary} — {message}",
-        reference=reference,
-    )
+    # The request may have reached the service from here on: whatever happens next, the audit row is written
+    # (outcome "unknown" when something escaped before the outcome was known).
+    ok, message, result = False, f"The outcome is unknown; check before trying again (ref {reference}).", None
+    outcome = "unknown"
+    try:
+        ok, message, result = _call(operation, request, reference)
+        outcome = "ok" if ok else "failed"
+    finally:
+        _record(db, request, outcome, request.summary if ok else f"{request.summary} — {message}", reference)
     _announce(ctx, request, ok, reference)
     return WriteOutcome(True, ok, message, reference, result)
+
+
+def _record(
+    db: sqlite_utils.Database, request: WriteRequest, outcome: str, summary: str, reference: str
+) -> None:
+    """Append the write's audit row; a cache that cannot take it is logged loudly, never silently lost."""
+    try:
+        audit.record(
+            db,
+            slack_user=request.slack_user,
+            command=request.command,
+            org_id=request.org_id,
+            outcome=outcome,
+            summary=summary,
+            reference=reference,
+        )
+    except Exception:
+        log.exception("ref=%s AUDIT ROW NOT WRITTEN for %s by %s (%s)", reference, request.command,
+                      request.slack_user, outcome)  # fmt: skip
 
 
 def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -> tuple[bool, str, Any]:
@@ -223,4 +245,5 @@ def answer_outcome(
 
 def outcome_text(title: str, outcome: WriteOutcome) -> str:
     """The fallback text of an answer: the title, and the reason when it failed."""
-    return title if outcome.ok or not outcome.ran else f"{title}. {outcome.message}"
+    text = title if outcome.ok or not outcome.ran else f"{title}. {outcome.message}"
+    return escape(text)  # titles name service records and the message may quote the service

@@ -401,10 +401,18 @@ def find_panels(
     if text and text.strip():
         t = text.strip()
         clauses.append("(resource_id = ? OR lower(name) LIKE ? ESCAPE '\\')")
-        params += [int(t) if t.isdigit() else None, _like(t)]
+        params += [_id_or_none(t), _like(t)]
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     sql = f"SELECT {_PANEL_COLUMNS} FROM panels{where} ORDER BY name COLLATE NOCASE, resource_id LIMIT ?"
     return [_panel_row(r) for r in _rows(db, sql, [*params, max(0, int(limit))])]
+
+
+def _id_or_none(text: str) -> int | None:
+    """`text` as a panel id when it is one SQLite can hold (a longer number, or `²`, matches no id)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    number = int(text)
+    return number if number <= 2**63 - 1 else None
 
 
 def _partition_names(raw: str | None) -> tuple[str, ...]:

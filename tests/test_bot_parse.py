@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.parse import normalize, parse_int, parse_text, split_options, split_words
+from bot.commands.parse import normalize, parse_text, split_options, split_words
 from bot.commands.registry import UsageError
+from bot.inputs import parse_id
 
 
 @pytest.mark.parametrize(
@@ -49,12 +50,12 @@ def test_options() -> None:
     assert options == {"name": "Night patrol", "dates": "2026-12-01,2026-12-02", "x": "a=b"}
 
 
-def test_parse_int_names_the_field() -> None:
-    assert parse_int("#42", "taskId") == 42
-    with pytest.raises(UsageError, match="`taskId` must be a number"):
-        parse_int("4x2", "taskId")
+def test_parse_id_names_the_field() -> None:
+    assert parse_id("#42", "taskId") == 42
+    with pytest.raises(UsageError, match="taskId: expected a number"):
+        parse_id("4x2", "taskId")
     with pytest.raises(UsageError):
-        parse_int("\u0663", "taskId")  # Arabic-Indic digit: isdigit() but not an id
+        parse_id("\u0663", "taskId")  # Arabic-Indic digit: isdigit() but not an id
 
 
 _PIECES = [*"ab1 :=\"'<>|@#!&;^\t\n\u201c\u201d\u2018\u2019\u00a0", "org:", "org:1", "&amp;", "<@U1|x>"]

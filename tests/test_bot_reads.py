@@ -64,9 +64,14 @@ def bot(
     fill_cache(db_path, client)
     with (
         SlackStandIn() as slack,
-        run_bot(tmp, slack, simulator=sim, db_path=db_path, env={"SAM_TIMEOUT": "3"}) as bot,
+        run_bot(
+            tmp, slack, simulator=sim, db_path=db_path, env={"SAM_TIMEOUT": "3"}, config=TECHNICIAN
+        ) as bot,
     ):
         yield bot
+
+
+TECHNICIAN = '[roles]\ntechnicians = ["U_TECH"]\n'
 
 
 def no_secrets(result: CommandResult) -> None:
@@ -119,7 +124,7 @@ def test_user_by_id_and_by_slack_mailto(bot: BotProcess, client: SamClient) -> N
 def test_user_bad_input_and_unknown(bot: BotProcess) -> None:
     usage(bot.send_command("user"), "/sam user <email | userId>")
     usage(bot.send_command("user a b"), "/sam user <email | userId>")
-    assert "`userId` must be a number" in bot.send_command("user bob").text
+    assert "userId: expected a number" in bot.send_command("user bob").text
     assert "not an e-mail address" in bot.send_command("user @@").text
     missing = bot.send_command("user nobody-at-all@example.invalid")
     assert "Not found" in missing.text
@@ -264,15 +269,17 @@ def test_customer_names_stay_masked(bot: BotProcess, sim: Simulator, client: Sam
     org = client.resolve_org()
     customer = next(c for c in httpx.get(f"{sim.root_url}/_sim/customers").json() if c["orgId"] == org)
     phone = customer["contactMedium"][0]["characteristic"]["phoneNumber"]
-    result = bot.send_command(f"customer {phone}")
+    refused = bot.send_command(f"customer {phone}")  # personal data: technicians and admins only
+    assert "needs the technician role" in refused.text and customer["id"] not in refused.text
+    result = bot.send_command(f"customer {phone}", user="U_TECH")
     assert customer["name"] in result.text and "*" in customer["name"]
     assert customer["id"] in result.text
     assert "masked" in result.text
     for secret in ("clearName", "identityNumber"):
         if secret in customer:
             assert str(customer[secret]) not in result.text
-    usage(bot.send_command("customer call-me"), "/sam customer <phone>")
-    assert "0 customers" in bot.send_command("customer +1 000 000 0000").text
+    usage(bot.send_command("customer call-me", user="U_TECH"), "/sam customer <phone>")
+    assert "0 customers" in bot.send_command("customer +1 000 000 0000", user="U_TECH").text
 
 
 def test_bills_of_a_subscription(bot: BotProcess, client: SamClient) -> None:

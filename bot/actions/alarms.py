@@ -4,7 +4,6 @@ notifier records but does not post the panel's alarms until then)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -18,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
+from bot.payloads import PayloadError, SilenceValue, read_event_id, read_id, read_json, slack_user
 from bot.render import alarms as render
 from bot.render.common import escape
 from core import read
@@ -102,7 +102,15 @@ def register(app: App, ctx: AppContext) -> None:
         ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond
     ) -> None:
         ack()
-        event_id, user = str(action.get("value") or ""), body["user"]["id"]
+        user = slack_user(body)
+        if ctx.roles.role_of(user) == Role.NONE:
+            respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+            return
+        try:
+            event_id = read_event_id(action.get("value"))
+        except PayloadError as err:
+            respond(text=str(err), response_type="ephemeral", replace_original=False)
+            return
         db = ctx.db()
         recorded, created = acknowledge(db, event_id, user, now_ms())
         if not created:
@@ -126,11 +134,14 @@ def register(app: App, ctx: AppContext) -> None:
             log.warning("could not update the alarm card: %s", err.response.get("error"))
 
     @app.action(render.PANEL_STATUS)
-    def on_panel_status(ack: Ack, action: dict[str, Any], respond: Respond) -> None:
+    def on_panel_status(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
+        if ctx.roles.role_of(slack_user(body)) == Role.NONE:
+            respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+            return
         try:
-            resource_id = int(action.get("value") or "")
-        except ValueError:
+            resource_id = read_id(action.get("value"), "This card")
+        except PayloadError:
             respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
             return
         config, _ = _config(ctx)
@@ -141,30 +152,32 @@ def register(app: App, ctx: AppContext) -> None:
     def on_silence(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
         ack()
         try:
-            value = json.loads(action.get("value") or "")
-            resource_id, minutes = int(value["r"]), int(value["m"])
-        except (ValueError, KeyError, TypeError):
+            value = read_json(SilenceValue, action.get("value"), "This button")
+        except PayloadError:
             respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
             return
-        if minutes not in render.SILENCE_MINUTES:
-            respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
-            return
-        user = body["user"]["id"]
-        if ctx.roles.role_of(user) < Role.TECHNICIAN:
+        resource_id, minutes = value.r, value.m
+        user = slack_user(body)
+        role = ctx.roles.role_of(user)
+        if role < Role.TECHNICIAN:
             # Silencing hides alarms from everyone: the same role as the other writes.
-            respond(text="Silencing a panel needs the technician role.", response_type="ephemeral",
-                    replace_original=False)  # fmt: skip
+            text = (
+                ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
+            )
+            respond(text=text, response_type="ephemeral", replace_original=False)
             return
         db = ctx.db()
-        until = silence(db, resource_id, minutes, user, now_ms())
         config, _ = _config(ctx)
-        shown_until = render.local_time(until, config.zone_for(None))
+        at = now_ms()
+        shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
+        # Nothing between the silence and its audit row can raise: the words are ready before the write.
+        until = silence(db, resource_id, minutes, user, at)
         audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
                      summary=f"silenced panel {resource_id} until {shown_until}",
                      reference=f"silence-{resource_id}-{until}")  # fmt: skip
         respond(
             text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
-            f"{render.local_time(until, config.zone_for(None))}: its alarms are recorded but not posted.",
+            f"{shown_until}: its alarms are recorded but not posted.",
             response_type="in_channel",
             replace_original=False,
         )

@@ -6,7 +6,6 @@ payload can be replayed by anyone who saw the message). A double click or Slack 
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +14,8 @@ from slack_bolt import Ack, App, Respond
 
 from bot.commands.registry import Role
 from bot.context import AppContext
+from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, read_json
+from bot.payloads import slack_user as user_of
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
 from bot.render.common import blocks_to_dicts, escape
 from bot.render.forms import write_answer
@@ -23,20 +24,12 @@ from bot.writes import WriteRequest, audit_denied, dedupe_key, outcome_text, rol
 log = logging.getLogger(__name__)
 
 
-def parse_value(raw: str | None) -> dict[str, Any] | None:
+def parse_value(raw: object) -> RevokeValue | DeleteUserValue | None:
     """The button's value, if it is one of ours and well formed; None otherwise."""
     try:
-        value = json.loads(raw or "")
-    except ValueError:
+        return read_json(ConfirmValue, raw, "This button")
+    except PayloadError:
         return None
-    if not isinstance(value, dict) or value.get("op") not in {"revoke", "delete_user"}:
-        return None
-    ids = ["user", "panel"] if value["op"] == "revoke" else ["user"]
-    if not all(isinstance(value.get(k), int) and value[k] > 0 for k in ids):
-        return None
-    if value.get("org") is not None and not isinstance(value.get("org"), int):
-        return None
-    return value
 
 
 def click_key(body: dict[str, Any], action: dict[str, Any]) -> str:
@@ -46,13 +39,15 @@ def click_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     return dedupe_key("action", where, action.get("action_id"), action.get("value"))
 
 
-def _write_for(ctx: AppContext, value: dict[str, Any]) -> tuple[str, str, str, Callable[[], Any]]:
+def _write_for(
+    ctx: AppContext, value: RevokeValue | DeleteUserValue
+) -> tuple[str, str, str, Callable[[], Any]]:
     """(command, summary, done title, operation) for a confirmed button."""
-    user, org = value["user"], value.get("org")
-    who = str(value.get("who") or f"user {user}")
-    if value["op"] == "revoke":
-        panel = value["panel"]
-        where = str(value.get("where") or f"panel {panel}")
+    user, org = value.user, value.org
+    who = value.who or f"user {user}"
+    if isinstance(value, RevokeValue):
+        panel = value.panel
+        where = value.where or f"panel {panel}"
         return (
             f"access revoke {user} {panel}",
             f"revoked access of {who} to {where}",
@@ -72,16 +67,21 @@ def register(app: App, ctx: AppContext) -> None:
         ack()
 
     def run_confirmed(body: dict[str, Any], respond: Respond) -> None:
-        slack_user = body["user"]["id"]
-        action = (body.get("actions") or [{}])[0]
+        slack_user = user_of(body)
+        actions = body.get("actions")
+        action = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], dict) else {}
         value = parse_value(action.get("value"))
         if value is None:
             log.warning("ignored a confirm button with a malformed value from %s", slack_user)
-            respond(text="This button is not valid any more; run the command again.", replace_original=False)
+            respond(
+                text="This button is not valid any more; run the command again.",
+                response_type="ephemeral",
+                replace_original=False,
+            )
             return
         command, summary, done, operation = _write_for(ctx, value)
         if denied := role_denied(ctx, slack_user, Role.ADMIN):
-            audit_denied(ctx, slack_user, command, value.get("org"))
+            audit_denied(ctx, slack_user, command, value.org)
             respond(text=denied, replace_original=False)
             return
         request = WriteRequest(
@@ -89,7 +89,7 @@ def register(app: App, ctx: AppContext) -> None:
             command=command,
             summary=summary,
             dedupe_key=click_key(body, action),
-            org_id=value.get("org"),
+            org_id=value.org,
         )
         outcome = run_write(ctx, request, operation)
         if not outcome.ran:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from bot.commands.panels_lookup import resolve_panels
 from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
+from bot.inputs import looks_like_id, parse_id
 from bot.render.common import escape, join_lines, section
 from bot.render.lists import alarms_blocks
 from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
@@ -52,10 +53,13 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     resource_id, scope = None, f"since {escape(_since_words(since, now))}"
     if words:
         wanted = " ".join(words)
+        typed_id = parse_id(wanted, "panel") if looks_like_id(wanted) else None
+        if typed_id is not None:
+            wanted = str(typed_id)
         panels = resolve_panels(ctx, wanted, inv.org_id)
         if not panels:
-            if wanted.isdigit():
-                resource_id = int(wanted)
+            if typed_id is not None:
+                resource_id = typed_id
             else:
                 return Reply(text=f"Not found: no panel named like `{escape(wanted)}`.")
         elif len(panels) > 1:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.parse import parse_int
 from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
+from bot.inputs import parse_id
 from bot.render.lists import bills_blocks
 
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
@@ -21,7 +21,7 @@ _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 def bills(inv: Invocation, ctx: AppContext) -> Reply:
     if not 1 <= len(inv.args) <= 2:
         raise UsageError("give a subscription id and optionally a month")
-    subscription_id = parse_int(inv.args[0], "subscriptionId")
+    subscription_id = parse_id(inv.args[0], "subscriptionId")
     month = inv.args[1] if len(inv.args) == 2 else None
     if month is not None and not _MONTH.fullmatch(month):
         raise UsageError(f"`{month[:20]}` is not a month: use YYYY-MM, e.g. 2026-10")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.registry import Invocation, Reply, UsageError, subcommand
+from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
 from bot.render.lists import customers_blocks
 
@@ -15,6 +15,7 @@ _PHONE = re.compile(r"\+?[0-9][0-9 ()./-]{4,30}")
     "customer",
     usage="/sam customer <phone>",
     summary="find customers by phone number (names masked)",
+    role=Role.TECHNICIAN,  # personal data: not for every viewer (issue 11)
     examples=("/sam customer +905551112233",),
 )
 def customer(inv: Invocation, ctx: AppContext) -> Reply:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from bot.commands.parse import parse_int
 from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
-from bot.render.common import escape
+from bot.inputs import parse_id
 from bot.render.users import user_blocks
 
 
@@ -21,10 +20,10 @@ def user_lookup(inv: Invocation, ctx: AppContext) -> Reply:
     (who,) = inv.args
     if "@" in who:
         if who.count("@") != 1 or who.startswith("@") or who.endswith("@"):
-            raise UsageError(f"`{escape(who)}` is not an e-mail address")
+            raise UsageError(f"`{who}` is not an e-mail address")
         user = ctx.client.get_user_by_email(who, org=inv.org_id)
     else:
-        user_id = parse_int(who, "userId")
+        user_id = parse_id(who, "userId")
         users = ctx.client.list_organization_users(user_id, org=inv.org_id)
         matches = [u for u in users if u.user_id == user_id]
         if not matches:

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from bot.commands.panels_lookup import PanelRef, resolve_panels, summary_for
 from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
+from bot.inputs import looks_like_id, parse_id
 from bot.render.common import escape, join_lines, section
 from bot.render.panels import PanelStatus, panel_blocks
 from core.models import Sensor
@@ -23,9 +24,9 @@ def pick_panel(ctx: AppContext, inv: Invocation) -> PanelRef | Reply:
     wanted = " ".join(inv.args).strip()
     if not wanted:
         raise UsageError("say which panel: its id or part of its name")
-    if wanted.isascii() and wanted.isdigit():
-        resource_id = int(wanted)
-        refs = resolve_panels(ctx, wanted, inv.org_id)
+    if looks_like_id(wanted):
+        resource_id = parse_id(wanted, "resourceId")
+        refs = resolve_panels(ctx, str(resource_id), inv.org_id)
         return refs[0] if refs else PanelRef(resource_id, None, None)
     refs = resolve_panels(ctx, wanted, inv.org_id)
     if not refs:

@@ -108,13 +108,3 @@ def split_options(args: tuple[str, ...] | list[str]) -> tuple[list[str], dict[st
         else:
             positional.append(word)
     return positional, options
-
-
-def parse_int(value: str, name: str) -> int:
-    """An id typed by a person: digits only (a leading `#` is forgiven). Raises UsageError naming `name`."""
-    from bot.commands.registry import UsageError
-
-    cleaned = value.strip().removeprefix("#")
-    if not cleaned.isascii() or not cleaned.isdigit() or len(cleaned) > 18:
-        raise UsageError(f"`{name}` must be a number (got `{value}`)")
-    return int(cleaned)

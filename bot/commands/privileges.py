@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.commands.parse import parse_int
 from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
+from bot.inputs import parse_id
 from bot.render.lists import privileges_blocks, role_blocks
 
 
@@ -17,7 +17,7 @@ from bot.render.lists import privileges_blocks, role_blocks
 def privileges(inv: Invocation, ctx: AppContext) -> Reply:
     if len(inv.args) != 1:
         raise UsageError("give one user id")
-    user_id = parse_int(inv.args[0], "userId")
+    user_id = parse_id(inv.args[0], "userId")
     result = ctx.client.get_user_privilege_groups(user_id, org=inv.org_id)
     text, blocks = privileges_blocks(user_id, result)
     return Reply(text=text, blocks=blocks)
@@ -32,7 +32,7 @@ def privileges(inv: Invocation, ctx: AppContext) -> Reply:
 def role(inv: Invocation, ctx: AppContext) -> Reply:
     if len(inv.args) != 1:
         raise UsageError("give one role id")
-    role_id = parse_int(inv.args[0], "roleId")
+    role_id = parse_id(inv.args[0], "roleId")
     groups = ctx.client.get_role_privilege_groups(role_id, org=inv.org_id)
     text, blocks = role_blocks(role_id, groups)
     return Reply(text=text, blocks=blocks)

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 
 class Role(IntEnum):
-    """What a Slack user may do. Unknown users are viewers."""
+    """What a Slack user may do. Unknown users get `[roles] default_role`: viewer, or none."""
 
+    NONE = -1  # may not use the bot at all (`default_role = "none"` and not listed)
     VIEWER = 0  # reads
     TECHNICIAN = 1  # writes: rename, task update, grant, camera add
     ADMIN = 2  # destructive: revoke, user delete (after a confirm dialog)

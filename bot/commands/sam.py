@@ -86,11 +86,13 @@ def route(
     parsed = parse_text(text)
     words = parsed.words or ("help",)
     found = find(words)
+    role = ctx.roles.role_of(user_id)
     if found is None:
         log.info("%s %s: unknown subcommand %r", reference, user_id, words[0][:40])
+        if role == Role.NONE:  # not even which commands exist
+            return Reply(text=ctx.roles.refusal())
         return _usage_reply(f"I don't know `/sam {escape(words[0][:40])}`.", None)
     cmd, args = found
-    role = ctx.roles.role_of(user_id)
     org_id = parsed.org_id if parsed.org_id is not None else ctx.config.channel_org(channel_id)
     inv = Invocation(
         user_id=user_id,
@@ -118,6 +120,8 @@ def route(
 def _run(
     ctx: AppContext, cmd: Subcommand, inv: Invocation, parse_error: str | None
 ) -> tuple[Reply | None, str]:
+    if inv.role == Role.NONE:
+        return Reply(text=ctx.roles.refusal()), "denied"
     if inv.role < cmd.role:
         text = (
             f"`/sam {' '.join(cmd.path)}` needs the {role_name(cmd.role)} role; "
@@ -126,11 +130,11 @@ def _run(
         )
         return Reply(text=text), "denied"
     if parse_error:
-        return _usage_reply(parse_error, cmd), "usage"
+        return _usage_reply(escape(parse_error), cmd), "usage"
     try:
         return cmd.handler(inv, ctx), "ok"
     except UsageError as err:
-        return _usage_reply(str(err), cmd), "usage"
+        return _usage_reply(escape(str(err)), cmd), "usage"  # it may quote what was typed
     except SamError as err:
         reply, outcome = _error_reply(err, inv, cmd)
         log.warning("%s /sam %s failed: %s", inv.reference, " ".join(cmd.path), err)

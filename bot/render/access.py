@@ -145,7 +145,7 @@ def confirm_message(
         ),
         context("Nothing changes until you confirm. Only admins can confirm."),
     ]
-    return f"{question} {change}", blocks
+    return escape(f"{question} {change}"), blocks
 
 
 def revoke_confirmation(

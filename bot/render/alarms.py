@@ -115,7 +115,7 @@ def alarm_card(
         blocks.append(context(f":white_check_mark: Acknowledged by <@{escape(ack.slack_user)}> at "
                               f"{local_time(ack.at, zone)}"))  # fmt: skip
         blocks.append(ActionsBlock(elements=_panel_buttons(alarm.resource_id, dashboard_url)))
-    return Rendered(text=clip(title, 300), attachments=[_attachment(level, blocks)])
+    return Rendered(text=clip(escape(title), 300), attachments=[_attachment(level, blocks)])
 
 
 def storm_card(
@@ -139,7 +139,7 @@ def storm_card(
         ),
         ActionsBlock(elements=_panel_buttons(alarm.resource_id, dashboard_url)),
     ]
-    return Rendered(text=clip(title, 300), attachments=[_attachment(level, blocks)])
+    return Rendered(text=clip(escape(title), 300), attachments=[_attachment(level, blocks)])
 
 
 def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:

@@ -36,7 +36,7 @@ def alarms_blocks(
     by_type: dict[str, int] = {}
     for a in alarms:
         by_type[a.violation_type or "other"] = by_type.get(a.violation_type or "other", 0) + 1
-    counts = ", ".join(f"{n} {t}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
+    counts = ", ".join(f"{n} {escape(t)}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
     title = f"{total} alarms {scope}" + (f" — {counts}" if counts and total == len(alarms) else "")
     lines = [alarm_line(a) for a in alarms]
     blocks: list[Block] = [

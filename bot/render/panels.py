@@ -124,7 +124,8 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
         data_age += f" Latest controller value: {age(newest_value, now)}."
     blocks.append(context(data_age))
     text = (
-        f"{title} (panel {status.resource_id}): model {status.model or '–'}, brand {status.brand or '–'}, "
+        f"{escape(title)} (panel {status.resource_id}): model {escape(status.model or '–')}, "
+        f"brand {escape(status.brand or '–')}, "
         f"enabled {yes_no(status.enabled)}; {sensor_count} sensors, {len(status.controllers)} controllers, "
         f"{alarms} alarms in the last {len(status.activities)} activities. {data_age}"
     )

@@ -55,7 +55,8 @@ def user_blocks(user: User) -> tuple[str, list[Block]]:
     else:
         blocks.append(context("Authorized panels are listed when you look the user up by e-mail."))
     text = (
-        f"{name} — screen name {user.screen_name or '–'}, {user.email_address or 'no e-mail'} ({verified}), "
+        f"{escape(name)} — screen name {escape(user.screen_name or '–')}, "
+        f"{escape(user.email_address or 'no e-mail')} ({verified}), "
         f"{status_text(user.status)}; organizations: {', '.join(orgs) or 'none'}; "
         f"roles: {', '.join(roles) or 'none'}"
         + (f"; {len(panels)} authorized panels" if user.resources is not None else "")

@@ -11,47 +11,49 @@ from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.inputs import Grant, grant_from_values
 from bot.modals import submission_key, validating_ack
+from bot.payloads import AccessMeta, PayloadError, read_json
+from bot.payloads import slack_user as user_of
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
 from bot.render.forms import metadata, submitted
 from bot.writes import WriteRequest, answer_outcome, audit_denied, role_denied, run_write
 
+LOST = "this form lost its user; run /sam access grant again"
 
-def _ids(meta: dict[str, Any]) -> tuple[int | None, int | None, list[int]]:
-    user, org, groups = meta.get("user"), meta.get("org"), meta.get("groups")
-    valid_groups = [g for g in groups if isinstance(g, int)] if isinstance(groups, list) else []
-    return (
-        user if isinstance(user, int) else None,
-        org if isinstance(org, int) else None,
-        valid_groups,
-    )
+
+def form_meta(view: dict[str, Any]) -> AccessMeta | None:
+    try:
+        return read_json(AccessMeta, view.get("private_metadata"), "This form")
+    except PayloadError:
+        return None
 
 
 def check(view: dict[str, Any]) -> tuple[Grant | None, dict[str, str]]:
-    user, org, groups = _ids(metadata(view))
-    if user is None or org is None or not groups:
-        return None, {"groups": "this form lost its user; run /sam access grant again"}
-    return grant_from_values(submitted(view), groups)
+    meta = form_meta(view)
+    if meta is None:
+        return None, {"groups": LOST}
+    return grant_from_values(submitted(view), meta.groups)
 
 
 def register(app: App, ctx: AppContext) -> None:
     def run_submission(body: dict[str, Any], view: dict[str, Any]) -> None:
-        slack_user = body["user"]["id"]
+        slack_user = user_of(body)
         meta = metadata(view)
-        user_id, org, _ = _ids(meta)
+        form = form_meta(view)
+        user_id, org = (form.user, form.org) if form else (None, None)
         if role_denied(ctx, slack_user, Role.TECHNICIAN):
             audit_denied(ctx, slack_user, f"access grant {user_id}", org)
             return
         grant, _ = check(view)
         if grant is None or user_id is None or org is None:
-            return
+            return  # the ack showed the errors in the modal
         request = WriteRequest(
             slack_user=slack_user,
             command=f"access grant {user_id}",
             summary=grant_summary(user_id, grant.groups, grant.panels, grant.period_words()),
             dedupe_key=submission_key(view),
             org_id=org,
-            reference=str(meta.get("ref") or ""),
+            reference=(form.ref or "") if form else "",
         )
         outcome = run_write(
             ctx,

@@ -9,8 +9,10 @@ from slack_bolt import App
 
 from bot.commands.registry import Role
 from bot.context import AppContext
-from bot.inputs import FieldError, TaskUpdate, parse_id, task_update_errors, task_update_from
+from bot.inputs import TaskUpdate, as_text, task_update_errors, task_update_from
 from bot.modals import submission_key, validating_ack
+from bot.payloads import PayloadError, TaskMeta, read_json
+from bot.payloads import slack_user as user_of
 from bot.render.forms import metadata, submitted
 from bot.render.tasks import TASK_FIELDS, TASK_UPDATE
 from bot.writes import answer_later, audit_denied, outcome_text, role_denied
@@ -26,18 +28,24 @@ def task_values(view: dict[str, Any]) -> dict[str, str]:
     values = submitted(view)
     out: dict[str, str] = {}
     for key in TASK_FIELDS:
-        text = (values.get(key) or "").strip()
+        text = as_text(values.get(key)).strip()
         if text or key in LIST_FIELDS or key == "name":
             out[key] = text
     return out
 
 
-def check(view: dict[str, Any]) -> tuple[TaskUpdate | None, dict[str, str]]:
-    meta = metadata(view)
+def form_meta(view: dict[str, Any]) -> TaskMeta | None:
     try:
-        task_id = parse_id(str(meta.get("task", "")), "taskId")
-    except FieldError:
+        return read_json(TaskMeta, view.get("private_metadata"), "This form")
+    except PayloadError:
+        return None
+
+
+def check(view: dict[str, Any]) -> tuple[TaskUpdate | None, dict[str, str]]:
+    meta = form_meta(view)
+    if meta is None:
         return None, {"name": "this form lost its task id; run /sam task update again"}
+    task_id = meta.task
     values = task_values(view)
     errors = task_update_errors(task_id, values)
     if errors:
@@ -50,11 +58,12 @@ def register(app: App, ctx: AppContext) -> None:
         from bot.commands.task import apply_task_update, task_answer
         from core.cache.tasks import load_task
 
-        user = body["user"]["id"]
+        user = user_of(body)
         meta = metadata(view)
-        org = meta.get("org") if isinstance(meta.get("org"), int) else None
+        known_meta = form_meta(view)
+        org = known_meta.org if known_meta else None
         if role_denied(ctx, user, Role.TECHNICIAN):
-            audit_denied(ctx, user, f"task update {meta.get('task')}", org)
+            audit_denied(ctx, user, f"task update {known_meta.task if known_meta else '?'}", org)
             return
         update, _ = check(view)
         if update is None:
@@ -67,7 +76,7 @@ def register(app: App, ctx: AppContext) -> None:
             user,
             org,
             submission_key(view),
-            str(meta.get("ref") or ""),
+            (known_meta.ref or "") if known_meta else "",
         )
         if not outcome.ran:
             return  # a double submit: the first one answers

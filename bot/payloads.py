@@ -1,0 +1,143 @@
+"""The one layer that reads what Slack hands back to us: button values and modal `private_metadata`.
+
+These values were written by samops, but they come back inside a request anyone holding the message can
+replay or alter, so each is read through a pydantic model: ids are strict int64 (`Id`), strings are bounded,
+anything else is a `PayloadError` with a sentence for the person, never an exception from deep inside a
+handler. What people type (slash-command words, form fields) is read by `bot/inputs.py`, whose `parse_id`
+holds the same bounds.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
+
+from bot.inputs import MAX_ID
+from bot.render.alarms import SILENCE_MINUTES
+from bot.render.forms import MAX_PAYLOAD_VALUE
+
+Id = Annotated[int, Field(strict=True, ge=1, le=MAX_ID)]
+Words = Annotated[str, StringConstraints(max_length=500)]
+SlackId = Annotated[str, StringConstraints(max_length=64)]
+
+T = TypeVar("T")
+_SLACK_USER = re.compile(r"[A-Za-z0-9_]{1,64}")  # safe inside `<@...>` and a log line
+
+
+class PayloadError(ValueError):
+    """A button value or modal metadata that is not one samops wrote; the message is safe to show."""
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+# -- buttons -------------------------------------------------------------------------------------------------
+
+
+class RevokeValue(_Payload):
+    op: Literal["revoke"]
+    user: Id
+    panel: Id
+    org: Id | None = None
+    who: Words | None = None
+    where: Words | None = None
+
+
+class DeleteUserValue(_Payload):
+    op: Literal["delete_user"]
+    user: Id
+    org: Id | None = None
+    who: Words | None = None
+
+
+ConfirmValue = Annotated[RevokeValue | DeleteUserValue, Field(discriminator="op")]
+
+
+def _offered_duration(minutes: int) -> int:
+    if minutes not in SILENCE_MINUTES:
+        raise ValueError("not a duration the card offers")
+    return minutes
+
+
+class SilenceValue(_Payload):
+    r: Id  # the panel
+    m: Annotated[int, Field(strict=True), AfterValidator(_offered_duration)]  # minutes
+
+
+# -- modal metadata ---------------------------------------------------------------------------------------
+
+
+class ModalMeta(_Payload):
+    """What every write modal carries (bot/modals.py `modal_meta`)."""
+
+    channel: SlackId | None = None
+    response_url: Annotated[str, StringConstraints(max_length=3000, pattern=r"^https?://")] | None = None
+    ref: Annotated[str, StringConstraints(max_length=64)] | None = None
+
+
+class AccessMeta(ModalMeta):
+    user: Id
+    org: Id
+    groups: Annotated[list[Id], Field(min_length=1, max_length=500)]
+
+
+class TaskMeta(ModalMeta):
+    task: Id
+    org: Id | None = None
+
+
+class CameraMeta(ModalMeta):
+    org: Id | None = None
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(shape: Any) -> TypeAdapter[Any]:
+    if shape not in _ADAPTERS:
+        _ADAPTERS[shape] = TypeAdapter(shape)
+    return _ADAPTERS[shape]
+
+
+def read_json(shape: type[T] | Any, raw: object, what: str) -> T:
+    """`raw` (a JSON string from Slack) read as `shape`; PayloadError naming `what` otherwise."""
+    if not isinstance(raw, str) or not raw or len(raw) > MAX_PAYLOAD_VALUE:
+        raise PayloadError(f"{what} is not one samops made; run the command again.")
+    try:
+        return _adapter(shape).validate_json(raw)  # type: ignore[no-any-return]
+    except ValidationError:
+        raise PayloadError(f"{what} is not one samops made; run the command again.") from None
+
+
+def read_id(raw: object, what: str) -> int:
+    """A bare id (a button whose value is one id, as Panel status); PayloadError otherwise."""
+    if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= len(str(MAX_ID)):
+        number = int(raw)
+        if 0 < number <= MAX_ID:
+            return number
+    raise PayloadError(f"{what} names no valid id.")
+
+
+def slack_user(body: dict[str, Any]) -> str:
+    """The clicking or submitting user's id ("" when the payload carries none: nobody, so no role)."""
+    user = body.get("user")
+    value = user.get("id") if isinstance(user, dict) else None
+    return value if isinstance(value, str) and _SLACK_USER.fullmatch(value) else ""
+
+
+def read_event_id(raw: object) -> str:
+    """An alarm's eventId as the Acknowledge button carries it: a short printable string."""
+    if isinstance(raw, str) and 0 < len(raw) <= 200 and raw.isprintable():
+        return raw
+    raise PayloadError("This button names no alarm.")

@@ -130,10 +130,11 @@ def validating_ack(
     """The ack of a write modal's submission: a caller below technician, or the fields `errors_of` finds
     wrong, are answered inside the modal (Slack shows each error under its field); otherwise plain ack, and
     the lazy listener does the write."""
+    from bot.payloads import slack_user
     from bot.writes import role_denied
 
     def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        if denied := role_denied(ctx, body["user"]["id"], Role.TECHNICIAN):
+        if denied := role_denied(ctx, slack_user(body), Role.TECHNICIAN):
             ack(response_action="errors", errors={first_field: denied})
         elif errors := errors_of(view):
             ack(response_action="errors", errors=dict(errors))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bot.settings import BotSettings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
@@ -48,7 +49,6 @@ from bot.render.access import delete_confirmation, revoke_confirmation
 from bot.render.forms import submitted
 from bot.render.users import user_blocks
 from bot.roles import RoleResolver, refusal
-from bot.settings import BotSettings
 from bot.views import access as access_view
 from bot.views import camera as camera_view
 from bot.views import task as task_view

@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     max_retries: int = Field(default=2, ge=0, le=20)
     first_page: int = Field(default=1, ge=0)
     page_size: int = Field(default=100, ge=1)
+    # The largest answer read from the service (SAM_MAX_RESPONSE_BYTES); larger ones are cut off.
+    max_response_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
 
     data_dir: Path = Field(
         default=Path(".samops"), validation_alias=AliasChoices("SAMOPS_DATA_DIR", "data_dir")

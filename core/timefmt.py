@@ -1,14 +1,31 @@
-"""Times for people, the same in Slack, on pages and on the console."""
+"""Times for people, the same in Slack, on pages and on the console; and what counts as a sane time.
+
+These never raise, whatever int they are given: a time from the service outside the sane range (the
+models reject those records, but a cache written by an older samops may hold one) reads "invalid time".
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
+# The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC, both excluded
+# beyond. Wider than any alarm panel's clock, narrow enough that every datetime library can show them.
+EARLIEST_MS = 946_684_800_000
+LATEST_MS = 4_102_444_800_000
+INVALID = "invalid time"
+
+
+def plausible(epoch_ms: float) -> bool:
+    """Whether `epoch_ms` is within EARLIEST_MS..LATEST_MS."""
+    return EARLIEST_MS <= epoch_ms <= LATEST_MS
 
 
 def utc(epoch_ms: int | None, missing: str = "unknown") -> str:
     """An absolute UTC time: 2026-11-20 14:05 UTC."""
     if epoch_ms is None:
         return missing
+    if not _sane(epoch_ms):
+        return INVALID
     return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -16,6 +33,8 @@ def age(epoch_ms: int | None, now_ms: int) -> str:
     """How long ago, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
     if epoch_ms is None:
         return "never"
+    if not _sane(epoch_ms):
+        return INVALID
     seconds = max(0, (now_ms - epoch_ms) // 1000)
     if seconds < 60:
         return "just now"
@@ -24,3 +43,8 @@ def age(epoch_ms: int | None, now_ms: int) -> str:
     if seconds < 86400 * 2:
         return f"{seconds // 3600} h ago"
     return f"{seconds // 86400} days ago"
+
+
+def _sane(epoch_ms: object) -> bool:
+    # NaN fails both comparisons; a bool is no time.
+    return isinstance(epoch_ms, int | float) and not isinstance(epoch_ms, bool) and plausible(epoch_ms)

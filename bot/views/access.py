@@ -14,7 +14,7 @@ from bot.modals import submission_key, validating_ack
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
 from bot.render.forms import metadata, submitted
-from bot.writes import WriteRequest, answer_outcome, audit_denied, role_denied, run_write
+from bot.writes import WriteRequest, answer_outcome, audit_denied, not_done_title, role_denied, run_write
 
 
 def _ids(meta: dict[str, Any]) -> tuple[int | None, int | None, list[int]]:
@@ -80,7 +80,9 @@ def register(app: App, ctx: AppContext) -> None:
                 f"*When:* {escape(grant.period_words())}",
             ]
         else:
-            title, lines = f"Access of user {user_id} not changed", [escape(outcome.message)]
+            failed = f"Access of user {user_id} not changed"
+            title = not_done_title(outcome, failed, f"Changing the access of user {user_id}")
+            lines = [escape(outcome.message)]
         answer_outcome(ctx, meta, slack_user, title, lines, outcome)
 
     ack = validating_ack(ctx, "groups", lambda view: check(view)[1])

@@ -101,7 +101,9 @@ def main(argv: list[str]) -> int:
     if rejected:
         console.print(f"Invalid records skipped by the last sync ({ago(rejected[0][1], now)}):")
     for key, _, count in rejected:
-        console.print(f"  [yellow]{escape(key.describe(count))}[/yellow]")
+        console.print(
+            f"  [yellow]{escape(key.describe(count))}[/yellow]", soft_wrap=True
+        )  # one line, greppable
     return 0
 
 

@@ -36,14 +36,14 @@ PIN_CODE = "hostile-pin-4321"
 ORG = 1001
 USER_ID = 7
 PANELS = (100101, 100102)
-SENSOR_ID = 5001
+SENSOR_ID = 1001011  # the second sensor of the first panel
 
 KINDS = ("huge_int", "huge_time", "wrong_type", "html", "empty", "truncated", "huge", "slow", "slow_head")
 WRITE_KINDS = (*KINDS[3:], "not_result")
 # Values beyond int64, and times beyond 2100 or before 2000 (but still ints that fit, or not).
 HUGE_INTS = (2**64, 2**63, -(2**63) - 1, 99999999999999999999, 10**30)
 HUGE_TIMES = (99999999999999999999, 2**63 - 1, -1, 10**15, 4_102_444_800_001)
-WRONG_VALUES: tuple[Any, ...] = ("not a number", {"nested": True}, [1, 2], 1.5e300, True)
+WRONG_VALUES: tuple[Any, ...] = ("not a number", {"nested": True}, [1, 2], 1.5e300, "12abc")
 NOT_RESULTS: tuple[Any, ...] = (
     {"unexpected": True},
     [],
@@ -83,12 +83,21 @@ def _activities(rid: int) -> list[dict[str, Any]]:
     ]
 
 
-# route name -> (method, path pattern under /api, answer builder given the path's match)
-ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str]], Any]]] = {
+def _panel_asked(body: Any) -> int:
+    """The panel a body of operation 3 (resourceIds) or 20 (resourceId) asks about."""
+    if isinstance(body, dict):
+        ids = body.get("resourceIds") or [body.get("resourceId")]
+        if ids and isinstance(ids[0], int):
+            return ids[0]
+    return PANELS[0]
+
+
+# route name -> (method, path pattern under /api, answer builder given the path's match and the JSON body)
+ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str], Any], Any]]] = {
     "organization-users": (
         "GET",
         r"/user/(\d+)/organization-users",
-        lambda m: [
+        lambda m, b: [
             {"userId": USER_ID, "screenName": "demo", "firstName": "Demo", "lastName": "User", "status": 0},
             {"userId": 8, "screenName": "tech", "firstName": "Tech", "lastName": "Nician", "status": 0},
         ],
@@ -96,7 +105,7 @@ ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str]], Any]]] = {
     "camera/list": (
         "GET",
         r"/camera/list",
-        lambda m: [
+        lambda m, b: [
             {"resourceId": 200101, "resourceName": "Gate camera", "orgId": ORG},
             {"resourceId": 200102, "resourceName": "Yard camera", "orgId": ORG},
         ],
@@ -104,7 +113,7 @@ ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str]], Any]]] = {
     "controller-log": (
         "GET",
         r"/activities/controller/list",
-        lambda m: [
+        lambda m, b: [
             {
                 "resourceControllerId": 1,
                 "resourceId": PANELS[0],
@@ -124,10 +133,10 @@ ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str]], Any]]] = {
     "sensors": (
         "GET",
         r"/panel/(\d+)/sensor/list",
-        lambda m: {
+        lambda m, b: {
             "type": "zone",
             "sensors": [
-                {"id": SENSOR_ID + n, "resourceId": int(m[1]), "sensorName": f"Door {n}", "orderNo": n}
+                {"id": int(m[1]) * 10 + n, "resourceId": int(m[1]), "sensorName": f"Door {n}", "orderNo": n}
                 for n in (0, 1)
             ],
         },
@@ -135,22 +144,37 @@ ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str]], Any]]] = {
     "controllers": (
         "GET",
         r"/panel/(\d+)/controller/list",
-        lambda m: [{"id": 6001, "resourceId": int(m[1]), "controllerName": "Siren", "orderNo": 1}],
+        lambda m, b: [
+            {"id": int(m[1]) * 10 + n, "resourceId": int(m[1]), "controllerName": name, "orderNo": n}
+            for n, name in ((1, "Siren"), (2, "Gate relay"))
+        ],
     ),
     "activities": (
         "POST",
         r"/activities",
-        lambda m: {"totalRecords": 3, "page": 1, "pageSize": 100, "activities": _activities(PANELS[0])},
+        lambda m, b: {
+            "totalRecords": 3,
+            "page": 1,
+            "pageSize": 100,
+            "activities": _activities(_panel_asked(b)),
+        },
     ),
     "push-history": (
         "POST",
         r"/resource/pushnotification/history",
-        lambda m: [{"totalRecords": 3, "page": 1, "pageSize": 100, "activities": _activities(PANELS[1])}],
+        lambda m, b: [
+            {
+                "totalRecords": 3,
+                "page": 1,
+                "pageSize": 100,
+                "activities": _activities(_panel_asked(b) + 10**6),
+            }
+        ],
     ),
     "panel-users": (
         "GET",
         r"/enterprise/bulk/get-organization-users",
-        lambda m: [
+        lambda m, b: [
             {
                 "resourceId": PANELS[0],
                 "resourceUserResponseList": [{"id": 1, "userId": USER_ID, "pinCode": PIN_CODE}],
@@ -160,9 +184,9 @@ ROUTES: dict[str, tuple[str, str, Callable[[re.Match[str]], Any]]] = {
     "sensor-rename": (
         "PUT",
         r"/panel/sensor/(\d+)/update-description",
-        lambda m: {"message": f"description of sensor {m[1]} updated", "success": True},
+        lambda m, b: {"message": f"description of sensor {m[1]} updated", "success": True},
     ),
-    "delete-user": ("DELETE", r"/user/delete", lambda m: {"message": "user deleted", "success": True}),
+    "delete-user": ("DELETE", r"/user/delete", lambda m, b: {"message": "user deleted", "success": True}),
 }
 
 
@@ -209,6 +233,11 @@ def _first_record(data: Any) -> dict[str, Any] | None:
     return None
 
 
+class _Server(ThreadingHTTPServer):
+    # samops syncs with 8 connections at once; the default backlog of 5 would drop SYNs on a busy machine.
+    request_queue_size = 128
+
+
 class HostileService:
     def __init__(self, *, limit_bytes: int = 4096, drip_s: float = 0.5) -> None:
         self.hostile: dict[str, Hostility] = {}
@@ -216,7 +245,7 @@ class HostileService:
         self.drip_s = drip_s
         self.requests: list[tuple[str, str]] = []
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _Server(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/api"
         self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
@@ -233,7 +262,7 @@ class HostileService:
         with self.lock:
             self.hostile = dict(hostile)
 
-    def answer(self, method: str, path: str) -> tuple[int, bytes, str, Hostility | None]:
+    def answer(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes, str, Hostility | None]:
         """(status, body, content type, hostility applied) for a request."""
         route = path.split("?", 1)[0].removeprefix("/api")
         with self.lock:
@@ -244,7 +273,11 @@ class HostileService:
         for name, (verb, pattern, build) in ROUTES.items():
             match = re.fullmatch(pattern, route)
             if match and verb == method:
-                return self._render(build(match), hostile.get(name))
+                try:
+                    asked = json.loads(body) if body else None
+                except ValueError:
+                    asked = None
+                return self._render(build(match, asked), hostile.get(name))
         body = {"statusCode": 404, "error": "NOT_FOUND", "message": "no such thing here", "path": path}
         return 404, json.dumps(body).encode(), "application/json", None
 
@@ -282,9 +315,8 @@ class HostileService:
 
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                if length:
-                    self.rfile.read(length)
-                status, body, content_type, hostility = service.answer(self.command, self.path)
+                asked = self.rfile.read(length) if length else b""
+                status, body, content_type, hostility = service.answer(self.command, self.path, asked)
                 kind = hostility.kind if hostility else None
                 if kind == "slow_head":
                     head = f"HTTP/1.1 {status} OK\r\nContent-Type: {content_type}\r\n"

@@ -1,15 +1,16 @@
 """Times for people, the same in Slack, on pages and on the console; and what counts as a sane time.
 
-These never raise, whatever int they are given: a time from the service outside the sane range (the
-models reject those records, but a cache written by an older samops may hold one) reads "invalid time".
+The formatters never raise, whatever they are given: a time no calendar can show (the models reject such
+records, but a cache written by an older samops may hold one) reads "invalid time".
 """
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
-# The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC, both excluded
-# beyond. Wider than any alarm panel's clock, narrow enough that every datetime library can show them.
+# The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
+# panel's clock, narrow enough that every datetime library can show them. core.models enforces it.
 EARLIEST_MS = 946_684_800_000
 LATEST_MS = 4_102_444_800_000
 INVALID = "invalid time"
@@ -24,18 +25,23 @@ def utc(epoch_ms: int | None, missing: str = "unknown") -> str:
     """An absolute UTC time: 2026-11-20 14:05 UTC."""
     if epoch_ms is None:
         return missing
-    if not _sane(epoch_ms):
+    try:
+        return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, OSError, ValueError, TypeError):  # beyond year 9999, NaN, not a number
         return INVALID
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def age(epoch_ms: int | None, now_ms: int) -> str:
     """How long ago, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
     if epoch_ms is None:
         return "never"
-    if not _sane(epoch_ms):
+    try:
+        elapsed = (now_ms - epoch_ms) // 1000
+    except TypeError:
         return INVALID
-    seconds = max(0, (now_ms - epoch_ms) // 1000)
+    if isinstance(elapsed, float) and not math.isfinite(elapsed):
+        return INVALID
+    seconds = max(0, int(elapsed))
     if seconds < 60:
         return "just now"
     if seconds < 3600:
@@ -43,8 +49,3 @@ def age(epoch_ms: int | None, now_ms: int) -> str:
     if seconds < 86400 * 2:
         return f"{seconds // 3600} h ago"
     return f"{seconds // 86400} days ago"
-
-
-def _sane(epoch_ms: object) -> bool:
-    # NaN fails both comparisons; a bool is no time.
-    return isinstance(epoch_ms, int | float) and not isinstance(epoch_ms, bool) and plausible(epoch_ms)

@@ -5,7 +5,9 @@ Every write path of the bot (a one-line command, a modal's submission, a confirm
 - the Slack payload's dedupe key is claimed first (`claim_once`); a double click or a Slack retry finds it
   taken and runs nothing;
 - the outcome is appended to `audit_log` and, when `[audit] channel` is set, posted there;
-- service failures become a sentence with a reference id that is also in the log, never a traceback.
+- service failures become a sentence with a reference id that is also in the log, never a traceback;
+- an answer that does not say what happened (not an Operation result) is never reported as done: the
+  person is told the outcome is unknown and to check in the service before retrying, audited `unknown`.
 Summaries and commands given to it must hold no secret; the audit layer masks known secret words again.
 """
 
@@ -24,7 +26,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.commands.registry import Invocation, Role
 from bot.render.common import blocks_to_dicts, escape, section
 from core.cache import audit
-from core.errors import APIError, NotFoundError, SamError, TransportError
+from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -53,6 +55,7 @@ class WriteOutcome:
     message: str  # for the person who asked
     reference: str
     result: Any = None
+    unknown: bool = False  # sent and answered, but the answer does not say whether it was done
 
 
 def new_reference() -> str:
@@ -110,15 +113,18 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
         return WriteOutcome(False, True, "Already done (this request was received before).", reference)
     # The request may have reached the service from here on: whatever happens next, the audit row is written
     # (outcome "unknown" when something escaped before the outcome was known).
-    ok, message, result = False, f"The outcome is unknown; check before trying again (ref {reference}).", None
-    outcome = "unknown"
+    outcome, message, result = (
+        "unknown",
+        f"The outcome is unknown; check before trying again (ref {reference}).",
+        None,
+    )
     try:
-        ok, message, result = _call(operation, request, reference)
-        outcome = "ok" if ok else "failed"
+        outcome, message, result = _call(operation, request, reference)
     finally:
+        ok = outcome == "ok"
         _record(db, request, outcome, request.summary if ok else f"{request.summary} — {message}", reference)
-    _announce(ctx, request, ok, reference)
-    return WriteOutcome(True, ok, message, reference, result)
+    _announce(ctx, request, outcome, reference)
+    return WriteOutcome(True, ok, message, reference, result, unknown=outcome == "unknown")
 
 
 def _record(
@@ -140,34 +146,43 @@ def _record(
                       request.slack_user, outcome)  # fmt: skip
 
 
-def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -> tuple[bool, str, Any]:
+def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -> tuple[str, str, Any]:
+    """(audit outcome: ok, failed or unknown; the sentence for the person; the result)."""
     try:
         result = operation()
     except NotFoundError:
         log.info("ref=%s %s: not found", reference, request.command)
-        return False, f"Not found: the service knows no such record (ref {reference}).", None
+        return "failed", f"Not found: the service knows no such record (ref {reference}).", None
     except TransportError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
-        return False, f"The service did not answer in time; nothing was confirmed (ref {reference}).", None
+        return "failed", f"The service did not answer in time; nothing was confirmed (ref {reference}).", None
     except APIError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
         said = err.message or err.error or "no details"
         return (
-            False,
+            "failed",
             f"The service answered {err.status_code}: {said}; nothing was changed (ref {reference}).",
+            None,
+        )
+    except OutcomeUnknownError as err:
+        log.warning("ref=%s %s: %s", reference, request.command, err)
+        return (
+            "unknown",
+            "The service answered, but not whether it was done: the outcome is unknown."
+            f" Check in the service before retrying (ref {reference}).",
             None,
         )
     except SamError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
-        return False, f"The service call failed; nothing was confirmed (ref {reference}).", None
+        return "failed", f"The service call failed; nothing was confirmed (ref {reference}).", None
     except Exception:  # a bug of ours must still get an answer, and the trace goes to the log only
         log.exception("ref=%s %s failed", reference, request.command)
-        return False, f"Something went wrong on our side (ref {reference}).", None
+        return "failed", f"Something went wrong on our side (ref {reference}).", None
     failed = _failed_results(result)
     if failed:
         log.warning("ref=%s %s: service answered success=false: %s", reference, request.command, failed)
-        return False, f"The service did not apply it: {failed} (ref {reference}).", result
-    return True, "Done.", result
+        return "failed", f"The service did not apply it: {failed} (ref {reference}).", result
+    return "ok", "Done.", result
 
 
 def _failed_results(result: Any) -> str:
@@ -186,11 +201,14 @@ def _failed_results(result: Any) -> str:
     return "; ".join(messages)
 
 
-def _announce(ctx: AppContext, request: WriteRequest, ok: bool, reference: str) -> None:
+_MARKS = {"ok": "✅", "failed": "❌", "unknown": "⚠️ outcome unknown:"}
+
+
+def _announce(ctx: AppContext, request: WriteRequest, outcome: str, reference: str) -> None:
     channel = ctx.config.audit.channel
     if not channel:
         return
-    mark = "✅" if ok else "❌"
+    mark = _MARKS[outcome]
     what = f"`{escape(request.command)}` — {escape(request.summary)}"
     text = audit.mask_secrets(f"{mark} <@{request.slack_user}> {what} (ref {reference})")
     try:
@@ -241,6 +259,12 @@ def answer_outcome(
 
     blocks = write_answer(title, lines, outcome.reference, outcome.ok)
     answer_later(ctx, meta, slack_user, outcome_text(title, outcome), blocks)
+
+
+def not_done_title(outcome: WriteOutcome, failed: str, attempted: str) -> str:
+    """The title of a write that is not known done: `failed`, or "`attempted`: outcome unknown" when the
+    service's answer did not say (it may well have been done)."""
+    return f"{attempted}: outcome unknown" if outcome.unknown else failed
 
 
 def outcome_text(title: str, outcome: WriteOutcome) -> str:

@@ -6,6 +6,8 @@
     │   ├── RateLimitError (429)    └── ServerError (5xx)
     ├── TransportError (network, timeout)
     └── ResponseFormatError (non-JSON, empty or truncated response)
+        ├── ResponseTooLargeError (more than SAM_MAX_RESPONSE_BYTES)
+        └── OutcomeUnknownError (a write answered, but not with an Operation result)
 
 Messages never carry request bodies, tokens or passwords: only the method, the path and what the
 service said in its error body.
@@ -96,6 +98,16 @@ class ResponseFormatError(SamError):
     ) -> None:
         super().__init__(message, method=method, path=path)
         self.status_code = status_code
+
+
+class ResponseTooLargeError(ResponseFormatError):
+    """The answer is larger than `settings.max_response_bytes`; it was cut off, not read whole."""
+
+
+class OutcomeUnknownError(ResponseFormatError):
+    """A write was sent and answered, but the answer is not an Operation result (nor the record the spec
+    promises): the service may or may not have applied it. Never report such a write as done; check in the
+    service before retrying."""
 
 
 _BY_STATUS: dict[int, type[APIError]] = {

@@ -7,17 +7,48 @@ spec does not list is kept rather than rejected.
 
 Secrets (`token`, `mqPassword`, `pinCode`, `securityCode`, `ncCode`) are `SecretStr`: `repr()` and
 `str()` never show them, and dumping gives `***` unless the context says `{"show_secrets": True}`.
+
+What is read is also checked, in this one place, so that nothing downstream (SQLite, datetime) meets a
+value it cannot hold: every int fits in 64 bits (`Int64`), every epoch-ms time is sane (`EpochMs`, see
+core.timefmt), every float is finite. A record that breaks a rule is rejected as a whole; in a list of
+records (`Records[...]`) only that record is dropped, and the rest kept. Each dropped record is reported
+as a `Rejection` into the validation context's `REJECTED` list (the client counts them per operation),
+or, validated without that context, logged.
 """
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, SecretStr, SerializationInfo
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SecretStr,
+    SerializationInfo,
+    StrictBool,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
 from pydantic.alias_generators import to_camel
 
+from core.timefmt import EARLIEST_MS, LATEST_MS
+
+log = logging.getLogger("samops.models")
+
 MASK = "***"
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+REJECTED = "rejected"  # validation-context key of the list that collects Rejections
+
+Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+EpochMs = Annotated[int, Field(ge=EARLIEST_MS, le=LATEST_MS)]
+Float = Annotated[float, Field(allow_inf_nan=False)]
 
 
 def _dump_secret(value: SecretStr, info: SerializationInfo) -> str:
@@ -27,10 +58,82 @@ def _dump_secret(value: SecretStr, info: SerializationInfo) -> str:
 
 Secret = Annotated[SecretStr, PlainSerializer(_dump_secret, return_type=str)]
 # The spec's ids are ints, but login shows organization ids as strings: keep ints where they parse.
-IntOrStr = Annotated[int | str, Field(union_mode="left_to_right")]
+IntOrStr = Annotated[Int64 | str, Field(union_mode="left_to_right")]
 # Timestamps the service formats its own way are kept as given rather than failing the whole record.
 DateTime = Annotated[datetime | str, Field(union_mode="left_to_right")]
 Date = Annotated[date | str, Field(union_mode="left_to_right")]
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A record dropped from a list: its type, the field at fault (spec names) and why. Never the value,
+    which could be a secret."""
+
+    record: str
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.record}: {self.field} {self.reason}"
+
+
+_RANGE_ERRORS = frozenset(
+    {"greater_than", "greater_than_equal", "less_than", "less_than_equal", "finite_number"}
+)
+
+
+def rejection(record: str, error: Any) -> Rejection:
+    """The Rejection for one pydantic error (a dict of `ValidationError.errors()`) of a `record`."""
+    # List indexes and union members ("int", "str", "constrained-int"...) are not field names.
+    parts = [str(p) for p in error["loc"] if isinstance(p, str) and p[:1].islower() and "-" not in p]
+    parts = [p for p in parts if p not in {"int", "str", "float", "bool", "datetime", "date", "list", "dict"}]
+    kind = error["type"]
+    if kind in _RANGE_ERRORS:
+        reason = "out of range"
+    elif kind.endswith(("_type", "_parsing")) or kind.startswith("union"):
+        reason = "of the wrong type"
+    else:
+        reason = "invalid"
+    return Rejection(record, ".".join(parts) or "record", reason)
+
+
+class _KeepValid:
+    """The wrap validator of `Records[T]`: validate the list whole (the common case, at full speed); when
+    that fails, item by item, dropping and reporting the items that fail."""
+
+    def __init__(self, record: str) -> None:
+        self.record = record
+
+    def __call__(self, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        if not isinstance(value, list):
+            return handler(value)  # not a list at all: the parent record is what is wrong
+        context = info.context if isinstance(info.context, dict) else {}
+        sink: list[Rejection] | None = context.get(REJECTED)
+        mark = len(sink) if sink is not None else 0
+        try:
+            return handler(value)
+        except ValidationError:
+            if sink is not None:
+                del sink[mark:]  # nested lists reported during the failed attempt report again below
+        kept: list[Any] = []
+        for item in value:
+            try:
+                kept.extend(handler([item]))
+            except ValidationError as exc:
+                dropped = rejection(self.record, exc.errors(include_url=False, include_input=False)[0])
+                if sink is None:
+                    log.warning("dropped a record: %s", dropped)
+                else:
+                    sink.append(dropped)
+        return kept
+
+
+class Records:
+    """`Records[T]`: a list of T in which an invalid item is dropped (and reported), not fatal."""
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        name = getattr(item, "__name__", None) or str(item)
+        return Annotated[list[item], WrapValidator(_KeepValid(name))]
 
 
 class SamModel(BaseModel):
@@ -50,11 +153,11 @@ class SamModel(BaseModel):
 
 
 class RoleSummary(SamModel):
-    role_id: int | None = None
+    role_id: Int64 | None = None
     role_name: str | None = None
-    type: int | None = None
+    type: Int64 | None = None
     inherited: bool | None = None
-    type_pk: int | None = Field(default=None, alias="typePK")
+    type_pk: Int64 | None = Field(default=None, alias="typePK")
     type_name: str | None = None
 
 
@@ -70,19 +173,19 @@ class Organization(SamModel):
 
 class Partition(SamModel):
     name: str | None = None
-    no: int | None = None
+    no: Int64 | None = None
 
 
 class Sensor(SamModel):
-    id: int | None = None
-    resource_id: int | None = None
-    order_no: int | None = None
+    id: Int64 | None = None
+    resource_id: Int64 | None = None
+    order_no: Int64 | None = None
     io_type: str | None = None
     io_direction: str | None = None
     true_value: str | None = None
     false_value: str | None = None
-    partitions: list[Partition] | None = None
-    sensor_id: int | None = None
+    partitions: Records[Partition] | None = None
+    sensor_id: Int64 | None = None
     description: str | None = None
     hardware_serial_number: str | None = None
     sensor_name: str | None = None
@@ -92,36 +195,36 @@ class SensorGroup(SamModel):
     """{type, sensors}: an entry of `resourceSensors`, and the answer of operation 18."""
 
     type: str | None = None
-    sensors: list[Sensor] | None = None
+    sensors: Records[Sensor] | None = None
 
 
 class Controller(SamModel):
     hardware_serial_number: str | None = None
-    id: int | None = None
-    resource_id: int | None = None
-    order_no: int | None = None
+    id: Int64 | None = None
+    resource_id: Int64 | None = None
+    order_no: Int64 | None = None
     io_type: str | None = None
     io_direction: str | None = None
     true_value: str | None = None
     false_value: str | None = None
     description: str | None = None
     controller_name: str | None = None
-    controller_id: int | None = None
-    partitions: list[Partition] | None = None
+    controller_id: Int64 | None = None
+    partitions: Records[Partition] | None = None
 
 
 class ResourceSummary(SamModel):
-    resource_id: int | None = None
+    resource_id: Int64 | None = None
     network_id: str | None = None
     resource_name: str | None = None
     enabled: bool | None = None
     model_name: str | None = None
     brand_name: str | None = None
     tree_path: str | None = None
-    org_id: int | None = None
-    resource_sensors: list[SensorGroup] | None = None
-    resource_controllers: list[Controller] | None = None
-    resource_subscription_id: int | None = None
+    org_id: Int64 | None = None
+    resource_sensors: Records[SensorGroup] | None = None
+    resource_controllers: Records[Controller] | None = None
+    resource_subscription_id: Int64 | None = None
     subscription_document_no: str | None = None
     resource_type: str | None = None
     device_sub_type: str | None = None
@@ -131,14 +234,14 @@ class LoginResult(SamModel):
     token: Secret | None = None
     mq_user: str | None = None
     mq_password: Secret | None = None
-    user_id: int | None = None
+    user_id: Int64 | None = None
     email_address: str | None = None
     screen_name: str | None = None
     locale_id: str | None = None
-    roles: list[RoleSummary] | None = None
-    organizations: list[Organization] | None = None
-    organization_ids: list[int] | None = None
-    resources: list[ResourceSummary] | None = None
+    roles: Records[RoleSummary] | None = None
+    organizations: Records[Organization] | None = None
+    organization_ids: Records[Int64] | None = None
+    resources: Records[ResourceSummary] | None = None
 
     @property
     def panels(self) -> list[ResourceSummary]:
@@ -155,23 +258,23 @@ class LoginResult(SamModel):
 
 
 class User(SamModel):
-    user_id: int | None = None
-    instance_id: int | None = None
+    user_id: Int64 | None = None
+    instance_id: Int64 | None = None
     instance_name: str | None = None
     first_name: str | None = None
     middle_name: str | None = None
     last_name: str | None = None
     email_address_verified: bool | None = None
-    status: int | None = None
-    national_id: int | None = None
+    status: Int64 | None = None
+    national_id: Int64 | None = None
     screen_name: str | None = None
     email_address: str | None = None
     time_zone_id: str | None = None
     locale_id: str | None = None
-    organizations: list[Organization] | None = None
-    organization_ids: list[int] | None = None
-    roles: list[RoleSummary] | None = None
-    resources: list[ResourceSummary] | None = None
+    organizations: Records[Organization] | None = None
+    organization_ids: Records[Int64] | None = None
+    roles: Records[RoleSummary] | None = None
+    resources: Records[ResourceSummary] | None = None
 
 
 # --- activities -------------------------------------------------------------------------------------
@@ -179,31 +282,31 @@ class User(SamModel):
 
 class Activity(SamModel):
     event_id: str | None = None
-    activity_time: int | None = None
+    activity_time: EpochMs | None = None
     description: str | None = None
     event_type: str | None = None
     violation_name: str | None = None
     violation_type: str | None = None
-    msg_type: int | None = None
-    vio_type: int | None = None
-    group: int | None = None
-    resource_id: int | None = None  # not in the spec; the simulator adds the panel (docs/architecture.md)
+    msg_type: Int64 | None = None
+    vio_type: Int64 | None = None
+    group: Int64 | None = None
+    resource_id: Int64 | None = None  # not in the spec; the simulator adds the panel (docs/architecture.md)
 
 
 class ActivityPage(SamModel):
-    total_records: int | None = None
-    page: int | None = None
-    page_size: int | None = None
-    activities: list[Activity] | None = None
+    total_records: Int64 | None = None
+    page: Int64 | None = None
+    page_size: Int64 | None = None
+    activities: Records[Activity] | None = None
 
 
 # --- cameras ----------------------------------------------------------------------------------------
 
 
 class Camera(SamModel):
-    resource_id: int | None = None
+    resource_id: Int64 | None = None
     network_id: str | None = None
-    organization_id: int | None = None
+    organization_id: Int64 | None = None
     name: str | None = None
     brand: str | None = None
     device_type: str | None = None
@@ -227,7 +330,7 @@ class Camera(SamModel):
 class CameraSummary(ResourceSummary):
     """An item of operation 17: a Resource summary plus the Camera record's non-secret fields."""
 
-    organization_id: int | None = None
+    organization_id: Int64 | None = None
     name: str | None = None
     brand: str | None = None
     device_type: str | None = None
@@ -254,7 +357,7 @@ class CameraSummary(ResourceSummary):
 
 class Amount(SamModel):
     unit: str | None = None
-    value: float | None = None
+    value: Float | None = None
 
 
 class Bill(SamModel):
@@ -288,7 +391,7 @@ class EngagedParty(SamModel):
 class Customer(SamModel):
     id: str | None = None
     name: str | None = None  # masked by the service
-    contact_medium: list[ContactMedium] | None = None
+    contact_medium: Records[ContactMedium] | None = None
     engaged_party: EngagedParty | None = None
 
 
@@ -296,9 +399,9 @@ class Customer(SamModel):
 
 
 class ResourceUser(SamModel):
-    id: int | None = None
-    resource_id: int | None = None
-    user_id: int | None = None
+    id: Int64 | None = None
+    resource_id: Int64 | None = None
+    user_id: Int64 | None = None
     partition_no: str | None = None
     slot_no: str | None = None
     pin_code: Secret | None = None
@@ -307,29 +410,29 @@ class ResourceUser(SamModel):
 
 class ExtendedRole(SamModel):
     inherited: bool | None = None
-    role_id: int | None = None
+    role_id: Int64 | None = None
     role_name: str | None = None
-    type: int | None = None
+    type: Int64 | None = None
     type_name: str | None = None
-    type_pk: int | None = Field(default=None, alias="typePK")
+    type_pk: Int64 | None = Field(default=None, alias="typePK")
 
 
 class Label(SamModel):
     active: bool | None = None
-    label_id: int | None = None
+    label_id: Int64 | None = None
     label_name: str | None = None
-    label_user_id: int | None = None
+    label_user_id: Int64 | None = None
 
 
 class Role(SamModel):
     """Role (full)."""
 
-    instance_id: int | None = None
+    instance_id: Int64 | None = None
     localization: str | None = None
     name: str | None = None
-    role_id: int | None = None
+    role_id: Int64 | None = None
     role_privilege_groups: list[Any] | None = None
-    type: int | None = None
+    type: Int64 | None = None
 
 
 class DynamicFieldValue(SamModel):
@@ -338,14 +441,14 @@ class DynamicFieldValue(SamModel):
     color_value: str | None = None
     date_value: Date | None = None
     datetime_value: DateTime | None = None
-    double_value: float | None = None
+    double_value: Float | None = None
     dynamic_field: dict[str, Any] | None = None
     dynamic_location_value: str | None = None
     email_value: str | None = None
     fixed_location_value: str | None = None
-    float_value: float | None = None
-    int_value: int | None = None
-    long_value: int | None = None
+    float_value: Float | None = None
+    int_value: Int64 | None = None
+    long_value: Int64 | None = None
     multiple_selection_value: str | None = None
     number_value: Any = None
 
@@ -354,9 +457,9 @@ class Asset(SamModel):
     active: bool | None = None
     asset_name: str | None = None
     asset_type: dict[str, Any] | None = None
-    dynamic_field_values: list[DynamicFieldValue] | None = None
-    id: int | None = None
-    labels: list[Label] | None = None
+    dynamic_field_values: Records[DynamicFieldValue] | None = None
+    id: Int64 | None = None
+    labels: Records[Label] | None = None
     model: dict[str, Any] | None = None
     resource: Resource | None = None
     serial_number: str | None = None
@@ -364,13 +467,13 @@ class Asset(SamModel):
 
 class ResourceGroup(SamModel):
     active: bool | None = None
-    labels: list[Label] | None = None
-    organization_id: int | None = None
+    labels: Records[Label] | None = None
+    organization_id: Int64 | None = None
     organization_name: str | None = None
     parent_resource_group: ResourceGroup | None = None
-    resource_group_id: int | None = None
+    resource_group_id: Int64 | None = None
     resource_group_name: str | None = None
-    roles: list[Role] | None = None
+    roles: Records[Role] | None = None
     tree_path: str | None = None
 
 
@@ -378,113 +481,113 @@ class Resource(SamModel):
     """Resource (full), as nested in the bulk listing; nested types the spec leaves open stay loose."""
 
     active: bool | None = None
-    assets: list[Asset] | None = None
-    child_resources: list[Resource] | None = None
-    children_coeffiecient_sum: float | None = None  # spelled as the spec spells it
-    coefficient: float | None = None
-    custom_report_order: int | None = None
+    assets: Records[Asset] | None = None
+    child_resources: Records[Resource] | None = None
+    children_coeffiecient_sum: Float | None = None  # spelled as the spec spells it
+    coefficient: Float | None = None
+    custom_report_order: Int64 | None = None
     disabled_date: DateTime | None = None
-    dynamic_field_values: list[DynamicFieldValue] | None = None
+    dynamic_field_values: Records[DynamicFieldValue] | None = None
     enabled: bool | None = None
     has_children: bool | None = None
-    labels: list[Label] | None = None
+    labels: Records[Label] | None = None
     model: dict[str, Any] | None = None
     network_id: str | None = None
-    organization_id: int | None = None
+    organization_id: Int64 | None = None
     parent_resource: Resource | None = None
     partitions: list[Any] | None = None
     resource_controllers: list[Any] | None = None
     resource_group: ResourceGroup | None = None
-    resource_id: int | None = None
+    resource_id: Int64 | None = None
     resource_name: str | None = None
     resource_sensors: list[Any] | None = None
     resource_type: str | None = None
-    roles: list[Role] | None = None
+    roles: Records[Role] | None = None
     sub_type: dict[str, Any] | None = None
     tree_path: str | None = None
 
 
 class UserPrivilegeGroup(SamModel):
     authority: bool | None = None
-    id: int | None = None
+    id: Int64 | None = None
     privilege_group: dict[str, Any] | None = None
-    scope_pk: int | None = None
+    scope_pk: Int64 | None = None
     user: OrganizationUser | None = None
 
 
 class UserPrivilegeValidity(SamModel):
-    expiration: int | None = None
-    id: int | None = None
+    expiration: Int64 | None = None
+    id: Int64 | None = None
     period: str | None = None
-    scope_pk: int | None = None
+    scope_pk: Int64 | None = None
     user: OrganizationUser | None = None
-    validity_start: int | None = None
+    validity_start: Int64 | None = None
 
 
 class OrganizationUser(SamModel):
     email_address: str | None = None
     email_address_verified: bool | None = None
-    extended_roles: list[ExtendedRole] | None = None
+    extended_roles: Records[ExtendedRole] | None = None
     first_name: str | None = None
-    instance_id: int | None = None
+    instance_id: Int64 | None = None
     instance_name: str | None = None
     last_name: str | None = None
     locale_id: str | None = None
     middle_name: str | None = None
-    organization_ids: list[int] | None = None
-    resource_groups: list[ResourceGroup] | None = None
-    resources: list[Resource] | None = None
-    roles: list[Role] | None = None
+    organization_ids: Records[Int64] | None = None
+    resource_groups: Records[ResourceGroup] | None = None
+    resources: Records[Resource] | None = None
+    roles: Records[Role] | None = None
     screen_name: str | None = None
-    status: int | None = None
+    status: Int64 | None = None
     time_zone_id: str | None = None
-    user_id: int | None = None
-    user_privilege_groups: list[UserPrivilegeGroup] | None = None
-    user_privilege_validities: list[UserPrivilegeValidity] | None = None
+    user_id: Int64 | None = None
+    user_privilege_groups: Records[UserPrivilegeGroup] | None = None
+    user_privilege_validities: Records[UserPrivilegeValidity] | None = None
 
 
 class PanelUserPair(SamModel):
-    resource_id: int | None = None
+    resource_id: Int64 | None = None
     resource_model: str | None = None
-    resource_user_response_list: list[ResourceUser] | None = None
-    organization_user_list: list[OrganizationUser] | None = None
+    resource_user_response_list: Records[ResourceUser] | None = None
+    organization_user_list: Records[OrganizationUser] | None = None
 
 
 # --- privileges -------------------------------------------------------------------------------------
 
 
 class AccessibleDay(SamModel):
-    day_of_week: int | None = None
-    start: int | None = None
-    end: int | None = None
+    day_of_week: Int64 | None = None
+    start: Int64 | None = None
+    end: Int64 | None = None
 
 
 class PrivilegeValidity(SamModel):
-    id: int | None = None
-    accessible_days: list[AccessibleDay] | None = None
-    expiration: int | None = None
-    validity_start: int | None = None
+    id: Int64 | None = None
+    accessible_days: Records[AccessibleDay] | None = None
+    expiration: Int64 | None = None
+    validity_start: Int64 | None = None
 
 
 class PrivilegeGroupAssignment(SamModel):
-    id: int | None = None
-    privilege_group_id: int | None = None
+    id: Int64 | None = None
+    privilege_group_id: Int64 | None = None
     authority: bool | None = None
-    scope_pk: int | None = None
+    scope_pk: Int64 | None = None
 
 
 class UserPrivileges(SamModel):
     """The answer of operation 15 (User privilege result)."""
 
-    user_id: int | None = None
+    user_id: Int64 | None = None
     user_privilege_validity: PrivilegeValidity | None = None
-    user_privilege_groups: list[PrivilegeGroupAssignment] | None = None
+    user_privilege_groups: Records[PrivilegeGroupAssignment] | None = None
 
 
 class RolePrivilegeGroup(SamModel):
-    id: int | None = None
-    role_id: int | None = None
-    privilege_group_id: int | None = None
+    id: Int64 | None = None
+    role_id: Int64 | None = None
+    privilege_group_id: Int64 | None = None
     default_authority: bool | None = None
 
 
@@ -492,16 +595,19 @@ class RolePrivilegeGroup(SamModel):
 
 
 class ControllerDataLogEntry(SamModel):
-    last_update: int | None = None
-    order_no: int | None = None
-    resource_controller_id: int | None = None
-    resource_id: int | None = None
+    last_update: EpochMs | None = None
+    order_no: Int64 | None = None
+    resource_controller_id: Int64 | None = None
+    resource_id: Int64 | None = None
     value: str | None = None
 
 
 class OperationResult(SamModel):
+    """{message, success}: the answer of a write. `success` must be there, a JSON boolean: without it the
+    answer does not say what happened (the client raises OutcomeUnknownError)."""
+
     message: str | None = None
-    success: bool | None = None
+    success: StrictBool
 
 
 # --- request parts (bodies of operations 4 and 5) ---------------------------------------------------
@@ -510,7 +616,7 @@ class OperationResult(SamModel):
 class PrivilegeGroupGrant(SamModel):
     """An entry of operation 4's `privilegeGroups`."""
 
-    privilege_group_id: int
+    privilege_group_id: Int64
     authorized: bool
 
 
@@ -518,8 +624,8 @@ class AccessPeriod(SamModel):
     """An entry of operation 4's `period`: a weekday (1-7) and a time window."""
 
     day_of_week: int = Field(ge=1, le=7)
-    start: int
-    end: int
+    start: Int64
+    end: Int64
 
 
 class NotificationOptions(SamModel):
@@ -527,7 +633,7 @@ class NotificationOptions(SamModel):
 
     channels: list[str] | None = None
     audience: list[str] | None = None
-    user_id: int | None = None
+    user_id: Int64 | None = None
 
 
 for _model in (Asset, ResourceGroup, Resource, UserPrivilegeGroup, UserPrivilegeValidity, OrganizationUser):

@@ -18,8 +18,10 @@ from typing import Any
 import sqlite_utils
 
 from core.cache import writes
+from core.cache.schema import REJECTED_RECORDS
 from core.cache.transactions import write_transaction
 from core.client import SamClient
+from core.client.rejections import RejectionKey
 
 log = logging.getLogger("samops.sync")
 
@@ -58,6 +60,7 @@ class SyncReport:
     deleted: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     panels: int = 0
+    rejected: dict[RejectionKey, int] = field(default_factory=dict)  # records dropped as invalid
 
     @property
     def ok(self) -> bool:
@@ -95,6 +98,7 @@ def run_sync(
     """One sync of every organization of the login; errors are recorded in sync_state and the report."""
     options = options or SyncOptions()
     report = SyncReport(started_at=now_ms())
+    client.rejections.drain()  # what earlier calls of this client dropped is not this run's
     try:
         login = client.login()
     except Exception as exc:
@@ -107,7 +111,7 @@ def run_sync(
         return report
 
     org_ids = _org_ids(login, client)
-    names = {_to_int(o.id): o.name for o in login.organizations or []}
+    names = {writes.as_int(o.id): o.name for o in login.organizations or []}
     panels = [(r.resource_id, r.org_id) for r in login.resources or [] if r.resource_id is not None]
     panels = [(rid, org) for rid, org in panels if org is None or org in org_ids]
     report.panels = len(panels)
@@ -133,22 +137,33 @@ def run_sync(
     for table in TABLES:
         if table not in written:
             write(table)
+    _record_rejections(db, client, report)
     return report
+
+
+def _record_rejections(db: sqlite_utils.Database, client: SamClient, report: SyncReport) -> None:
+    """The records this run dropped as invalid (the client logged each), for `samops status`."""
+    report.rejected = client.rejections.drain()
+    with write_transaction(db):
+        db.conn.execute(f"DELETE FROM {REJECTED_RECORDS}")
+        db.conn.executemany(
+            f"INSERT INTO {REJECTED_RECORDS} (operation, record, field, reason, count, at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (k.operation, k.record, k.field, k.reason, n, report.started_at)
+                for k, n in report.rejected.items()
+            ],
+        )
+    for key, count in sorted(report.rejected.items()):
+        log.warning("sync: %s", key.describe(count))
 
 
 def _org_ids(login: Any, client: SamClient) -> list[int]:
     ids = list(login.organization_id_list()) if hasattr(login, "organization_id_list") else []
     if not ids:
-        ids = [i for i in (_to_int(o.id) for o in login.organizations or []) if i is not None]
+        ids = [i for i in (writes.as_int(o.id) for o in login.organizations or []) if i is not None]
     wanted = client.settings.organization_id
     return [wanted] if wanted is not None and wanted in ids else ids
-
-
-def _to_int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # A job: (table, scope id, label, function returning (rows, cursor or None)).

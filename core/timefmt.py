@@ -1,22 +1,47 @@
-"""Times for people, the same in Slack, on pages and on the console."""
+"""Times for people, the same in Slack, on pages and on the console; and what counts as a sane time.
+
+The formatters never raise, whatever they are given: a time no calendar can show (the models reject such
+records, but a cache written by an older samops may hold one) reads "invalid time".
+"""
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
+
+# The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
+# panel's clock, narrow enough that every datetime library can show them. core.models enforces it.
+EARLIEST_MS = 946_684_800_000
+LATEST_MS = 4_102_444_800_000
+INVALID = "invalid time"
+
+
+def plausible(epoch_ms: float) -> bool:
+    """Whether `epoch_ms` is within EARLIEST_MS..LATEST_MS."""
+    return EARLIEST_MS <= epoch_ms <= LATEST_MS
 
 
 def utc(epoch_ms: int | None, missing: str = "unknown") -> str:
     """An absolute UTC time: 2026-11-20 14:05 UTC."""
     if epoch_ms is None:
         return missing
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    except (OverflowError, OSError, ValueError, TypeError):  # beyond year 9999, NaN, not a number
+        return INVALID
 
 
 def age(epoch_ms: int | None, now_ms: int) -> str:
     """How long ago, in words: "just now", "5 min ago", "3 h ago", "2 days ago"."""
     if epoch_ms is None:
         return "never"
-    seconds = max(0, (now_ms - epoch_ms) // 1000)
+    try:
+        elapsed = (now_ms - epoch_ms) // 1000
+    except TypeError:
+        return INVALID
+    if isinstance(elapsed, float) and not math.isfinite(elapsed):
+        return INVALID
+    seconds = max(0, int(elapsed))
     if seconds < 60:
         return "just now"
     if seconds < 3600:

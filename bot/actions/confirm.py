@@ -19,7 +19,15 @@ from bot.payloads import slack_user as user_of
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
 from bot.render.common import blocks_to_dicts, escape
 from bot.render.forms import write_answer
-from bot.writes import WriteRequest, audit_denied, dedupe_key, outcome_text, role_denied, run_write
+from bot.writes import (
+    WriteRequest,
+    audit_denied,
+    dedupe_key,
+    not_done_title,
+    outcome_text,
+    role_denied,
+    run_write,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +102,7 @@ def register(app: App, ctx: AppContext) -> None:
         outcome = run_write(ctx, request, operation)
         if not outcome.ran:
             return  # the first click answers; a second one must not overwrite that answer
-        title = done if outcome.ok else f"Not done: {summary}"
+        title = done if outcome.ok else not_done_title(outcome, f"Not done: {summary}", summary)
         lines = [f"Confirmed by <@{escape(slack_user)}>."] if outcome.ok else [escape(outcome.message)]
         blocks = write_answer(title, lines, outcome.reference, outcome.ok)
         respond(text=outcome_text(title, outcome), blocks=blocks_to_dicts(blocks), replace_original=True)

@@ -7,7 +7,7 @@ from bot.context import AppContext
 from bot.inputs import parse_id, parse_name
 from bot.render.common import escape
 from bot.render.forms import write_answer
-from bot.writes import WriteRequest, outcome_text, run_write, slash_key
+from bot.writes import WriteRequest, not_done_title, outcome_text, run_write, slash_key
 
 USAGE = "/sam sensor rename <sensorId> <text>"
 
@@ -41,7 +41,8 @@ def rename_sensor(inv: Invocation, ctx: AppContext) -> Reply:
         title = f"Sensor {sensor_id} renamed" if outcome.ran else outcome.message
         lines = [f"New description: {escape(text)}"] if outcome.ran else []
     else:
-        title, lines = f"Sensor {sensor_id} not renamed", [escape(outcome.message)]
+        title = not_done_title(outcome, f"Sensor {sensor_id} not renamed", f"Renaming sensor {sensor_id}")
+        lines = [escape(outcome.message)]
     blocks = write_answer(title, lines, outcome.reference, ok=outcome.ok)
     text = outcome_text(title, outcome)
     return Reply(text=text, blocks=blocks, audit_summary=request.summary)

@@ -12,7 +12,7 @@ from bot.modals import modal_meta, open_modal
 from bot.render.common import context, escape, section
 from bot.render.forms import write_answer
 from bot.render.tasks import task_answer_lines, task_modal, task_summary
-from bot.writes import WriteOutcome, WriteRequest, outcome_text, run_write, slash_key
+from bot.writes import WriteOutcome, WriteRequest, not_done_title, outcome_text, run_write, slash_key
 from core.cache.audit import now_ms
 from core.cache.tasks import KnownTask, load_task, save_task
 from core.timefmt import utc
@@ -112,7 +112,7 @@ def task_answer(task_id: int, outcome: WriteOutcome, body: dict) -> tuple[str, l
     if outcome.ok:
         title = f"Task {task_id} updated"
         return title, write_answer(title, task_answer_lines(body), outcome.reference)
-    title = f"Task {task_id} not updated"
+    title = not_done_title(outcome, f"Task {task_id} not updated", f"Updating task {task_id}")
     return title, write_answer(title, [escape(outcome.message)], outcome.reference, ok=False)
 
 

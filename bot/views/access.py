@@ -16,7 +16,7 @@ from bot.payloads import slack_user as user_of
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
 from bot.render.forms import metadata, submitted
-from bot.writes import WriteRequest, answer_outcome, audit_denied, role_denied, run_write
+from bot.writes import WriteRequest, answer_outcome, audit_denied, not_done_title, role_denied, run_write
 
 LOST = "this form lost its user; run /sam access grant again"
 
@@ -82,7 +82,9 @@ def register(app: App, ctx: AppContext) -> None:
                 f"*When:* {escape(grant.period_words())}",
             ]
         else:
-            title, lines = f"Access of user {user_id} not changed", [escape(outcome.message)]
+            failed = f"Access of user {user_id} not changed"
+            title = not_done_title(outcome, failed, f"Changing the access of user {user_id}")
+            lines = [escape(outcome.message)]
         answer_outcome(ctx, meta, slack_user, title, lines, outcome)
 
     ack = validating_ack(ctx, "groups", lambda view: check(view)[1])

@@ -15,7 +15,7 @@ from bot.payloads import CameraMeta, PayloadError, read_json
 from bot.payloads import slack_user as user_of
 from bot.render.common import escape
 from bot.render.forms import CAMERA_ADD, metadata, submitted
-from bot.writes import WriteRequest, answer_outcome, audit_denied, role_denied, run_write
+from bot.writes import WriteRequest, answer_outcome, audit_denied, not_done_title, role_denied, run_write
 
 
 def form_meta(view: dict[str, Any]) -> CameraMeta | None:
@@ -76,7 +76,9 @@ def register(app: App, ctx: AppContext) -> None:
                 f"*Status:* {escape(getattr(camera, 'status', None) or 'unknown')}",
             ]
         else:
-            title, lines = f"Camera {form.name} not added", [escape(outcome.message)]
+            failed = f"Camera {form.name} not added"
+            title = not_done_title(outcome, failed, f"Adding camera {form.name}")
+            lines = [escape(outcome.message)]
         answer_outcome(ctx, meta, slack_user, title, lines, outcome)
 
     ack = validating_ack(ctx, "name", lambda view: check(view)[1])

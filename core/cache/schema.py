@@ -284,6 +284,19 @@ def _v5_activity_time_covering_index(db: sqlite_utils.Database) -> None:
     db.conn.execute("DROP INDEX IF EXISTS idx_activities_activity_time")
 
 
+REJECTED_RECORDS = "rejected_records"
+
+
+def _v6_rejected_records(db: sqlite_utils.Database) -> None:
+    # Records the last sync dropped as invalid (an int beyond 64 bits, a time outside 2000..2100, a wrong
+    # type), per operation and field, for `samops status`. Replaced as a whole by every sync.
+    db[REJECTED_RECORDS].create(
+        {"operation": str, "record": str, "field": str, "reason": str, "count": int, "at": int},
+        pk=("operation", "record", "field", "reason"),
+        if_not_exists=True,
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -293,6 +306,7 @@ MIGRATIONS: list[Migration] = [
     _v3_activity_hours,
     _v4_activities_text_index,
     _v5_activity_time_covering_index,
+    _v6_rejected_records,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -17,6 +17,7 @@ from core.cache.schema import rebuild_activity_hours
 # write_transaction is re-exported: callers group several writes into one transaction with it.
 from core.cache.transactions import joined
 from core.cache.transactions import write_transaction as write_transaction
+from core.models import INT64_MAX, INT64_MIN
 
 SECRET_KEYS = frozenset(
     {"securitycode", "nccode", "pincode", "mqpassword", "token", "password", "requesttoken", "accesstoken"}
@@ -116,13 +117,16 @@ def to_json(value: Any) -> str:
     return json.dumps(scrub(value), separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def _int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
+    """An int SQLite can hold (64 bits), else None: records come validated from the client, but dicts and
+    digit strings (organization ids) may hold anything."""
     if value is None or value == "":
         return None
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf"))
         return None
+    return number if INT64_MIN <= number <= INT64_MAX else None
 
 
 def _bool(value: Any) -> int | None:
@@ -137,19 +141,19 @@ def _partitions(value: Any) -> str:
 
 def organization_row(org: Any) -> dict[str, Any]:
     d = as_dict(org)
-    return {"id": _int(d.get("id")), "name": d.get("name")}
+    return {"id": as_int(d.get("id")), "name": d.get("name")}
 
 
 def user_row(user: Any, org_id: int | None) -> dict[str, Any]:
     d = as_dict(user)
     return {
-        "user_id": _int(d.get("userId")),
+        "user_id": as_int(d.get("userId")),
         "org_id": org_id,
         "screen_name": d.get("screenName"),
         "email": d.get("emailAddress"),
         "first_name": d.get("firstName"),
         "last_name": d.get("lastName"),
-        "status": _int(d.get("status")),
+        "status": as_int(d.get("status")),
         "raw": to_json(d),
     }
 
@@ -159,8 +163,8 @@ def panel_row(resource: Any) -> dict[str, Any]:
     # Sensors and controllers have their own tables; keep the raw record small.
     raw = {k: v for k, v in d.items() if k not in ("resourceSensors", "resourceControllers")}
     return {
-        "resource_id": _int(d.get("resourceId")),
-        "org_id": _int(d.get("orgId") if d.get("orgId") is not None else d.get("organizationId")),
+        "resource_id": as_int(d.get("resourceId")),
+        "org_id": as_int(d.get("orgId") if d.get("orgId") is not None else d.get("organizationId")),
         "name": d.get("resourceName"),
         "network_id": d.get("networkId"),
         "model": d.get("modelName"),
@@ -179,10 +183,10 @@ def sensor_rows(group: Any, resource_id: int) -> list[dict[str, Any]]:
     for s in g.get("sensors") or []:
         rows.append(
             {
-                "id": _int(s.get("id")),
-                "resource_id": _int(s.get("resourceId")) or resource_id,
-                "sensor_id": _int(s.get("sensorId")),
-                "order_no": _int(s.get("orderNo")),
+                "id": as_int(s.get("id")),
+                "resource_id": as_int(s.get("resourceId")) or resource_id,
+                "sensor_id": as_int(s.get("sensorId")),
+                "order_no": as_int(s.get("orderNo")),
                 "type": g.get("type"),
                 "name": s.get("sensorName"),
                 "description": s.get("description"),
@@ -198,10 +202,10 @@ def sensor_rows(group: Any, resource_id: int) -> list[dict[str, Any]]:
 def controller_row(controller: Any, resource_id: int) -> dict[str, Any]:
     c = as_dict(controller)
     return {
-        "id": _int(c.get("id")),
-        "resource_id": _int(c.get("resourceId")) or resource_id,
-        "controller_id": _int(c.get("controllerId")),
-        "order_no": _int(c.get("orderNo")),
+        "id": as_int(c.get("id")),
+        "resource_id": as_int(c.get("resourceId")) or resource_id,
+        "controller_id": as_int(c.get("controllerId")),
+        "order_no": as_int(c.get("orderNo")),
         "name": c.get("controllerName"),
         "description": c.get("description"),
         "io_type": c.get("ioType"),
@@ -214,11 +218,11 @@ def controller_row(controller: Any, resource_id: int) -> dict[str, Any]:
 def controller_value_row(entry: Any, resource_id: int | None) -> dict[str, Any]:
     e = as_dict(entry)
     return {
-        "resource_controller_id": _int(e.get("resourceControllerId")),
-        "resource_id": _int(e.get("resourceId")) or resource_id,
-        "order_no": _int(e.get("orderNo")),
+        "resource_controller_id": as_int(e.get("resourceControllerId")),
+        "resource_id": as_int(e.get("resourceId")) or resource_id,
+        "order_no": as_int(e.get("orderNo")),
         "value": None if e.get("value") is None else str(e.get("value")),
-        "last_update": _int(e.get("lastUpdate")),
+        "last_update": as_int(e.get("lastUpdate")),
     }
 
 
@@ -226,8 +230,8 @@ def camera_row(camera: Any, org_id: int | None) -> dict[str, Any]:
     c = as_dict(camera)
     org = c.get("orgId") if c.get("orgId") is not None else c.get("organizationId")
     return {
-        "resource_id": _int(c.get("resourceId")),
-        "org_id": _int(org) if org is not None else org_id,
+        "resource_id": as_int(c.get("resourceId")),
+        "org_id": as_int(org) if org is not None else org_id,
         "name": c.get("name") or c.get("resourceName"),
         "brand": c.get("brand") or c.get("brandName"),
         "device_type": c.get("deviceType"),
@@ -248,19 +252,19 @@ def _str(value: Any) -> str | None:
 def activity_row(activity: Any, resource_id: int | None, org_id: int | None) -> tuple[Any, ...]:
     """A tuple in ACTIVITY_FIELDS order; `resourceId` when the service sends it, else the panel asked."""
     a = activity if isinstance(activity, dict) else as_dict(activity)
-    rid = a.get("resourceId")
+    rid = as_int(a.get("resourceId"))
     return (
         a.get("eventId"),
         resource_id if rid is None else rid,
         org_id,
-        a.get("activityTime"),
+        as_int(a.get("activityTime")),
         a.get("description"),
         a.get("eventType"),
         a.get("violationName"),
         a.get("violationType"),
-        a.get("msgType"),
-        a.get("vioType"),
-        a.get("group"),
+        as_int(a.get("msgType")),
+        as_int(a.get("vioType")),
+        as_int(a.get("group")),
     )
 
 

@@ -3,7 +3,9 @@
     samops call OPERATION [--data JSON | --data @file.json] [--param name=value ...] [--org ID] [--compact]
     samops call --list
 
-Exit codes: 0 success, 1 the service or the network failed (the error body on stderr), 2 usage error.
+Exit codes: 0 success, 2 usage error, 1 the service or the network failed (the error body on stderr),
+the service answered `success: false`, or a write's outcome is unknown (its answer was not an Operation
+result).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import BaseModel
 
 from core.client.operations import OPERATIONS, Operation
 from core.errors import APIError, SamError
+from core.models import OperationResult
 from core.redact import install
 
 PROG = "samops call"
@@ -163,15 +166,14 @@ def main(argv: list[str]) -> int:
         body = parse_data(op, args.data)
     except UsageError as exc:
         return _fail_usage(str(exc), op)
-    if not args.verbose:
-        return _run(op, body, path_params, query, args)
+    # Warnings (records skipped as invalid) always; every request with -v.
     logger = logging.getLogger("samops.client")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     install(handler)
     previous = logger.level
     logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
+    logger.setLevel(logging.DEBUG if args.verbose else logging.WARNING)
     try:
         return _run(op, body, path_params, query, args)
     finally:
@@ -203,4 +205,18 @@ def _run(op: Operation, body: Any, path_params: dict, query: dict, args: argpars
         return 1
     indent = None if args.compact else 2
     print(json.dumps(to_json(result, show_secrets=args.show_secrets), ensure_ascii=False, indent=indent))
+    refused = _refusals(result)
+    if refused:
+        print(f"{PROG}: the service did not apply it (success: false): {refused}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _refusals(result: Any) -> str:
+    """The messages of Operation results that say `success: false` (operation 4 answers a list)."""
+    items = result if isinstance(result, list) else [result]
+    return "; ".join(
+        item.message or "no message"
+        for item in items
+        if isinstance(item, OperationResult) and item.success is False
+    )

@@ -11,6 +11,10 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.client.rejections import RejectionKey
 
 PROG = "samops status"
 
@@ -63,6 +67,7 @@ def main(argv: list[str]) -> int:
             "SELECT event_id, channel, attempts, last_error FROM notify_outbox"
             " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT 5"
         ).fetchall()
+        rejected = _rejected(db)
     finally:
         db.close()
 
@@ -89,4 +94,26 @@ def main(argv: list[str]) -> int:
     console.print(f"Notifier backlog: {backlog:,} pending")
     for event_id, channel, attempts, error in failing:
         console.print(f"  [red]{event_id}[/red] to {channel}: {attempts} attempts, last error: {error}")
+    from rich.markup import escape
+
+    if rejected:
+        console.print(f"Invalid records skipped by the last sync ({ago(rejected[0][1], now)}):")
+    for key, _, count in rejected:
+        console.print(
+            f"  [yellow]{escape(key.describe(count))}[/yellow]", soft_wrap=True
+        )  # one line, greppable
     return 0
+
+
+def _rejected(db: Any) -> list[tuple[RejectionKey, int, int]]:
+    """(what, when, how many) of each kind of record the last sync rejected; none on an older cache."""
+    from core.cache.schema import REJECTED_RECORDS
+    from core.client.rejections import RejectionKey
+
+    if not db[REJECTED_RECORDS].exists():
+        return []
+    rows = db.execute(
+        f"SELECT operation, record, field, reason, at, count FROM {REJECTED_RECORDS}"
+        " ORDER BY count DESC, operation, field"
+    ).fetchall()
+    return [(RejectionKey(*row[:4]), row[4], row[5]) for row in rows]

@@ -15,18 +15,22 @@ from typing import Any, Self
 import httpx
 from pydantic import ValidationError
 
+from core.client.deadline import DeadlineTransport, deadline
 from core.client.operations import OPERATIONS, Operation
+from core.client.rejections import Rejections
 from core.errors import (
     APIError,
     AuthenticationError,
+    OutcomeUnknownError,
     RateLimitError,
     ResponseFormatError,
+    ResponseTooLargeError,
     SamError,
     TransportError,
     error_class_for,
 )
 from core.idempotency import idempotency_key, payload_for
-from core.models import LoginResult
+from core.models import REJECTED, LoginResult, Rejection
 from core.redact import secret_filter
 from core.settings import Settings
 
@@ -96,11 +100,13 @@ class BaseClient:
             base_url=self.settings.base_url,
             timeout=httpx.Timeout(self.settings.timeout, connect=self.settings.connect_timeout),
             headers={"Accept": "application/json", "User-Agent": USER_AGENT},
+            transport=DeadlineTransport(),
         )
         self._base_path = self._http.base_url.raw_path.decode("ascii").rstrip("/")
         self._auth_lock = threading.Lock()
         self._token: str | None = None
         self._session: LoginResult | None = None
+        self.rejections = Rejections()  # records dropped from answers as invalid, per operation
         secret_filter.add(self.settings.password.get_secret_value())
 
     # --- lifetime ---------------------------------------------------------------------------------------
@@ -194,10 +200,22 @@ class BaseClient:
             headers["Content-Type"] = "application/json"
         if op.auth:
             headers["OrganizationId"] = str(self.resolve_org(org))
-            data = self._send_authorized(op.method, url, content, headers, where)
-        else:
-            data = self._send(op.method, url, content, headers, where)
-        return self._parse(op, data, where)
+        try:
+            if op.auth:
+                data = self._send_authorized(op.method, url, content, headers, where)
+            else:
+                data = self._send(op.method, url, content, headers, where)
+            return self._parse(op, data, where)
+        except ResponseFormatError as exc:
+            if not op.write or isinstance(exc, OutcomeUnknownError):
+                raise
+            # The write reached the service, which answered something we cannot read as its result.
+            raise OutcomeUnknownError(
+                f"the answer is not {op.result_name} ({exc.args[0]}): the outcome is unknown,"
+                " check in the service before retrying",
+                status_code=exc.status_code,
+                **where,
+            ) from None
 
     def _send_authorized(
         self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: dict[str, str]
@@ -210,10 +228,10 @@ class BaseClient:
             token = self._renew_token(token)
             return self._send(method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where)
 
-    @staticmethod
-    def _parse(op: Operation, data: Any, where: dict[str, str]) -> Any:
+    def _parse(self, op: Operation, data: Any, where: dict[str, str]) -> Any:
+        rejected: list[Rejection] = []
         try:
-            return op.adapter.validate_python(data)
+            result = op.adapter.validate_python(data, context={REJECTED: rejected})
         except ValidationError as exc:
             # Field locations and messages only: input values could be secrets.
             problems = "; ".join(
@@ -221,6 +239,12 @@ class BaseClient:
                 for e in exc.errors(include_url=False, include_input=False)[:5]
             )
             raise ResponseFormatError(f"response does not match the spec: {problems}", **where) from None
+        for dropped in rejected:
+            log.warning(
+                "%s: skipped an invalid record, %s (%s %s)", op.name, dropped, where["method"], where["path"]
+            )
+            self.rejections.add(op.name, dropped)
+        return result
 
     def _send(
         self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: dict[str, str]
@@ -241,25 +265,31 @@ class BaseClient:
 
     def _attempt(self, request: httpx.Request, attempt: int, where: dict[str, str]) -> Any:
         started = time.perf_counter()
-        try:
-            response = self._http.send(request, stream=True)
-        except httpx.TimeoutException as exc:
-            self._log(where, "timeout", started, attempt)
-            raise _Retryable(TransportError(f"timed out ({type(exc).__name__})", **where)) from None
-        except httpx.TransportError as exc:
-            self._log(where, "network error", started, attempt)
-            raise _Retryable(TransportError(f"network error: {type(exc).__name__}", **where)) from None
-        try:
-            content = response.read()
-        except httpx.TransportError as exc:
-            # Headers came, the body did not: a truncated answer. Retrying is safe (same key).
-            self._log(where, response.status_code, started, attempt)
-            error = ResponseFormatError(
-                f"truncated response ({type(exc).__name__})", status_code=response.status_code, **where
-            )
-            raise _Retryable(error) from None
-        finally:
-            response.close()
+        # SAM_TIMEOUT bounds the whole attempt (connect, headers and body), not each read.
+        with deadline(self.settings.timeout):
+            try:
+                response = self._http.send(request, stream=True)
+            except httpx.TimeoutException as exc:
+                self._log(where, "timeout", started, attempt)
+                raise _Retryable(TransportError(f"timed out ({type(exc).__name__})", **where)) from None
+            except httpx.TransportError as exc:
+                self._log(where, "network error", started, attempt)
+                raise _Retryable(TransportError(f"network error: {type(exc).__name__}", **where)) from None
+            try:
+                content = self._read_bounded(response, where)
+            except httpx.TimeoutException as exc:
+                self._log(where, "timeout", started, attempt)
+                error = TransportError(f"timed out reading the answer ({type(exc).__name__})", **where)
+                raise _Retryable(error) from None
+            except httpx.TransportError as exc:
+                # Headers came, the body did not: a truncated answer. Retrying is safe (same key).
+                self._log(where, response.status_code, started, attempt)
+                error = ResponseFormatError(
+                    f"truncated response ({type(exc).__name__})", status_code=response.status_code, **where
+                )
+                raise _Retryable(error) from None
+            finally:
+                response.close()
         self._log(where, response.status_code, started, attempt)
         if response.status_code >= 400:
             error = self._api_error(response, content, where)
@@ -267,6 +297,27 @@ class BaseClient:
                 raise _Retryable(error, parse_retry_after(response.headers.get("Retry-After")))
             raise error
         return self._decode(response, content, where)
+
+    def _read_bounded(self, response: httpx.Response, where: dict[str, str]) -> bytes:
+        """The body, read as it streams in, up to SAM_MAX_RESPONSE_BYTES (decoded bytes: a compressed
+        answer cannot inflate past it either); ResponseTooLargeError beyond, without reading the rest."""
+        limit = self.settings.max_response_bytes
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise self._too_large(response, f"it announces {int(declared):,} bytes", where)
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise self._too_large(response, "it sent more", where)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _too_large(self, response: httpx.Response, why: str, where: dict[str, str]) -> ResponseTooLargeError:
+        limit = self.settings.max_response_bytes
+        message = f"response larger than SAM_MAX_RESPONSE_BYTES ({limit:,} bytes): {why}; not read"
+        return ResponseTooLargeError(message, status_code=response.status_code, **where)
 
     def _log(self, where: dict[str, str], status: int | str, started: float, attempt: int) -> None:
         elapsed_ms = (time.perf_counter() - started) * 1000
@@ -287,7 +338,7 @@ class BaseClient:
             raise ResponseFormatError("empty response body", status_code=status, **where)
         try:
             return json.loads(content)
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: absurdly deep nesting
             kind = response.headers.get("Content-Type", "no content type")
             raise ResponseFormatError(
                 f"response is not valid JSON ({kind}, {len(content)} bytes; truncated?)",
@@ -300,7 +351,7 @@ class BaseClient:
         status = response.status_code
         try:
             body = json.loads(content) if content.strip() else None
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):
             body = None
         cls = error_class_for(status)
         extra: dict[str, Any] = {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from core import models as m
 
@@ -44,10 +44,16 @@ class Operation:
     body: tuple[str, ...] = ()  # JSON field names of the body; empty: the request has no body
     required: tuple[str, ...] = ()  # body fields the spec or the service insists on
     auth: bool = True
+    write: bool = False  # changes something: an answer we cannot read means the outcome is unknown
 
     @property
     def has_body(self) -> bool:
         return bool(self.body)
+
+    @property
+    def result_name(self) -> str:
+        """The spec's name of what the operation answers, for messages."""
+        return _RESULT_NAMES.get(self.name, "the record the spec promises")
 
     @cached_property
     def adapter(self) -> TypeAdapter[Any]:
@@ -71,6 +77,17 @@ class Operation:
 
 
 _PAGE_FIELDS = ("page", "pageSize", "startTime", "endTime")
+_RESULT_NAMES = {
+    "set_user_privileges": "an array of Operation results",
+    "add_camera": "a Camera record",
+    **dict.fromkeys(
+        ("update_schedule_task", "update_sensor_description", "delete_resource_user", "delete_user"),
+        "an Operation result",
+    ),
+    "register_device_token": "an Operation result",
+}
+# Operation 4's answer: every result counts, so none may be dropped, and an empty array says nothing.
+_OPERATION_RESULTS = Annotated[list[m.OperationResult], Field(min_length=1)]
 
 OPERATIONS: dict[str, Operation] = {
     op.name: op
@@ -92,7 +109,7 @@ OPERATIONS: dict[str, Operation] = {
             "GET",
             "/enterprise/bulk/get-organization-users",
             "panel users and organization users",
-            list[m.PanelUserPair],
+            m.Records[m.PanelUserPair],
         ),
         Operation(
             3,
@@ -109,7 +126,7 @@ OPERATIONS: dict[str, Operation] = {
             "POST",
             "/user/privilege-groups-and-resources/add-or-update",
             "set a user's privilege groups and authorized resources",
-            list[m.OperationResult],
+            _OPERATION_RESULTS,
             body=(
                 "userId",
                 "authorizedResourceIds",
@@ -120,6 +137,7 @@ OPERATIONS: dict[str, Operation] = {
                 "validityStart",
             ),
             required=("userId", "authorizedResourceIds", "privilegeGroups", "organizationId"),
+            write=True,
         ),
         Operation(
             5,
@@ -141,6 +159,7 @@ OPERATIONS: dict[str, Operation] = {
                 "userType",
             ),
             required=("taskId",),
+            write=True,
         ),
         Operation(
             6,
@@ -159,6 +178,7 @@ OPERATIONS: dict[str, Operation] = {
                 "subscriptionId",
             ),
             required=("deviceSerial", "name"),
+            write=True,
         ),
         Operation(
             7,
@@ -166,7 +186,7 @@ OPERATIONS: dict[str, Operation] = {
             "POST",
             "/subscription/bill",
             "list bills of a subscription",
-            list[m.Bill],
+            m.Records[m.Bill],
             body=("organizationId", "subscriptionId", "billId", "monthFilter"),
             required=("subscriptionId",),
         ),
@@ -176,7 +196,7 @@ OPERATIONS: dict[str, Operation] = {
             "POST",
             "/customer/phone",
             "find customers by phone number",
-            list[m.Customer],
+            m.Records[m.Customer],
             body=("phoneNumber", "identityNumber"),
         ),
         Operation(
@@ -189,6 +209,7 @@ OPERATIONS: dict[str, Operation] = {
             path_params=(Param("resourceSensorId"),),
             body=("locale", "description"),
             required=("description",),
+            write=True,
         ),
         Operation(
             10,
@@ -199,6 +220,7 @@ OPERATIONS: dict[str, Operation] = {
             m.OperationResult,
             body=("resourceId", "userId"),
             required=("resourceId", "userId"),
+            write=True,
         ),
         Operation(
             11,
@@ -209,6 +231,7 @@ OPERATIONS: dict[str, Operation] = {
             m.OperationResult,
             body=("userId",),
             required=("userId",),
+            write=True,
         ),
         Operation(
             12,
@@ -216,7 +239,7 @@ OPERATIONS: dict[str, Operation] = {
             "GET",
             "/user/{userId}/organization-users",
             "users of the organizations of a user",
-            list[m.User],
+            m.Records[m.User],
             path_params=(Param("userId"),),
         ),
         Operation(
@@ -234,7 +257,7 @@ OPERATIONS: dict[str, Operation] = {
             "GET",
             "/panel/{resourceId}/controller/list",
             "controllers of a panel",
-            list[m.Controller],
+            m.Records[m.Controller],
             path_params=(Param("resourceId"),),
         ),
         Operation(
@@ -252,10 +275,12 @@ OPERATIONS: dict[str, Operation] = {
             "GET",
             "/role/{roleId}/privilege-groups",
             "privilege groups of a role",
-            list[m.RolePrivilegeGroup],
+            m.Records[m.RolePrivilegeGroup],
             path_params=(Param("roleId"),),
         ),
-        Operation(17, "list_cameras", "GET", "/camera/list", "cameras of the caller", list[m.CameraSummary]),
+        Operation(
+            17, "list_cameras", "GET", "/camera/list", "cameras of the caller", m.Records[m.CameraSummary]
+        ),
         Operation(
             18,
             "list_panel_sensors",
@@ -271,7 +296,7 @@ OPERATIONS: dict[str, Operation] = {
             "GET",
             "/activities/controller/list",
             "controller data log",
-            list[m.ControllerDataLogEntry],
+            m.Records[m.ControllerDataLogEntry],
             # The spec shows no query parameters; these are the simulator's filters (docs/architecture.md).
             query=(
                 Param("resourceId", required=False),
@@ -285,7 +310,7 @@ OPERATIONS: dict[str, Operation] = {
             "POST",
             "/resource/pushnotification/history",
             "push notification history of a resource",
-            list[m.ActivityPage],
+            m.Records[m.ActivityPage],
             body=("resourceId", *_PAGE_FIELDS),
             required=("resourceId",),
         ),
@@ -298,6 +323,7 @@ OPERATIONS: dict[str, Operation] = {
             m.OperationResult,
             body=("userId", "requestToken", "appId"),
             required=("userId", "requestToken", "appId"),
+            write=True,
         ),
     ]
 }

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bot.settings import BotSettings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
@@ -286,9 +285,8 @@ def _context(tmp_path: Path, roles: dict[str, Any]) -> AppContext:
     config = parse_config({"roles": roles})
     web = WebClient(token="xoxb-x", base_url="http://127.0.0.1:9/")  # never called: no user groups
     return AppContext(
-        settings=BotSettings(samops_data_dir=tmp_path),
         config=config,
-        core_settings=Settings(data_dir=tmp_path),
+        settings=Settings(data_dir=tmp_path),
         signing_secret="s",
         web_client=web,
         roles=RoleResolver(config.roles, web),

@@ -15,6 +15,7 @@ from typing import Any
 
 from simulator.data import PRIVILEGE_GROUPS, Record, Scale, World, build, mask_name, new_activity
 from simulator.errors import ApiError, not_found
+from simulator.extensions import ACTIVITY_RESOURCE_ID, CAMERA_FIELDS
 
 SECRET_CAMERA_FIELDS = ("ncCode", "securityCode")
 INTERNAL_USER_FIELDS = ("password", "orgIds", "roleIds")
@@ -25,8 +26,11 @@ def now_ms() -> int:
 
 
 class Store:
-    def __init__(self, scale: Scale, token_ttl: float, first_page: int = 1) -> None:
+    def __init__(
+        self, scale: Scale, token_ttl: float, first_page: int = 1, extensions: frozenset[str] = frozenset()
+    ) -> None:
         self.scale = scale
+        self.extensions = extensions
         self.token_ttl_ms = int(token_ttl * 1000)
         self.first_page = first_page
         self.lock = threading.RLock()
@@ -38,7 +42,9 @@ class Store:
     def login(self, screen_name: str, password: str) -> Record:
         with self.lock:
             user = next((u for u in self.world.users.values() if u["screenName"] == screen_name), None)
-            if user is None or not secrets.compare_digest(user["password"], password):
+            # As bytes: compare_digest refuses str with non-ASCII characters.
+            given = password.encode("utf-8", "surrogatepass")
+            if user is None or not secrets.compare_digest(user["password"].encode(), given):
                 raise ApiError(401, "invalid screenName or password")
             token = secrets.token_urlsafe(32)
             self.sessions[token] = (user["userId"], now_ms() + self.token_ttl_ms)
@@ -208,8 +214,14 @@ class Store:
             "totalRecords": len(selected),
             "page": page,
             "pageSize": size,
-            "activities": copy.deepcopy(selected[start : start + size]),
+            "activities": [self._activity_view(a) for a in selected[start : start + size]],
         }
+
+    def _activity_view(self, activity: Record) -> Record:
+        """The spec's Activity record; the panel id only with the activity-resource-id extension."""
+        if ACTIVITY_RESOURCE_ID in self.extensions:
+            return dict(activity)
+        return {k: v for k, v in activity.items() if k != "resourceId"}
 
     def push_history(self, org: int, q: Any) -> list[Record]:
         """Push notifications of a panel = its violations and errors (events are not pushed)."""
@@ -262,7 +274,10 @@ class Store:
 
     def cameras(self, org: int) -> list[Record]:
         with self.lock:
-            return [camera_summary(c) for c in self.world.cameras.values() if c["organizationId"] == org]
+            extended = CAMERA_FIELDS in self.extensions
+            return [
+                camera_summary(c, extended) for c in self.world.cameras.values() if c["organizationId"] == org
+            ]
 
     def controller_log(self, org: int, rid: int | None, start: int | None, end: int | None) -> list[Record]:
         with self.lock:
@@ -523,10 +538,11 @@ def camera_record(camera: Record) -> Record:
     return {k: v for k, v in camera.items() if k not in ("deviceSerial", "subscriptionId")}
 
 
-def camera_summary(camera: Record) -> Record:
-    """Operation 17's item: a Resource summary extended with the Camera record's non-secret fields."""
+def camera_summary(camera: Record, extended: bool = False) -> Record:
+    """Operation 17's item: a Resource summary; `extended` (the camera-fields extension) adds the Camera
+    record's non-secret fields."""
     fields = {k: v for k, v in camera_record(camera).items() if k not in SECRET_CAMERA_FIELDS}
-    return {
+    summary = {
         "resourceId": camera["resourceId"],
         "networkId": camera["networkId"],
         "resourceName": camera["name"],
@@ -541,8 +557,8 @@ def camera_summary(camera: Record) -> Record:
         "subscriptionDocumentNo": f"SUB-{camera['subscriptionId']}",
         "resourceType": "ThirdParty",
         "deviceSubType": "Camera",
-        **fields,
     }
+    return {**summary, **fields} if extended else summary
 
 
 def _in_range(t: int, start: int | None, end: int | None) -> bool:

@@ -546,7 +546,7 @@ def camera_summary(camera: Record, extended: bool = False) -> Record:
         "resourceId": camera["resourceId"],
         "networkId": camera["networkId"],
         "resourceName": camera["name"],
-        "enabled": camera["status"] == "online" or camera["bindStatus"] == "bound",
+        "enabled": camera["bindStatus"] == "bound",  # an unbound camera is not in service
         "modelName": camera["deviceModelName"],
         "brandName": camera["brand"],
         "treePath": f"/{camera['organizationId']}/cameras",

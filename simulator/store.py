@@ -47,6 +47,8 @@ class Store:
             if user is None or not secrets.compare_digest(user["password"].encode(), given):
                 raise ApiError(401, "invalid screenName or password")
             token = secrets.token_urlsafe(32)
+            now = now_ms()
+            self.sessions = {t: (u, exp) for t, (u, exp) in self.sessions.items() if exp > now}
             self.sessions[token] = (user["userId"], now_ms() + self.token_ttl_ms)
             orgs = user["orgIds"]
             return {
@@ -71,7 +73,7 @@ class Store:
                 raise ApiError(401, "Authorization: invalid access token")
             user_id, expires = session
             if now_ms() >= expires:
-                del self.sessions[token]
+                # Kept (login prunes): a request is authenticated twice, for the replay scope and the route.
                 raise ApiError(401, "Authorization: access token expired")
             user = self.world.users.get(user_id)
             if user is None:

@@ -41,6 +41,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 MAX_RECORDED_BODY = 256 * 1024
 MAX_BODY = 1024 * 1024  # far above any operation's body; the spec sets no limit
+MAX_DRAIN = 32 * 1024 * 1024  # read and dropped after a 413, never kept
 LOGIN_PATH = "/api/auth/login"
 SECRET_BODY_FIELDS = re.compile(
     r'"(password|mqPassword|pinCode|securityCode|ncCode)"(\s*:\s*)"(?:[^"\\]|\\.)*"'
@@ -146,6 +147,8 @@ class ApiMiddleware:
             return
         body = await _read_body(receive, MAX_BODY)
         if body is None:
+            # Read (and drop) the rest, up to a bound, so that the client is there to read the answer.
+            await _read_body(receive, MAX_DRAIN)
             await _send_error(
                 send, 413, "PAYLOAD_TOO_LARGE", f"body: larger than {MAX_BODY} bytes", scope["path"]
             )

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from fastapi import Request
+from fastapi import Path, Query, Request
 from pydantic import BaseModel, ValidationError
 
 from simulator.data import Record
 from simulator.errors import ApiError, not_found, validation_error
+from simulator.schemas import INT64_MAX, INT64_MIN
 from simulator.store import Store
 
 M = TypeVar("M", bound=BaseModel)
 ORG_ID = re.compile(r"[0-9]{1,18}")
+# Ids in paths and numbers in query strings are int64s, as in bodies: bigger ones are a 400 naming them.
+PathId = Annotated[int, Path(ge=INT64_MIN, le=INT64_MAX)]
+QueryInt = Annotated[int | None, Query(ge=INT64_MIN, le=INT64_MAX)]
 
 
 @dataclass(frozen=True)

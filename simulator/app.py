@@ -31,6 +31,7 @@ from simulator.idempotency import (
 from simulator.live import LiveFeed
 from simulator.routes import activities, auth, business, control, resources, users
 from simulator.routes.common import resolve_caller
+from simulator.stats import Stats, StatsMiddleware
 from simulator.store import Store
 
 log = logging.getLogger("simulator")
@@ -318,6 +319,7 @@ def create_app(config: Config) -> FastAPI:
     app.state.store = store
     app.state.faults = Faults(config)
     app.state.recorder = Recorder()
+    app.state.stats = Stats()
     install_handlers(app)
     for module in (auth, users, resources, activities, business):
         app.include_router(module.router, prefix="/api")
@@ -330,6 +332,7 @@ def create_app(config: Config) -> FastAPI:
     app.add_middleware(
         ApiMiddleware, config=config, faults=app.state.faults, recorder=app.state.recorder, store=store
     )
+    app.add_middleware(StatsMiddleware, stats=app.state.stats)  # added last: outermost, counts everything
     return app
 
 

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 # The spec's int is an int64 unless stated: bigger numbers are refused naming the field, never stored.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+
+
+def _int64(value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError("must be an int64 (between -2^63 and 2^63 - 1)")
+    return value
+
+
+# A validator rather than ge/le: a field's own Field(ge=..., le=...) must not replace these bounds.
+Int64 = Annotated[int, AfterValidator(_int64)]
 
 
 class Body(BaseModel):

@@ -129,9 +129,11 @@ class Attribution:
         )
         if not probe.total_records and not probe.activities:
             return []  # nothing in the window: the one request was enough
-        if all(_panel_of(a) is not None for a in probe.activities or []):
+        # A panel id on the records is trusted only when it is one of the panels asked about.
+        asked = set(panel_ids)
+        if all(_panel_of(a) in asked for a in probe.activities or []):
             named = [(a, _panel_of(a)) for a in self._walk(panel_ids, org)]
-            if all(rid is not None for _, rid in named):
+            if all(rid in asked for _, rid in named):
                 return [activity_row(a, rid, org) for a, rid in named]
         return self.per_panel(panel_ids, org)
 

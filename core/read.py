@@ -61,6 +61,7 @@ class CameraRow:
     version: str | None
     capabilities: tuple[str, ...]
     problems: tuple[str, ...]  # e.g. ("offline", "sd card: error"); empty when healthy
+    enabled: bool | None = None  # the Resource summary's `enabled`; status fields are not in the spec
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,8 @@ class TableFreshness:
 class Kpis:
     alarms_24h: int
     panels_with_alarms_24h: int
-    cameras_offline: int
-    sd_card_problems: int
+    cameras_offline: int | None  # None: the service reports no camera status (not a spec field)
+    sd_card_problems: int | None  # None: no SD-card status reported
     sensors_with_errors_24h: int  # distinct (panel, violation name) with eventType "error" in 24 h
     alarms_per_hour_24h: list[int] = field(default_factory=list)  # 24 values, oldest first, for sparklines
 
@@ -334,12 +335,18 @@ def _step_budget(db: sqlite_utils.Database, steps: int) -> Iterator[None]:
         db.conn.set_progress_handler(None, 0)
 
 
-def _camera_problems(status: str | None, bind_status: str | None, sd_card: str | None) -> tuple[str, ...]:
+def _camera_problems(
+    status: str | None, bind_status: str | None, sd_card: str | None, enabled: bool | None = None
+) -> tuple[str, ...]:
+    """What is wrong with a camera, from what the service sent: operation 17 promises only a Resource
+    summary (`enabled`), so a missing status is "not reported", never "offline"."""
     problems = []
+    if enabled is False:
+        problems.append("disabled")
     state = (status or "").strip().lower()
-    if state in ("", "offline", "off", "0", "false", "disconnected"):
+    if state in ("offline", "off", "0", "false", "disconnected"):
         problems.append("offline")
-    elif state not in CAMERA_OK_STATUS:
+    elif state and state not in CAMERA_OK_STATUS:
         problems.append(f"status: {status}")
     if sd_card is not None and sd_card.strip().lower() not in SD_CARD_OK:
         problems.append(f"sd card: {sd_card}")
@@ -363,15 +370,16 @@ def camera_summary(
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     sql = (
         "SELECT resource_id, org_id, name, brand, model, status, bind_status, sd_card_status, version,"
-        f" ability FROM cameras{where}"
+        f" ability, json_extract(raw, '$.enabled') FROM cameras{where}"
     )
     cameras = []
     for r in _rows(db, sql, params):
-        problems = _camera_problems(r[5], r[6], r[7])
+        enabled = None if r[10] is None else bool(r[10])
+        problems = _camera_problems(r[5], r[6], r[7], enabled)
         if problems_only and not problems:
             continue
         abilities = tuple(a.strip() for a in (r[9] or "").split(",") if a.strip())
-        cameras.append(CameraRow(*r[:9], capabilities=abilities, problems=problems))
+        cameras.append(CameraRow(*r[:9], capabilities=abilities, problems=problems, enabled=enabled))
     cameras.sort(key=lambda c: (not c.problems, (c.name or "").lower(), c.resource_id))
     return cameras
 
@@ -600,13 +608,20 @@ def kpis(db: sqlite_utils.Database, now: int) -> Kpis:
         [since, now],
     )[0][0]
     cameras = camera_summary(db)
+    # Nothing to count from when no camera reports a status (operation 17 does not promise one).
+    reported = not cameras or any(c.status for c in cameras)
+    sd_reported = not cameras or any(c.sd_card_status for c in cameras)
     return Kpis(
         alarms_24h=sum(per_hour),
         panels_with_alarms_24h=panels,
         cameras_offline=sum(
             1 for c in cameras if any(p == "offline" or p.startswith("status:") for p in c.problems)
-        ),
-        sd_card_problems=sum(1 for c in cameras if any(p.startswith("sd card:") for p in c.problems)),
+        )
+        if reported
+        else None,
+        sd_card_problems=sum(1 for c in cameras if any(p.startswith("sd card:") for p in c.problems))
+        if sd_reported
+        else None,
         sensors_with_errors_24h=errors,
         alarms_per_hour_24h=per_hour,
     )

@@ -20,9 +20,18 @@ from fastapi import FastAPI
 from simulator.data import Record, Scale
 from simulator.errors import ApiError, error_bytes
 from simulator.handlers import install_handlers
-from simulator.idempotency import ReplayStore, StoredResponse, check_fresh, decrypt_stamp, payload_for
+from simulator.idempotency import (
+    ReplayKey,
+    ReplayStore,
+    StoredResponse,
+    check_fresh,
+    decrypt_stamp,
+    payload_for,
+)
 from simulator.live import LiveFeed
 from simulator.routes import activities, auth, business, control, resources, users
+from simulator.routes.common import resolve_caller
+from simulator.stats import Stats, StatsMiddleware
 from simulator.store import Store
 
 log = logging.getLogger("simulator")
@@ -32,6 +41,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 MAX_RECORDED_BODY = 256 * 1024
+MAX_BODY = 1024 * 1024  # far above any operation's body; the spec sets no limit
+MAX_DRAIN = 32 * 1024 * 1024  # read and dropped after a 413, never kept
+LOGIN_PATH = "/api/auth/login"
 SECRET_BODY_FIELDS = re.compile(
     r'"(password|mqPassword|pinCode|securityCode|ncCode)"(\s*:\s*)"(?:[^"\\]|\\.)*"'
 )
@@ -47,6 +59,7 @@ class Config:
     token_ttl: float = 3600.0
     require_idempotency_key: bool = False
     first_page: int = 1
+    extensions: frozenset[str] = frozenset()
 
 
 class Faults:
@@ -103,8 +116,9 @@ class Recorder:
                 text = f"{scheme} ***" if " " in text else "***"
             headers[key] = text
         masked = SECRET_BODY_FIELDS.sub(
-            lambda m: f'"{m.group(1)}"{m.group(2)}"***"', body.decode("utf-8", "replace")
-        )
+            lambda m: f'"{m.group(1)}"{m.group(2)}"***"',
+            body.decode("utf-8", "replace"),
+        )[:MAX_RECORDED_BODY]  # cut after masking, so that no secret is cut in half and left readable
         entry = {
             "at": int(time.time() * 1000),
             "method": scope["method"],
@@ -120,8 +134,9 @@ class Recorder:
 class ApiMiddleware:
     """Pure ASGI, so that it sees the raw body bytes and the raw path of the request line."""
 
-    def __init__(self, app: Any, config: Config, faults: Faults, recorder: Recorder) -> None:
+    def __init__(self, app: Any, config: Config, faults: Faults, recorder: Recorder, store: Store) -> None:
         self.app = app
+        self.store = store
         self.config = config
         self.faults = faults
         self.recorder = recorder
@@ -131,7 +146,14 @@ class ApiMiddleware:
         if scope["type"] != "http" or not (scope["path"] == "/api" or scope["path"].startswith("/api/")):
             await self.app(scope, receive, send)
             return
-        body = await _read_body(receive)
+        body = await _read_body(receive, MAX_BODY)
+        if body is None:
+            # Read (and drop) the rest, up to a bound, so that the client is there to read the answer.
+            await _read_body(receive, MAX_DRAIN)
+            await _send_error(
+                send, 413, "PAYLOAD_TOO_LARGE", f"body: larger than {MAX_BODY} bytes", scope["path"]
+            )
+            return
         raw_path = scope.get("raw_path") or scope["path"].encode()
         raw_path = raw_path.split(b"?", 1)[0]
         path = scope["path"]
@@ -162,9 +184,29 @@ class ApiMiddleware:
         except ApiError as exc:
             await _send_error(send, exc.status, exc.error, exc.message, path)
             return
-        await self._once(scope, receive, body, send, key.strip().upper())
+        who = self._replay_scope(scope, path)
+        if who is None:
+            # Not authenticated (or not in that organization): never a replay; the operation answers
+            # its own 401/400/404 and nothing is stored.
+            await self._execute(scope, receive, body, send)
+            return
+        replay_key = ReplayKey(key.strip().upper(), who, scope["method"], raw_path, body)
+        await self._once(scope, receive, body, send, replay_key)
 
-    async def _once(self, scope: Scope, receive: Receive, body: bytes, send: Send, key: str) -> None:
+    def _replay_scope(self, scope: Scope, path: str) -> tuple[int, int] | None:
+        """Whom a stored answer may be replayed to (decisions.md 8): the token's user and the organization,
+        checked here, before any replay. Login has no caller: its body (the credentials) scopes it."""
+        if path == LOGIN_PATH:
+            return (0, 0)
+        try:
+            who = resolve_caller(
+                self.store, _header(scope, b"authorization"), _header(scope, b"organizationid")
+            )
+        except ApiError:
+            return None
+        return (who.user["userId"], who.org)
+
+    async def _once(self, scope: Scope, receive: Receive, body: bytes, send: Send, key: ReplayKey) -> None:
         while True:
             claim = self.replays.claim(key)
             if isinstance(claim, StoredResponse):
@@ -220,13 +262,18 @@ class ApiMiddleware:
         return StoredResponse(status, headers, b"".join(chunks), int(time.time() * 1000))
 
 
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it grows beyond `limit` bytes."""
+    chunks, size = [], 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
             break
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
         if not message.get("more_body"):
             break
     return b"".join(chunks)
@@ -251,7 +298,7 @@ async def _send_error(
 
 
 def create_app(config: Config) -> FastAPI:
-    store = Store(config.scale, config.token_ttl, config.first_page)
+    store = Store(config.scale, config.token_ttl, config.first_page, config.extensions)
     live = LiveFeed(store, config.alarm_rate)
 
     @asynccontextmanager
@@ -272,6 +319,7 @@ def create_app(config: Config) -> FastAPI:
     app.state.store = store
     app.state.faults = Faults(config)
     app.state.recorder = Recorder()
+    app.state.stats = Stats()
     install_handlers(app)
     for module in (auth, users, resources, activities, business):
         app.include_router(module.router, prefix="/api")
@@ -281,7 +329,10 @@ def create_app(config: Config) -> FastAPI:
     async def healthz() -> Record:
         return {"status": "ok"}
 
-    app.add_middleware(ApiMiddleware, config=config, faults=app.state.faults, recorder=app.state.recorder)
+    app.add_middleware(
+        ApiMiddleware, config=config, faults=app.state.faults, recorder=app.state.recorder, store=store
+    )
+    app.add_middleware(StatsMiddleware, stats=app.state.stats)  # added last: outermost, counts everything
     return app
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from simulator.data import Scale
+from simulator.extensions import EXTENSIONS, parse_extensions
 
 
 def parser() -> argparse.ArgumentParser:
@@ -35,6 +36,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--first-page", type=int, default=1, help="number of the first page of operations 3 and 20"
     )
+    p.add_argument(
+        "--extensions",
+        default="none",
+        metavar="NAMES",
+        help="answer fields beyond the spec: a comma list of "
+        + ", ".join(EXTENSIONS)
+        + ", or all (default none: spec-exact)",
+    )
     p.add_argument("--demo-screen-name", default="demo")
     p.add_argument("--demo-password", default="demo")
     return p
@@ -58,6 +67,10 @@ def check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--port must be between 1 and 65535")
     if not args.demo_screen_name or not args.demo_password:
         p.error("--demo-screen-name and --demo-password must not be empty")
+    try:
+        args.extensions = parse_extensions(args.extensions)
+    except ValueError as exc:
+        p.error(f"--extensions: {exc}")
 
 
 def main(argv: list[str]) -> int:
@@ -89,18 +102,24 @@ def main(argv: list[str]) -> int:
         token_ttl=args.token_ttl,
         require_idempotency_key=args.require_idempotency_key,
         first_page=args.first_page,
+        extensions=args.extensions,
     )
     app = create_app(config)
     print(f"SAM service simulator: base URL http://{args.host}:{args.port}/api", flush=True)
     orgs = ", ".join(str(1001 + i) for i in range(min(2, args.orgs)))
-    print(
-        f"  demo credentials: screenName {args.demo_screen_name}, password {args.demo_password}", flush=True
-    )
+    # Never the password: a banner ends up in terminals, logs and screenshots.
+    print(f"  demo user: screenName {args.demo_screen_name} (password as configured)", flush=True)
     print(
         f"  the demo user belongs to organizations {orgs} (send one as the OrganizationId header)", flush=True
     )
+    extensions = ", ".join(sorted(args.extensions)) or "none, spec-exact answers"
+    print(f"  extensions: {extensions}", flush=True)
     print("  /healthz answers when ready; /_sim/* are test controls, not part of the service", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+    from simulator.protocol import SpecH11Protocol
+
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", http=SpecH11Protocol)
+    )
     try:
         server.run()
     except KeyboardInterrupt:

@@ -1,8 +1,9 @@
 """Seeded, realistic data for the simulator: organizations, users, panels, cameras, activities, bills...
 
-Everything is drawn from one `random.Random(seed)`, so a seed always gives the same records; only the
-activity times move with the start time (they are offsets back from it). Generation is plain dicts in
-loops, cheap enough for `--panels 2000` to start within seconds.
+Everything is drawn from `random.Random(seed)`, so a seed always gives the same records; only the
+activity times move with the start time (they are offsets back from it). A panel's activity history is
+made the first time it is asked for, from a generator of its own (seed and panel id), so that a fleet of
+20,000 panels starts in seconds and the history does not depend on which panel is read first.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ class World:
     controller_log: dict[int, Record] = field(default_factory=dict)  # controller id -> log entry
     panel_users: dict[int, list[Record]] = field(default_factory=dict)  # resourceId -> Resource users
     cameras: dict[int, Record] = field(default_factory=dict)  # resourceId -> Camera record
-    activities: dict[int, list[Record]] = field(default_factory=dict)  # resourceId -> oldest first
+    # resourceId -> oldest first (sorted by activityTime); made on first use, see `activities_of`
+    activities: dict[int, list[Record]] = field(default_factory=dict)
     event_seq: dict[int, int] = field(default_factory=dict)  # resourceId -> last event number
     subscriptions: dict[int, Record] = field(default_factory=dict)  # id -> {id, orgId, bills}
     customers: dict[int, list[Record]] = field(default_factory=dict)  # orgId -> customers (+ secrets)
@@ -108,6 +110,9 @@ class World:
     device_tokens: dict[tuple[int, str], Record] = field(default_factory=dict)
     next_camera_id: int = 0
     next_id: int = 900_000_000  # ids of records created at run time
+    seed: int = 42
+    built_at: int = 0  # epoch-ms the history is counted back from
+    history_days: int = 7
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ def panel_id(org_id: int, n: int, width: int) -> int:
 
 def build(scale: Scale, now_ms: int) -> World:
     rng = random.Random(scale.seed)
-    world = World()
+    world = World(seed=scale.seed, built_at=now_ms, history_days=scale.history_days)
     org_ids = [1001 + i for i in range(scale.orgs)]
     for i, org_id in enumerate(org_ids):
         name = ORG_NAMES[i % len(ORG_NAMES)] + ("" if i < len(ORG_NAMES) else f" {i + 1}")
@@ -372,7 +377,6 @@ def _panel(world: World, rng: random.Random, org_id: int, rid: int, n: int, now_
         }
         for slot, uid in enumerate(_org_user_ids(world, org_id, rng), start=1)
     ]
-    world.activities[rid] = _history(world, rng, rid, sensors, now_ms, days)
 
 
 def _org_user_ids(world: World, org_id: int, rng: random.Random) -> list[int]:
@@ -412,6 +416,17 @@ def new_activity(
         "group": group,
         "resourceId": rid,
     }
+
+
+def activities_of(world: World, rid: int) -> list[Record]:
+    """The activities of panel `rid`, oldest first; its history is made here on first use (the caller
+    holds the store's lock). Always before a new activity is added, so event numbers stay in order."""
+    acts = world.activities.get(rid)
+    if acts is None:
+        rng = random.Random(f"{world.seed}/history/{rid}")
+        sensors = world.panels[rid]["resourceSensors"][0]["sensors"]
+        acts = world.activities[rid] = _history(world, rng, rid, sensors, world.built_at, world.history_days)
+    return acts
 
 
 def _history(

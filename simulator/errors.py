@@ -67,6 +67,8 @@ def describe(errors: Sequence[Any]) -> str:
             msg = "field required"
         elif err.get("type") == "json_invalid":
             msg = "malformed JSON"
+        elif err.get("type") == "value_error":
+            msg = msg.removeprefix("Value error, ")
         parts.append(f"{field_path(loc)}: {msg[:1].lower()}{msg[1:]}")
     return "; ".join(parts) or "invalid request"
 

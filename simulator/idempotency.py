@@ -53,6 +53,18 @@ def check_fresh(stamp_ms: int, now_ms: int | None = None) -> None:
 
 
 @dataclass(frozen=True)
+class ReplayKey:
+    """What a stored answer is replayed for (decisions.md 8): the key, the caller (userId, organization),
+    the method, the raw path and the body. The same key from anyone else is a new request."""
+
+    key: str
+    caller: tuple[int, int]
+    method: str
+    raw_path: bytes
+    body: bytes
+
+
+@dataclass(frozen=True)
 class StoredResponse:
     status: int
     headers: list[tuple[bytes, bytes]]
@@ -61,15 +73,14 @@ class StoredResponse:
 
 
 class ReplayStore:
-    """First successful response per key, kept 24 hours. Scoped by the key alone: a fresh stamp
-    encrypted under a different payload cannot give the same ciphertext in practice."""
+    """First successful response per ReplayKey, kept 24 hours."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._done: dict[str, StoredResponse] = {}
-        self._inflight: dict[str, threading.Event] = {}
+        self._done: dict[ReplayKey, StoredResponse] = {}
+        self._inflight: dict[ReplayKey, threading.Event] = {}
 
-    def claim(self, key: str) -> StoredResponse | threading.Event | None:
+    def claim(self, key: ReplayKey) -> StoredResponse | threading.Event | None:
         """None: the caller owns the key and must `finish` it; a StoredResponse: replay it;
         an Event: another request holds the key, wait for it and claim again."""
         with self._lock:
@@ -80,7 +91,7 @@ class ReplayStore:
             self._inflight[key] = threading.Event()
             return None
 
-    def finish(self, key: str, response: StoredResponse | None) -> None:
+    def finish(self, key: ReplayKey, response: StoredResponse | None) -> None:
         """Store `response` (None: forget the key, the request may be retried and executed)."""
         with self._lock:
             event = self._inflight.pop(key, None)

@@ -6,15 +6,27 @@ one of the caller's) and answers 404 for anything outside it, as if it did not e
 
 from __future__ import annotations
 
+import bisect
 import copy
+import operator
 import random
 import secrets
 import threading
 import time
 from typing import Any
 
-from simulator.data import PRIVILEGE_GROUPS, Record, Scale, World, build, mask_name, new_activity
+from simulator.data import (
+    PRIVILEGE_GROUPS,
+    Record,
+    Scale,
+    World,
+    activities_of,
+    build,
+    mask_name,
+    new_activity,
+)
 from simulator.errors import ApiError, not_found
+from simulator.extensions import ACTIVITY_RESOURCE_ID, CAMERA_FIELDS
 
 SECRET_CAMERA_FIELDS = ("ncCode", "securityCode")
 INTERNAL_USER_FIELDS = ("password", "orgIds", "roleIds")
@@ -25,8 +37,11 @@ def now_ms() -> int:
 
 
 class Store:
-    def __init__(self, scale: Scale, token_ttl: float, first_page: int = 1) -> None:
+    def __init__(
+        self, scale: Scale, token_ttl: float, first_page: int = 1, extensions: frozenset[str] = frozenset()
+    ) -> None:
         self.scale = scale
+        self.extensions = extensions
         self.token_ttl_ms = int(token_ttl * 1000)
         self.first_page = first_page
         self.lock = threading.RLock()
@@ -38,9 +53,13 @@ class Store:
     def login(self, screen_name: str, password: str) -> Record:
         with self.lock:
             user = next((u for u in self.world.users.values() if u["screenName"] == screen_name), None)
-            if user is None or not secrets.compare_digest(user["password"], password):
+            # As bytes: compare_digest refuses str with non-ASCII characters.
+            given = password.encode("utf-8", "surrogatepass")
+            if user is None or not secrets.compare_digest(user["password"].encode(), given):
                 raise ApiError(401, "invalid screenName or password")
             token = secrets.token_urlsafe(32)
+            now = now_ms()
+            self.sessions = {t: (u, exp) for t, (u, exp) in self.sessions.items() if exp > now}
             self.sessions[token] = (user["userId"], now_ms() + self.token_ttl_ms)
             orgs = user["orgIds"]
             return {
@@ -54,7 +73,8 @@ class Store:
                 "roles": self._roles(user, orgs),
                 "organizations": [{"name": self.world.orgs[o]["name"], "id": str(o)} for o in orgs],
                 "organizationIds": list(orgs),
-                "resources": [copy.deepcopy(p) for p in self.world.panels.values() if p["orgId"] in orgs],
+                # Not copied (20,000 panels take seconds to copy): the route serializes the answer at once.
+                "resources": [p for p in self.world.panels.values() if p["orgId"] in orgs],
             }
 
     def authenticate(self, token: str) -> Record:
@@ -65,7 +85,7 @@ class Store:
                 raise ApiError(401, "Authorization: invalid access token")
             user_id, expires = session
             if now_ms() >= expires:
-                del self.sessions[token]
+                # Kept (login prunes): a request is authenticated twice, for the replay scope and the route.
                 raise ApiError(401, "Authorization: access token expired")
             user = self.world.users.get(user_id)
             if user is None:
@@ -195,7 +215,10 @@ class Store:
             for rid in rids:
                 self._panel(org, rid)
             selected = [
-                a for rid in dict.fromkeys(rids) for a in self.world.activities.get(rid, []) if _matches(a, q)
+                a
+                for rid in dict.fromkeys(rids)
+                for a in _window(activities_of(self.world, rid), q.startTime, q.endTime)
+                if _matches(a, q)
             ]
         return self._page(selected, q.page, q.pageSize)
 
@@ -208,8 +231,14 @@ class Store:
             "totalRecords": len(selected),
             "page": page,
             "pageSize": size,
-            "activities": copy.deepcopy(selected[start : start + size]),
+            "activities": [self._activity_view(a) for a in selected[start : start + size]],
         }
+
+    def _activity_view(self, activity: Record) -> Record:
+        """The spec's Activity record; the panel id only with the activity-resource-id extension."""
+        if ACTIVITY_RESOURCE_ID in self.extensions:
+            return dict(activity)
+        return {k: v for k, v in activity.items() if k != "resourceId"}
 
     def push_history(self, org: int, q: Any) -> list[Record]:
         """Push notifications of a panel = its violations and errors (events are not pushed)."""
@@ -217,8 +246,8 @@ class Store:
             self._panel(org, q.resourceId)
             selected = [
                 a
-                for a in self.world.activities.get(q.resourceId, [])
-                if a["eventType"] != "event" and _in_range(a["activityTime"], q.startTime, q.endTime)
+                for a in _window(activities_of(self.world, q.resourceId), q.startTime, q.endTime)
+                if a["eventType"] != "event"
             ]
         return [self._page(selected, q.page, q.pageSize)]
 
@@ -262,7 +291,10 @@ class Store:
 
     def cameras(self, org: int) -> list[Record]:
         with self.lock:
-            return [camera_summary(c) for c in self.world.cameras.values() if c["organizationId"] == org]
+            extended = CAMERA_FIELDS in self.extensions
+            return [
+                camera_summary(c, extended) for c in self.world.cameras.values() if c["organizationId"] == org
+            ]
 
     def controller_log(self, org: int, rid: int | None, start: int | None, end: int | None) -> list[Record]:
         with self.lock:
@@ -467,7 +499,7 @@ class Store:
             base = now_ms()
             for i in range(count):
                 activity = new_activity(self.world, self.rng, rid, base + i, kind)
-                self.world.activities[rid].append(activity)
+                activities_of(self.world, rid).append(activity)
                 created.append(copy.deepcopy(activity))
                 self._touch_controller(rid, base + i)
             return created
@@ -491,8 +523,9 @@ class Store:
     def all_activities(self, since: int) -> list[Record]:
         with self.lock:
             out = []
-            for rid, acts in self.world.activities.items():
-                org = self.world.panels[rid]["orgId"]
+            for rid, panel in self.world.panels.items():
+                acts = activities_of(self.world, rid)
+                org = panel["orgId"]
                 out += [{**a, "resourceId": rid, "orgId": org} for a in acts if a["activityTime"] >= since]
         return sorted(out, key=lambda a: (a["activityTime"], a["eventId"]))
 
@@ -523,14 +556,15 @@ def camera_record(camera: Record) -> Record:
     return {k: v for k, v in camera.items() if k not in ("deviceSerial", "subscriptionId")}
 
 
-def camera_summary(camera: Record) -> Record:
-    """Operation 17's item: a Resource summary extended with the Camera record's non-secret fields."""
+def camera_summary(camera: Record, extended: bool = False) -> Record:
+    """Operation 17's item: a Resource summary; `extended` (the camera-fields extension) adds the Camera
+    record's non-secret fields."""
     fields = {k: v for k, v in camera_record(camera).items() if k not in SECRET_CAMERA_FIELDS}
-    return {
+    summary = {
         "resourceId": camera["resourceId"],
         "networkId": camera["networkId"],
         "resourceName": camera["name"],
-        "enabled": camera["status"] == "online" or camera["bindStatus"] == "bound",
+        "enabled": camera["bindStatus"] == "bound",  # an unbound camera is not in service
         "modelName": camera["deviceModelName"],
         "brandName": camera["brand"],
         "treePath": f"/{camera['organizationId']}/cameras",
@@ -541,8 +575,19 @@ def camera_summary(camera: Record) -> Record:
         "subscriptionDocumentNo": f"SUB-{camera['subscriptionId']}",
         "resourceType": "ThirdParty",
         "deviceSubType": "Camera",
-        **fields,
     }
+    return {**summary, **fields} if extended else summary
+
+
+def _window(acts: list[Record], start: int | None, end: int | None) -> list[Record]:
+    """The activities (oldest first) with start <= activityTime <= end, found by bisection: a poll over
+    thousands of panels must not read every panel's whole history."""
+    lo = bisect.bisect_left(acts, start, key=_TIME) if start else 0
+    hi = bisect.bisect_right(acts, end, key=_TIME) if end else len(acts)
+    return acts[lo:hi]
+
+
+_TIME = operator.itemgetter("activityTime")
 
 
 def _in_range(t: int, start: int | None, end: int | None) -> bool:

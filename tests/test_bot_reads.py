@@ -233,7 +233,7 @@ def test_cameras_problems_first_and_filtered(bot: BotProcess, client: SamClient,
     assert problems.text.count(":warning:") == sum(flags)
     assert ":white_check_mark:" not in problems.text
     one = cameras[0]
-    assert f"`{one.resource_id}`" in bot.send_command(f"cameras {one.name}").text
+    assert f"`{one.resource_id}`" in bot.send_command(f"cameras {one.resource_name}").text
     no_secrets(result)
 
 

@@ -455,7 +455,7 @@ def test_camera_add_sends_the_codes_to_the_service_only(
     name = json.loads(view["private_metadata"])["response_url"].rsplit("/", 1)[1]
     slack.wait_for(lambda: any("added" in r.params["text"] for r in slack.responses(name)))
     cameras = service.ok("GET", "/camera/list")
-    assert any(c.get("name") == f"Lobby {serial}" for c in cameras)
+    assert any(c.get("resourceName") == f"Lobby {serial}" for c in cameras)
     [sent] = requests_to(sim, "POST", "/camera/add")[-1:]
     assert serial in sent["body"]
 

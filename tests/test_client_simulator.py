@@ -279,7 +279,7 @@ def test_a_post_whose_answer_was_lost_is_retried_and_executed_once(sim: Simulato
         finally:
             faults(sim, latencyMs=0)
         time.sleep(1.0)  # let the first, slow attempt reach the server's idempotency check
-        assert [c.name for c in sam.list_cameras()].count(name) == 1
+        assert [c.resource_name for c in sam.list_cameras()].count(name) == 1
     posts = [r for r in recorded(sim) if r["path"] == "/api/camera/add" and name in r["body"]]
     assert len(posts) >= 2  # the lost first attempt and at least one retry
     assert len({p["headers"]["idempotency-key"] for p in posts}) == 1

@@ -55,7 +55,10 @@ def simulator_expectations(sim: Simulator) -> dict[str, object]:
         login = client.login()
         panel = next(p for p in login.panels if any(g.sensors for g in p.resource_sensors or []))
         cameras = [
-            c.name for org in login.organization_ids or [] for c in client.list_cameras(org=org) if c.name
+            c.resource_name
+            for org in login.organization_ids or []
+            for c in client.list_cameras(org=org)
+            if c.resource_name
         ]
     sensors = [s.sensor_name for g in panel.resource_sensors or [] for s in g.sensors or [] if s.sensor_name]
     injected = httpx.post(

@@ -14,7 +14,7 @@ from tests.support.processes import ROOT, Simulator, free_port, run_simulator, s
 from tests.support.spec_client import SpecClient
 
 
-def test_start_prints_the_base_url_and_credentials_and_tokens_expire() -> None:
+def test_start_prints_the_base_url_and_user_not_the_password_and_tokens_expire() -> None:
     port = free_port()
     cmd = samops_cmd(
         "simulator",
@@ -47,7 +47,8 @@ def test_start_prints_the_base_url_and_credentials_and_tokens_expire() -> None:
         stop(proc)
     out = proc.stdout.read().decode() if proc.stdout else ""
     assert f"http://127.0.0.1:{port}/api" in out
-    assert "alice" in out and "wonder" in out and "1001" in out
+    assert "alice" in out and "1001" in out
+    assert "wonder" not in out  # the banner never prints the password (issue 12)
 
 
 def test_bad_options_are_a_usage_error() -> None:

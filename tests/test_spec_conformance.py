@@ -325,7 +325,7 @@ def test_06_add_camera_then_17_lists_it_once_on_a_replayed_key(api: Api) -> None
 
     cameras = api.ok("GET", "/camera/list")
     assert sum(1 for c in cameras if c["resourceId"] == camera["resourceId"]) == 1
-    assert sum(1 for c in cameras if c.get("name") == "Spec camera") == 1
+    assert sum(1 for c in cameras if c.get("resourceName") == "Spec camera") == 1
 
 
 def test_07_bills(api: Api) -> None:

@@ -10,7 +10,7 @@ from core.read import _camera_problems as camera_problems  # the dashboard's not
 
 
 def problems_of(cam: CameraSummary) -> tuple[str, ...]:
-    return camera_problems(cam.status, cam.bind_status, cam.sd_card_status)
+    return camera_problems(cam.status, cam.bind_status, cam.sd_card_status, cam.enabled)
 
 
 def matches(cam: CameraSummary, text: str) -> bool:

@@ -64,7 +64,12 @@ def camera_line(cam: CameraSummary, problems: Sequence[str]) -> str:
     name = escape(cam.name or cam.resource_name or f"camera {cam.resource_id}")
     model = " ".join(x for x in (cam.brand, cam.device_model or cam.model_name) if x)
     where = f" · org {cam.organization_id or cam.org_id}" if (cam.organization_id or cam.org_id) else ""
-    state = ":warning: " + escape(", ".join(problems)) if problems else ":white_check_mark: ok"
+    if problems:
+        state = ":warning: " + escape(", ".join(problems))
+    elif cam.status:
+        state = ":white_check_mark: ok"
+    else:  # operation 17 promises no status: say what is known
+        state = ":white_check_mark: enabled" if cam.enabled else "status not reported"
     return f"*{name}* (`{cam.resource_id}`) {escape(model)}{where} — {state}"
 
 
@@ -78,9 +83,15 @@ def cameras_blocks(
     blocks: list[Block] = [
         header("Cameras"),
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
-        context("Live from the service; cameras with problems first."),
+        context("Live from the service; cameras with problems first." + _status_note(cameras)),
     ]
     return summary + ".", cap_blocks(blocks)
+
+
+def _status_note(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]]) -> str:
+    if not cameras or any(c.status or c.bind_status or c.sd_card_status for c, _ in cameras):
+        return ""
+    return " Camera status, binding and SD card are not reported by the service; shown: enabled or not."
 
 
 # --- privileges and roles ----------------------------------------------------------------------------

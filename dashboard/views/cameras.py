@@ -1,4 +1,5 @@
-"""Cameras: status, binding, SD card, version and capabilities, problems first."""
+"""Cameras: enabled, and status, binding, SD card, version and capabilities when the service reports them;
+problems first."""
 
 from __future__ import annotations
 
@@ -30,11 +31,17 @@ problems_only = toggle_col.toggle("Problems only", key="cameras_problems")
 filters.publish({"org": org_id, "q": text, "problems": problems_only})
 
 
+# Columns from the Camera record: operation 17 promises only a Resource summary, so each is shown only
+# when the service sent it for some camera of the view.
+REPORTED_COLUMNS = ("Status", "Binding", "SD card", "Version", "Capabilities")
+
+
 def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "Camera": [c.name or f"camera {c.resource_id}" for c in rows],
             "Problems": [list(c.problems) for c in rows],
+            "Enabled": pd.Series([c.enabled for c in rows], dtype="boolean"),
             "Status": [c.status or "" for c in rows],
             "Binding": [c.bind_status or "" for c in rows],
             "SD card": [c.sd_card_status or "" for c in rows],
@@ -46,6 +53,8 @@ def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
             "Org": pd.Series([c.org_id for c in rows], dtype="Int64"),
         }
     )
+    empty = [c for c in REPORTED_COLUMNS if not frame[c].astype(bool).any()]
+    return frame.drop(columns=empty)
 
 
 @st.fragment(run_every=data.REFRESH_SECONDS)
@@ -61,6 +70,8 @@ def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
         st.info("No cameras match these filters.")
         return
     frame = cameras_frame(rows)
+    if "Status" not in frame.columns:
+        st.caption("Camera status is not reported by the service: shown are what it lists (enabled, model).")
     problems = sorted({p for c in rows for p in c.problems})
     st.dataframe(
         frame,

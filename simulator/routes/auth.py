@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
 
-from simulator.data import Record
 from simulator.routes.common import parse, store_of
 from simulator.schemas import Login
 
@@ -12,6 +12,7 @@ router = APIRouter()
 
 
 @router.post("/auth/login")
-async def login(request: Request) -> Record:
+async def login(request: Request) -> JSONResponse:
     body = await parse(request, Login)
-    return store_of(request).login(body.screenName, body.password)
+    # Rendered here, before anything else runs: the result shares the store's panel records.
+    return JSONResponse(store_of(request).login(body.screenName, body.password))

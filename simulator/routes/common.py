@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from fastapi import Request
+from fastapi import Path, Query, Request
 from pydantic import BaseModel, ValidationError
 
 from simulator.data import Record
 from simulator.errors import ApiError, not_found, validation_error
+from simulator.schemas import INT64_MAX, INT64_MIN
 from simulator.store import Store
 
 M = TypeVar("M", bound=BaseModel)
+ORG_ID = re.compile(r"[0-9]{1,18}")
+# Ids in paths and numbers in query strings are int64s, as in bodies: bigger ones are a 400 naming them.
+PathId = Annotated[int, Path(ge=INT64_MIN, le=INT64_MAX)]
+QueryInt = Annotated[int | None, Query(ge=INT64_MIN, le=INT64_MAX)]
 
 
 @dataclass(frozen=True)
@@ -28,19 +34,26 @@ def store_of(request: Request) -> Store:
 
 def caller(request: Request) -> Caller:
     """Dependency: a valid bearer token (else 401) and an OrganizationId of the caller's (else 404)."""
-    header = request.headers.get("authorization", "")
+    return resolve_caller(
+        store_of(request), request.headers.get("authorization"), request.headers.get("organizationid")
+    )
+
+
+def resolve_caller(store: Store, authorization: str | None, organization_id: str | None) -> Caller:
+    """The caller of a request from its two headers (as latin-1 text), or the ApiError to answer."""
+    header = authorization or ""
     scheme, _, token = header.partition(" ")
     if not header:
         raise ApiError(401, "Authorization: header required")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "Authorization: expected 'Bearer <ACCESS_TOKEN>'")
-    user = store_of(request).authenticate(token.strip())
-    org_header = request.headers.get("organizationid")
-    if org_header is None:
+    user = store.authenticate(token.strip())
+    if organization_id is None:
         raise ApiError(400, "OrganizationId: header required")
-    if not org_header.strip().isdigit():
+    # ASCII digits only ("²".isdigit() is true), and no longer than an int64.
+    if not ORG_ID.fullmatch(organization_id.strip()):
         raise ApiError(400, "OrganizationId: must be a decimal organization id")
-    org = int(org_header)
+    org = int(organization_id.strip())
     if org not in user["orgIds"]:
         raise not_found(f"OrganizationId {org}")
     return Caller(user=user, org=org)

@@ -28,6 +28,16 @@ async def requests(request: Request) -> list[Record]:
     return list(request.app.state.recorder.entries)
 
 
+@router.get("/stats")
+async def stats(request: Request) -> Record:
+    return request.app.state.stats.as_dict()
+
+
+@router.post("/stats/reset")
+async def reset_stats(request: Request) -> Record:
+    return request.app.state.stats.reset()
+
+
 @router.post("/faults")
 async def faults(request: Request) -> Record:
     body = await parse(request, FaultSettings)

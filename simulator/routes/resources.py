@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 
 from simulator.data import Record
-from simulator.routes.common import Caller, caller, parse, store_of
+from simulator.routes.common import Caller, PathId, QueryInt, caller, parse, store_of
 from simulator.schemas import CameraAdd, SensorDescription
 
 router = APIRouter()
@@ -21,13 +21,13 @@ async def add_camera(request: Request, who: Auth) -> Record:
 
 
 @router.put("/panel/sensor/{resourceSensorId}/update-description")
-async def update_sensor_description(request: Request, resourceSensorId: int, who: Auth) -> Record:
+async def update_sensor_description(request: Request, resourceSensorId: PathId, who: Auth) -> Record:
     body = await parse(request, SensorDescription)
     return store_of(request).update_sensor(who.org, resourceSensorId, body.description)
 
 
 @router.get("/panel/{resourceId}/controller/list")
-async def controllers(request: Request, resourceId: int, who: Auth) -> list[Record]:
+async def controllers(request: Request, resourceId: PathId, who: Auth) -> list[Record]:
     return store_of(request).controllers(who.org, resourceId)
 
 
@@ -37,7 +37,7 @@ async def cameras(request: Request, who: Auth) -> list[Record]:
 
 
 @router.get("/panel/{resourceId}/sensor/list")
-async def sensors(request: Request, resourceId: int, who: Auth) -> Record:
+async def sensors(request: Request, resourceId: PathId, who: Auth) -> Record:
     return store_of(request).sensors(who.org, resourceId)
 
 
@@ -45,8 +45,8 @@ async def sensors(request: Request, resourceId: int, who: Auth) -> Record:
 async def controller_log(
     request: Request,
     who: Auth,
-    resourceId: int | None = None,
-    startTime: int | None = None,
-    endTime: int | None = None,
+    resourceId: QueryInt = None,
+    startTime: QueryInt = None,
+    endTime: QueryInt = None,
 ) -> list[Record]:
     return store_of(request).controller_log(who.org, resourceId, startTime, endTime)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 
 from simulator.data import Record
-from simulator.routes.common import Caller, caller, parse, store_of
+from simulator.routes.common import Caller, PathId, caller, parse, store_of
 from simulator.schemas import DeviceToken, PrivilegeUpdate, ResourceUserDelete, UserDelete
 
 router = APIRouter()
@@ -38,7 +38,7 @@ async def delete_user(request: Request, who: Auth) -> Record:
 
 
 @router.get("/user/{userId}/organization-users")
-async def organization_users(request: Request, userId: int, who: Auth) -> list[Record]:
+async def organization_users(request: Request, userId: PathId, who: Auth) -> list[Record]:
     return store_of(request).org_users(who.org, userId, who.user)
 
 
@@ -48,12 +48,12 @@ async def user_by_email(request: Request, emailAddress: str, who: Auth) -> Recor
 
 
 @router.get("/role/user/{userId}/privilege-groups")
-async def user_privileges(request: Request, userId: int, who: Auth) -> Record:
+async def user_privileges(request: Request, userId: PathId, who: Auth) -> Record:
     return store_of(request).user_privileges(who.org, userId)
 
 
 @router.get("/role/{roleId}/privilege-groups")
-async def role_privileges(request: Request, roleId: int, who: Auth) -> list[Record]:
+async def role_privileges(request: Request, roleId: PathId, who: Auth) -> list[Record]:
     return store_of(request).role_privileges(who.org, roleId)
 
 

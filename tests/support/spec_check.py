@@ -296,3 +296,113 @@ def assert_each(records: Any, fields: dict[str, str], where: str = "$") -> None:
     assert isinstance(records, list), f"{where}: expected an array, got {records!r}"[:300]
     problems = [p for i, r in enumerate(records) for p in shape_errors(r, fields, f"{where}[{i}]")]
     assert not problems, "\n".join(problems[:20])
+
+
+# Nested shapes the spec names inside the records above (for `extra_fields`).
+ORGANIZATION_REF = {"name": "string", "id": "string"}
+ORGANIZATION_REF_INT = {"name": "string", "id": "int"}
+SENSOR_GROUP = {"type": "string", "sensors": "array"}
+EXTENDED_ROLE = {
+    "inherited": "bool",
+    "roleId": "int",
+    "roleName": "string",
+    "type": "int",
+    "typeName": "string",
+    "typePK": "int",
+}
+ROLE_FULL = {
+    "instanceId": "int",
+    "localization": "string",
+    "name": "string",
+    "roleId": "int",
+    "rolePrivilegeGroups": "array",
+    "type": "int",
+}
+ORG_USER_PRIVILEGE_GROUP = {
+    "authority": "bool",
+    "id": "int",
+    "privilegeGroup": "object",
+    "scopePk": "int",
+    "user": "object",
+}
+ORG_USER_VALIDITY = {
+    "expiration": "int",
+    "id": "int",
+    "period": "string",
+    "scopePk": "int",
+    "user": "object",
+    "validityStart": "int",
+}
+ACCESSIBLE_DAY = {"dayOfWeek": "int", "start": "int", "end": "int"}
+AMOUNT = {"unit": "string", "value": "number"}
+CONTACT_MEDIUM = {"characteristic": "object"}
+CHARACTERISTIC = {
+    "city": "string",
+    "country": "string",
+    "phoneNumber": "string",
+    "socialNetworkId": "string",
+    "street1": "string",
+}
+
+# Each record with the spec's shape of its nested objects and arrays of objects.
+SENSOR_TREE = {**SENSOR, "partitions": PARTITION}
+CONTROLLER_TREE = {**CONTROLLER, "partitions": PARTITION}
+SENSOR_GROUP_TREE = {**SENSOR_GROUP, "sensors": SENSOR_TREE}
+RESOURCE_SUMMARY_TREE = {
+    **RESOURCE_SUMMARY,
+    "resourceSensors": SENSOR_GROUP_TREE,
+    "resourceControllers": CONTROLLER_TREE,
+}
+LOGIN_TREE = {
+    **LOGIN,
+    "roles": ROLE_SUMMARY,
+    "organizations": ORGANIZATION_REF,
+    "resources": RESOURCE_SUMMARY_TREE,
+}
+USER_TREE = {
+    **USER,
+    "organizations": ORGANIZATION_REF_INT,
+    "roles": ROLE_SUMMARY,
+    "resources": RESOURCE_SUMMARY_TREE,
+}
+ACTIVITY_PAGE_TREE = {**ACTIVITY_PAGE, "activities": ACTIVITY}
+ORGANIZATION_USER_TREE = {
+    **ORGANIZATION_USER,
+    "extendedRoles": EXTENDED_ROLE,
+    "roles": ROLE_FULL,
+    "userPrivilegeGroups": ORG_USER_PRIVILEGE_GROUP,
+    "userPrivilegeValidities": ORG_USER_VALIDITY,
+}
+PANEL_USER_PAIR_TREE = {
+    **PANEL_USER_PAIR,
+    "resourceUserResponseList": RESOURCE_USER,
+    "organizationUserList": ORGANIZATION_USER_TREE,
+}
+USER_PRIVILEGE_RESULT_TREE = {
+    **USER_PRIVILEGE_RESULT,
+    "userPrivilegeValidity": {**PRIVILEGE_VALIDITY, "accessibleDays": ACCESSIBLE_DAY},
+    "userPrivilegeGroups": USER_PRIVILEGE_GROUP,
+}
+BILL_TREE = {**BILL, "amountDue": AMOUNT}
+CUSTOMER_TREE = {
+    **CUSTOMER,
+    "contactMedium": {**CONTACT_MEDIUM, "characteristic": CHARACTERISTIC},
+    "engagedParty": ORGANIZATION_REF,
+}
+
+
+def extra_fields(value: Any, fields: dict[str, Any], where: str = "$") -> list[str]:
+    """Every name in `value` (an object, or an array of objects) that the spec does not list for it.
+
+    `fields` maps each spec name to its kind, or to the field map of the nested object (or of each item
+    of a nested array) when the spec gives that shape; nested objects the spec leaves open are not entered.
+    """
+    if isinstance(value, list):
+        return [p for i, item in enumerate(value) for p in extra_fields(item, fields, f"{where}[{i}]")]
+    if not isinstance(value, dict):
+        return []
+    problems = [f"{where}.{name}: not a spec field" for name in value if name not in fields]
+    for name, kind in fields.items():
+        if isinstance(kind, dict) and value.get(name) is not None:
+            problems += extra_fields(value[name], kind, f"{where}.{name}")
+    return problems

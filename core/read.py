@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,9 @@ from typing import Any
 import sqlite_utils
 
 from core.cache.schema import ACTIVITIES_FTS, TIME_KINDS_INDEX, alarm_sql
+
+# The largest integer SQLite holds: a bigger id typed as text matches no id instead of raising OverflowError.
+INT64_MAX = 2**63 - 1
 
 # Severity order used for "problems first" and colours: the spec's violationType values.
 SEVERITY = ("alarm", "red", "error", "warning", "yellow", "gray")
@@ -173,6 +177,15 @@ def _rows(db: sqlite_utils.Database, sql: str, params: list[Any] | tuple[Any, ..
     return db.execute(sql, list(params)).fetchall()
 
 
+def clean_text(text: str | None) -> str:
+    """Search text as it is searched: control characters gone (tabs and line breaks become spaces), stripped.
+
+    SQLite reads a LIKE pattern as a C string, so a NUL would end it there: `%<NUL>%` is `%`, which matches
+    every row. Other control characters match nothing anyone could have meant."""
+    kept = (ch if unicodedata.category(ch) != "Cc" else " " if ch.isspace() else "" for ch in text or "")
+    return "".join(kept).strip()
+
+
 def _phrase(text: str) -> str:
     """`text` as one FTS5 phrase: quoted, so that its words and symbols are matched, never parsed."""
     return '"' + text.replace('"', '""') + '"'
@@ -209,7 +222,7 @@ def _alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
     if flt.until is not None:
         clauses.append("a.activity_time < ?")
         params.append(flt.until)
-    text = (flt.text or "").strip()
+    text = clean_text(flt.text)
     if text:
         pattern = _like(text)
         clauses.append(
@@ -283,7 +296,7 @@ def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500)
     LIKE of `_alarm_where` decides every row, so each way gives the same rows."""
     limit = max(0, int(limit))
     where, params, _ = _alarm_where(flt)
-    text = (flt.text or "").strip()
+    text = clean_text(flt.text)
     if len(text.lower()) < TRIGRAM:
         return _alarms(db, where, [*params, limit])
     try:
@@ -356,10 +369,9 @@ def camera_summary(
     if org_id is not None:
         clauses.append("org_id = ?")
         params.append(org_id)
-    if text and text.strip():
-        pattern = _like(text.strip())
+    if text := clean_text(text):
         clauses.append("(lower(name) LIKE ? ESCAPE '\\' OR CAST(resource_id AS TEXT) = ?)")
-        params += [pattern, text.strip()]
+        params += [_like(text), text]
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     sql = (
         "SELECT resource_id, org_id, name, brand, model, status, bind_status, sd_card_status, version,"
@@ -398,10 +410,11 @@ def find_panels(
     if org_id is not None:
         clauses.append("org_id = ?")
         params.append(org_id)
-    if text and text.strip():
-        t = text.strip()
+    if t := clean_text(text):
         clauses.append("(resource_id = ? OR lower(name) LIKE ? ESCAPE '\\')")
-        params += [int(t) if t.isdigit() else None, _like(t)]
+        # isdigit() also holds for "²"; and an id past int64 (19 digits) is no id SQLite can hold.
+        as_id = int(t) if t.isascii() and t.isdigit() and len(t) <= 19 and int(t) <= INT64_MAX else None
+        params += [as_id, _like(t)]
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     sql = f"SELECT {_PANEL_COLUMNS} FROM panels{where} ORDER BY name COLLATE NOCASE, resource_id LIMIT ?"
     return [_panel_row(r) for r in _rows(db, sql, [*params, max(0, int(limit))])]
@@ -526,12 +539,7 @@ def hourly_counts(
 
 
 def weekday_hour_counts(db: sqlite_utils.Database, flt: AlarmFilter) -> list[WeekdayHourCount]:
-    if (
-        flt.alarms_only
-        and flt.resource_id is None
-        and flt.event_type is None
-        and not (flt.text or "").strip()
-    ):
+    if flt.alarms_only and flt.resource_id is None and flt.event_type is None and not clean_text(flt.text):
         # Every filter left is a dimension of the hourly rollup.
         cells: dict[tuple[int, int], int] = {}
         for (hour, _), n in _kind_counts(db, flt.since, flt.until, flt.org_id, flt.violation_type).items():

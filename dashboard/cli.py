@@ -27,6 +27,13 @@ def _port(raw: str) -> int:
     return port
 
 
+def _host(raw: str) -> str:
+    try:
+        return auth.bind_host(raw)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="samops dashboard",
@@ -36,6 +43,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--host",
+        type=_host,
         default=os.environ.get("SAMOPS_DASHBOARD_HOST") or "127.0.0.1",
         help="address to bind (default: SAMOPS_DASHBOARD_HOST or 127.0.0.1)",
     )
@@ -72,6 +80,10 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "viewer",
+        # A failure the pages' error boundary misses still shows no traceback or message, only that the
+        # app failed; the details go to the log.
+        "--client.showErrorDetails",
+        "none",
     ]
 
 
@@ -92,7 +104,8 @@ def main(argv: list[str]) -> int:
     env["SAMOPS_DB"] = str((args.db or db_path()).resolve())
     # `streamlit run` puts dashboard/ on sys.path, not the project root the pages import from.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    print(f"samops dashboard: http://{args.host}:{args.port} over {env['SAMOPS_DB']}", file=sys.stderr)
+    shown = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address, as a URL writes it
+    print(f"samops dashboard: http://{shown}:{args.port} over {env['SAMOPS_DB']}", file=sys.stderr)
     proc = subprocess.Popen(streamlit_command(args.host, args.port), env=env)
 
     def forward(signum: int, _frame: FrameType | None) -> None:

@@ -403,6 +403,9 @@ def test_the_browser_neither_renders_nor_fetches_user_markdown(tmp_path: Path) -
         shows(page, "When alarms happen")
         shows(page, text)  # the literal text is on the page
         html = page.content()
+        assert not [url for url in requested if f":{trap}" in url]
+        assert f'href="http://127.0.0.1:{trap}' not in html and f'src="http://127.0.0.1:{trap}' not in html
+        assert "boom</strong>" not in html and "<strong>boom" not in html
         page.goto(f"{base}/alarms?panel={HUGE}")
         shows(page, "When alarms happen")
         shows(page, "The link's panel value is not an id")
@@ -412,7 +415,5 @@ def test_the_browser_neither_renders_nor_fetches_user_markdown(tmp_path: Path) -
         panels = page.inner_text("body")
         browser.close()
     assert not [url for url in requested if f":{trap}" in url]
-    assert f'href="http://127.0.0.1:{trap}' not in html and f'src="http://127.0.0.1:{trap}' not in html
-    assert "boom</strong>" not in html and "<strong>boom" not in html
     for body in (huge, panels):
         assert "Traceback" not in body and "Error" not in body

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if name not in SUBCOMMANDS:
         print(f"samops: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    if name in CACHE_USERS:
+    if argv is None and name in CACHE_USERS:  # the console script itself, not a caller inside a process
         import_sqlite_utils_without_pandas()
     module_name, func_name = SUBCOMMANDS[name][0].split(":")
     func = getattr(importlib.import_module(module_name), func_name)

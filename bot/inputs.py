@@ -15,8 +15,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from bot.commands.registry import UsageError
+from core.models import INT64_MAX
 
-MAX_ID = 2**63 - 1  # int64: what SQLite and the service can hold
+MAX_ID = INT64_MAX  # what SQLite and the service can hold
 MAX_ID_DIGITS = len(str(MAX_ID))
 MAX_NAME = 200
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

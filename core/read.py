@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,9 @@ from typing import Any
 import sqlite_utils
 
 from core.cache.schema import ACTIVITIES_FTS, TIME_KINDS_INDEX, alarm_sql
+from core.models import INT64_MAX
+
+# The largest integer SQLite holds: a bigger id typed as text matches no id instead of raising OverflowError.
 
 # Severity order used for "problems first" and colours: the spec's violationType values.
 SEVERITY = ("alarm", "red", "error", "warning", "yellow", "gray")
@@ -174,6 +178,15 @@ def _rows(db: sqlite_utils.Database, sql: str, params: list[Any] | tuple[Any, ..
     return db.execute(sql, list(params)).fetchall()
 
 
+def clean_text(text: str | None) -> str:
+    """Search text as it is searched: control characters gone (tabs and line breaks become spaces), stripped.
+
+    SQLite reads a LIKE pattern as a C string, so a NUL would end it there: `%<NUL>%` is `%`, which matches
+    every row. Other control characters match nothing anyone could have meant."""
+    kept = (ch if unicodedata.category(ch) != "Cc" else " " if ch.isspace() else "" for ch in text or "")
+    return "".join(kept).strip()
+
+
 def _phrase(text: str) -> str:
     """`text` as one FTS5 phrase: quoted, so that its words and symbols are matched, never parsed."""
     return '"' + text.replace('"', '""') + '"'
@@ -210,7 +223,7 @@ def _alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
     if flt.until is not None:
         clauses.append("a.activity_time < ?")
         params.append(flt.until)
-    text = (flt.text or "").strip()
+    text = clean_text(flt.text)
     if text:
         pattern = _like(text)
         clauses.append(
@@ -284,7 +297,7 @@ def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500)
     LIKE of `_alarm_where` decides every row, so each way gives the same rows."""
     limit = max(0, int(limit))
     where, params, _ = _alarm_where(flt)
-    text = (flt.text or "").strip()
+    text = clean_text(flt.text)
     if len(text.lower()) < TRIGRAM:
         return _alarms(db, where, [*params, limit])
     try:
@@ -363,10 +376,9 @@ def camera_summary(
     if org_id is not None:
         clauses.append("org_id = ?")
         params.append(org_id)
-    if text and text.strip():
-        pattern = _like(text.strip())
+    if text := clean_text(text):
         clauses.append("(lower(name) LIKE ? ESCAPE '\\' OR CAST(resource_id AS TEXT) = ?)")
-        params += [pattern, text.strip()]
+        params += [_like(text), text]
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
     sql = (
         "SELECT resource_id, org_id, name, brand, model, status, bind_status, sd_card_status, version,"
@@ -406,8 +418,7 @@ def find_panels(
     if org_id is not None:
         clauses.append("org_id = ?")
         params.append(org_id)
-    if text and text.strip():
-        t = text.strip()
+    if t := clean_text(text):
         clauses.append("(resource_id = ? OR lower(name) LIKE ? ESCAPE '\\')")
         params += [_id_or_none(t), _like(t)]
     where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
@@ -420,7 +431,7 @@ def _id_or_none(text: str) -> int | None:
     if not (text.isascii() and text.isdigit()) or len(text) > 19:
         return None
     number = int(text)
-    return number if number <= 2**63 - 1 else None
+    return number if number <= INT64_MAX else None
 
 
 def _partition_names(raw: str | None) -> tuple[str, ...]:
@@ -542,12 +553,7 @@ def hourly_counts(
 
 
 def weekday_hour_counts(db: sqlite_utils.Database, flt: AlarmFilter) -> list[WeekdayHourCount]:
-    if (
-        flt.alarms_only
-        and flt.resource_id is None
-        and flt.event_type is None
-        and not (flt.text or "").strip()
-    ):
+    if flt.alarms_only and flt.resource_id is None and flt.event_type is None and not clean_text(flt.text):
         # Every filter left is a dimension of the hourly rollup.
         cells: dict[tuple[int, int], int] = {}
         for (hour, _), n in _kind_counts(db, flt.since, flt.until, flt.org_id, flt.violation_type).items():

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import auth
+from dashboard import auth, boundary
 
 st.set_page_config(page_title="samops", page_icon=":material/shield:", layout="wide")
-auth.gate()
 
 pages = [
     st.Page(
@@ -17,4 +16,6 @@ pages = [
     st.Page("views/cameras.py", title="Cameras", icon=":material/videocam:", url_path="cameras"),
     st.Page("views/panels.py", title="Panels & sensors", icon=":material/sensors:", url_path="panels"),
 ]
-st.navigation(pages).run()
+with boundary.guard("this page"):
+    auth.gate()
+    st.navigation(pages).run()

@@ -25,13 +25,38 @@ def password() -> str | None:
     return secret.get_secret_value() if secret is not None else None
 
 
+def bind_host(host: str) -> str:
+    """The address as Streamlit takes it: an IPv6 literal may come in a URL's brackets (`[::1]`), which go.
+
+    Raises ValueError for an empty host or malformed brackets (`[::1`, `[127.0.0.1]`)."""
+    bare = host.strip()
+    if bare.startswith("[") or bare.endswith("]"):
+        inner = bare[1:-1] if bare.startswith("[") and bare.endswith("]") else ""
+        try:
+            ipaddress.IPv6Address(inner)
+        except ValueError:
+            raise ValueError(
+                f"not an address: {host!r} (brackets hold an IPv6 address, as in [::1])"
+            ) from None
+        return inner
+    if not bare:
+        raise ValueError("the host is empty")
+    return bare
+
+
 def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
+    try:
+        bare = bind_host(host)
+    except ValueError:
+        return False
+    if bare.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(bare)
     except ValueError:
         return False  # a host name other than localhost may resolve anywhere
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)  # ::ffff:127.0.0.1 too
 
 
 def secrets_files() -> list[Path]:

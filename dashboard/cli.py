@@ -27,6 +27,13 @@ def _port(raw: str) -> int:
     return port
 
 
+def _host(raw: str) -> str:
+    try:
+        return auth.bind_host(raw)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="samops dashboard",
@@ -34,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="Bound to a non-loopback address it needs SAMOPS_DASHBOARD_PASSWORD or an [auth] section "
         "(Streamlit OIDC) in .streamlit/secrets.toml.",
     )
-    p.add_argument("--host", help="address to bind (default: SAMOPS_DASHBOARD_HOST or 127.0.0.1)")
+    p.add_argument("--host", type=_host, help="address to bind (default: SAMOPS_DASHBOARD_HOST or 127.0.0.1)")
     p.add_argument("--port", type=_port, help="port (default: SAMOPS_DASHBOARD_PORT or 8501)")
     p.add_argument(
         "--db", type=Path, default=None, help="the cache file (default: SAMOPS_DB or .samops/cache.db)"
@@ -63,6 +70,10 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "viewer",
+        # A failure the pages' error boundary misses still shows no traceback or message, only that the
+        # app failed; the details go to the log.
+        "--client.showErrorDetails",
+        "none",
     ]
 
 
@@ -74,7 +85,11 @@ def main(argv: list[str]) -> int:
     settings = settings_or_report("samops dashboard")
     if settings is None:
         return 2
-    args.host = args.host or settings.dashboard_host
+    try:
+        args.host = args.host or auth.bind_host(settings.dashboard_host)
+    except ValueError as exc:
+        print(f"samops dashboard: SAMOPS_DASHBOARD_HOST: {exc}", file=sys.stderr)
+        return 2
     args.port = args.port or settings.dashboard_port
     if not auth.is_loopback(args.host) and not auth.configured():
         print(
@@ -89,7 +104,8 @@ def main(argv: list[str]) -> int:
     env["SAMOPS_DB"] = str((args.db or settings.db_path).resolve())
     # `streamlit run` puts dashboard/ on sys.path, not the project root the pages import from.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    print(f"samops dashboard: http://{args.host}:{args.port} over {env['SAMOPS_DB']}", file=sys.stderr)
+    shown = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address, as a URL writes it
+    print(f"samops dashboard: http://{shown}:{args.port} over {env['SAMOPS_DB']}", file=sys.stderr)
     proc = subprocess.Popen(streamlit_command(args.host, args.port), env=env)
 
     def forward(signum: int, _frame: FrameType | None) -> None:

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core import read, timefmt
-from dashboard import data
+from dashboard import boundary, data
 from dashboard.paths import db_path
 
 NO_DATA = "No data yet — run `samops sync` to fill the cache, then reload this page."
@@ -42,7 +42,7 @@ def start_page(title: str) -> str:
     return str(path)
 
 
-@st.fragment(run_every=data.REFRESH_SECONDS)
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
 def freshness_banner(path: str) -> None:
     now = data.now_ms()
     view = data.assess(data.freshness(path), now)

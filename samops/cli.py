@@ -25,6 +25,12 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "up": ("samops.up:main", "run everything: simulator, sync, notifier, bot, dashboard"),
 }
 
+# The subcommands that open the SQLite cache, so import sqlite-utils. It imports pandas and numpy whenever
+# they are installed (Streamlit brings them), only to map their scalar types: about 3 s of CPU that these
+# processes, which never hand it a pandas or numpy value, can skip. The dashboard is not among them: its
+# Streamlit server runs in a process of its own, which needs pandas anyway.
+CACHE_USERS = frozenset({"sync", "status", "bot", "notify"})
+
 
 def usage() -> str:
     width = max(map(len, SUBCOMMANDS))
@@ -32,6 +38,24 @@ def usage() -> str:
     lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in SUBCOMMANDS.items()]
     lines += ["", "Run `samops <command> --help` for a command's options."]
     return "\n".join(lines)
+
+
+def import_sqlite_utils_without_pandas() -> None:
+    """Import sqlite-utils with pandas and numpy hidden, then unhide them for whoever needs them later.
+
+    `sys.modules` is shared by every thread: hiding a module while another thread may import it makes that
+    import fail. So this runs only here, in the console script's main thread, before a subcommand (which may
+    start threads) is even imported."""
+    if "sqlite_utils" in sys.modules:
+        return
+    hidden = [name for name in ("pandas", "numpy") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # None makes `import` raise ImportError
+    try:
+        import sqlite_utils  # noqa: F401
+    finally:
+        for name in hidden:
+            del sys.modules[name]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     if name not in SUBCOMMANDS:
         print(f"samops: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
+    if argv is None and name in CACHE_USERS:  # the console script itself, not a caller inside a process
+        import_sqlite_utils_without_pandas()
     module_name, func_name = SUBCOMMANDS[name][0].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:

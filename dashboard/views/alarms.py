@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import read
-from dashboard import charts, data, export, filters, ui
+from dashboard import boundary, charts, data, export, filters, ui
 
 LIMIT = 500
 RANGES: dict[str, int | None] = {
@@ -26,12 +26,13 @@ RANGE_LABELS = {
 path = ui.start_page("Alarms")
 
 orgs = dict(data.organizations(path))
-filters.seed("alarms_org", "org", filters.int_or_none)
-filters.seed("alarms_panel", "panel", filters.int_or_none)
+filters.seed("alarms_org", "org", filters.identifier)
+filters.seed("alarms_panel", "panel", filters.identifier)
 filters.seed("alarms_type", "type", filters.choice(list(read.SEVERITY)))
 filters.seed("alarms_range", "range", filters.choice(list(RANGES)), default="7d")
 filters.seed("alarms_text", "q", filters.text, default="")
 if st.session_state["alarms_org"] not in (None, *orgs):
+    filters.note(f"Organization {st.session_state['alarms_org']} is not in the cache: showing all of them.")
     st.session_state["alarms_org"] = None
 
 org_col, panel_col, type_col, range_col, text_col = st.columns([2, 3, 2, 2, 3])
@@ -62,7 +63,9 @@ violation_type = type_col.selectbox(
     format_func=lambda t: "All types" if t is None else t,
 )
 range_key = range_col.selectbox("Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.get)
-text = text_col.text_input("Search", key="alarms_text", placeholder="description, violation or panel")
+text = text_col.text_input(
+    "Search", key="alarms_text", placeholder="description, violation or panel", max_chars=filters.TEXT_MAX
+)
 # The default range stays out of the URL, so links stay short.
 filters.publish(
     {
@@ -81,7 +84,7 @@ flt = read.AlarmFilter(
     resource_id=resource_id,
     violation_type=violation_type,
     since=None if span is None else now - span,
-    text=text.strip() or None,
+    text=read.clean_text(text) or None,
 )
 
 
@@ -93,17 +96,19 @@ def described_filters() -> str:
         "range": RANGE_LABELS[range_key],
         "text": flt.text,
     }
-    return "; ".join(f"{name}: {value}" for name, value in shown.items() if value)
+    # One line even when a panel name holds a line break: it heads the CSV export too.
+    return read.clean_text("; ".join(f"{name}: {value}" for name, value in shown.items() if value))
 
 
-@st.fragment(run_every=data.REFRESH_SECONDS)
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
 def alarms_table(flt: read.AlarmFilter) -> None:
     rows = data.recent_alarms(path, flt, LIMIT)
     frame = ui.alarms_frame(rows)
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     more = " (the newest)" if len(rows) == LIMIT else ""
-    head.markdown(f"**{len(rows)} alarms{more}** — {described_filters()}")
+    head.markdown(f"**{len(rows)} alarms{more}**")
+    head.text(described_filters() or "no filters")  # holds the URL's search text: never markdown
     button.download_button(
         "Download CSV",
         export.table_csv(frame, "samops alarms", described_filters(), as_of, data.now_ms()),

@@ -7,15 +7,16 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from dashboard import data, filters, ui
+from dashboard import boundary, data, filters, ui
 
 path = ui.start_page("Cameras")
 
 orgs = dict(data.organizations(path))
-filters.seed("cameras_org", "org", filters.int_or_none)
+filters.seed("cameras_org", "org", filters.identifier)
 filters.seed("cameras_text", "q", filters.text, default="")
 filters.seed("cameras_problems", "problems", filters.flag, default=False)
 if st.session_state["cameras_org"] not in (None, *orgs):
+    filters.note(f"Organization {st.session_state['cameras_org']} is not in the cache: showing all of them.")
     st.session_state["cameras_org"] = None
 
 org_col, text_col, toggle_col = st.columns([2, 3, 2], vertical_alignment="bottom")
@@ -26,7 +27,9 @@ org_id = org_col.selectbox(
     placeholder="All organizations",
     format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
 )
-text = text_col.text_input("Search", key="cameras_text", placeholder="name, model, version…")
+text = text_col.text_input(
+    "Search", key="cameras_text", placeholder="name, model, version…", max_chars=filters.TEXT_MAX
+)
 problems_only = toggle_col.toggle("Problems only", key="cameras_problems")
 filters.publish({"org": org_id, "q": text, "problems": problems_only})
 
@@ -57,7 +60,7 @@ def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
     return frame.drop(columns=empty)
 
 
-@st.fragment(run_every=data.REFRESH_SECONDS)
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
 def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
     rows = data.camera_summary(path, org_id, text.strip() or None, problems_only)
     everyone = data.camera_summary(path, org_id)

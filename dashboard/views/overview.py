@@ -5,14 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, data, ui
+from dashboard import boundary, charts, data, ui
 
 TILE_HEIGHT = 190
 
 path = ui.start_page("Overview")
 
 
-@st.fragment(run_every=data.REFRESH_SECONDS)
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
 def kpi_tiles() -> None:
     k = data.kpis(path, data.floor_to(data.now_ms(), 60_000))
     tiles = st.columns(5)
@@ -37,7 +37,7 @@ def kpi_tiles() -> None:
     )
 
 
-@st.fragment(run_every=data.REFRESH_SECONDS)
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
 def trend_and_noisiest() -> None:
     now = data.now_ms()
     until = data.floor_to(now, data.HOUR_MS) + data.HOUR_MS

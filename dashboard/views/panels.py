@@ -6,18 +6,22 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from dashboard import data, filters, ui
+from dashboard import boundary, data, filters, ui
 
 path = ui.start_page("Panels & sensors")
 
 filters.seed("panels_q", "q", filters.text, default="")
-filters.seed("panels_panel", "panel", filters.int_or_none)
+filters.seed("panels_panel", "panel", filters.identifier)
 
 search_col, pick_col = st.columns([2, 3])
-text = search_col.text_input("Search panels", key="panels_q", placeholder="name or id")
+text = search_col.text_input(
+    "Search panels", key="panels_q", placeholder="name or id", max_chars=filters.TEXT_MAX
+)
 found = {p.resource_id: p for p in data.find_panels(path, text.strip() or None, None, 200)}
 if (linked := st.session_state["panels_panel"]) is not None and linked not in found:
     found.update({p.resource_id: p for p in data.find_panels(path, str(linked), None, 1)})
+    if linked not in found:
+        filters.note(f"Panel {linked} is not in the cache.")
 if st.session_state["panels_panel"] not in found:
     st.session_state["panels_panel"] = next(iter(found), None)
 resource_id = pick_col.selectbox(
@@ -53,7 +57,7 @@ def controllers_frame(controllers: list[read.ControllerRow]) -> pd.DataFrame:
     )
 
 
-@st.fragment(run_every=data.REFRESH_SECONDS)
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
 def panel_view(resource_id: int) -> None:
     detail = data.panel_detail(path, resource_id, 15)
     if detail is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bot.commands.parse import normalize, parse_text, split_options, split_words
@@ -64,14 +64,15 @@ _slackish = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(st.text(max_size=120), _slackish))
+@example("\"\x1f")  # a quoted control character that str.isspace() calls whitespace
 def test_parser_never_raises_and_round_trips_words(text: str) -> None:
     parsed = parse_text(text)
     assert isinstance(parsed.words, tuple)
     assert all(isinstance(w, str) for w in parsed.words)
     assert parsed.org_id is None or parsed.org_id >= 0
     if parsed.error is None:
-        # every word without whitespace or quotes comes back as itself
-        plain = [w for w in parsed.words if w and not any(c in w for c in " \t\n\"'")]
+        # every word without whitespace (as str.isspace sees it: \x1f too) or quotes comes back as itself
+        plain = [w for w in parsed.words if w and not any(c.isspace() or c in "\"'" for c in w)]
         for word in plain:
             assert word in split_words(" ".join(plain))
     positional, options = split_options(parsed.words)

@@ -64,7 +64,7 @@ _slackish = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 @settings(max_examples=400, deadline=None)
 @given(st.one_of(st.text(max_size=120), _slackish))
-@example("\"\x1f")  # a quoted control character that str.isspace() calls whitespace
+@example('"\x1f')  # a quoted control character that str.isspace() calls whitespace
 def test_parser_never_raises_and_round_trips_words(text: str) -> None:
     parsed = parse_text(text)
     assert isinstance(parsed.words, tuple)

@@ -254,6 +254,18 @@ KINDS = [
 ]
 
 
+def test_an_alarm_rewritten_into_another_hour_leaves_its_old_hour(tmp_path: Path) -> None:
+    """The hourly rollup recounts the hour an event leaves, not only the one it lands in."""
+    db = open_cache(tmp_path / "c.db")
+    alarm = {"eventId": "e1", "activityTime": MONDAY, "eventType": "violation", "violationType": "alarm"}
+    moved = {"eventId": "e1", "activityTime": MONDAY + 10 * HOUR, "eventType": "event"}
+    for record in (alarm, moved):
+        with write_transaction(db):
+            upsert_activities(db, "activities", [activity_row(record, 1, 1)])
+    assert read.hourly_counts(db, MONDAY, MONDAY + 24 * HOUR, None) == []
+    db.close()
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     events=st.lists(

@@ -7,7 +7,7 @@ Records come in as pydantic models (from `core.client`) or plain dicts with the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlite_utils
@@ -273,16 +273,23 @@ def upsert_activities(db: sqlite_utils.Database, table: str, rows: Iterable[Sequ
     for `activities` the hourly alarm counts of the hours touched are recounted in the same transaction."""
     if table != "activities":
         return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
-    times: list[int] = []
-
-    def tracked() -> Iterator[Sequence[Any]]:
-        for row in rows:
-            if row[3] is not None:
-                times.append(row[3])
-            yield row
-
+    rows = list(rows)
     with joined(db):
-        count = upsert_rows(db, table, ACTIVITY_FIELDS, tracked(), "event_id")
+        # An upsert may move an event to another hour or make it no alarm: its old hour is recounted too.
+        times = [row[3] for row in rows if row[3] is not None]
+        times += _stored_times(db, [row[0] for row in rows])
+        count = upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
         if times:
             rebuild_activity_hours(db, min(times), max(times))
     return count
+
+
+def _stored_times(db: sqlite_utils.Database, event_ids: Sequence[Any]) -> list[int]:
+    """The activity times stored now for these event ids (in chunks: SQLite bounds the number of ? in one
+    statement)."""
+    found: list[int] = []
+    for start in range(0, len(event_ids), 500):
+        chunk = event_ids[start : start + 500]
+        sql = f"SELECT activity_time FROM activities WHERE event_id IN ({','.join('?' * len(chunk))})"
+        found += [t for (t,) in db.conn.execute(sql, chunk) if t is not None]
+    return found

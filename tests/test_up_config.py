@@ -191,10 +191,17 @@ def test_a_busy_bot_port_stops_up_at_once(tmp_path: Path) -> None:
 # --- make ---------------------------------------------------------------------------------------------------
 
 
+def make_env() -> dict[str, str]:
+    """The environment without what an outer `make test` passes down (MAKELEVEL makes a nested make print
+    "Entering directory" lines, MAKEFLAGS carries its options)."""
+    return {k: v for k, v in os.environ.items() if k not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}}
+
+
 def test_make_test_without_chromium_stops_first_with_one_line() -> None:
     done = subprocess.run(
         ["make", "-n", "test", "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
         cwd=ROOT,
+        env=make_env(),
         capture_output=True,
         text=True,
         timeout=60,
@@ -209,6 +216,7 @@ def test_make_run_does_not_need_chromium() -> None:
     done = subprocess.run(
         ["make", "-n", "run", "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
         cwd=ROOT,
+        env=make_env(),
         capture_output=True,
         text=True,
         timeout=60,

@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from core.alarms import alarm_sql
 from core.cache.transactions import write_transaction
+from core.clock import HOUR_MS
 
 ACTIVITY_COLUMNS: dict[str, type] = {
     "event_id": str,
@@ -195,15 +197,6 @@ def _v2_indexes_and_panel_cursors(db: sqlite_utils.Database) -> None:
     db["sync_state"].add_column("last_attempt", int)
 
 
-HOUR_MS = 3_600_000
-
-
-def alarm_sql(alias: str = "") -> str:
-    """The SQL test for "an alarm": a violation, or any violationType set (read API and rollup agree)."""
-    a = f"{alias}." if alias else ""
-    return f"({a}event_type = 'violation' OR {a}violation_type IS NOT NULL)"
-
-
 def rebuild_activity_hours(
     db: sqlite_utils.Database, since: int | None = None, until: int | None = None
 ) -> None:
@@ -297,6 +290,36 @@ def _v6_rejected_records(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v7_side_tables(db: sqlite_utils.Database) -> None:
+    # Tables that samops before v7 created outside the migrations, the first time a module needed them
+    # (IF NOT EXISTS: a cache written then has them). Now every table comes from here.
+    # The notifier's state (first-start baseline, health flags) and its storm cards.
+    db["notify_state"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    db["notify_cards"].create(
+        {
+            "ts": str,
+            "channel": str,
+            "resource_id": int,
+            "opened_at": int,
+            "updated_at": int,
+            "details_rowid": int,
+        },
+        pk="ts",
+        if_not_exists=True,
+    )
+    db["notify_cards"].create_index(["channel", "resource_id", "updated_at"], if_not_exists=True)
+    db["notify_outbox"].create_index(["ts"], if_not_exists=True)
+    db["notify_outbox"].create_index(["channel", "posted_at"], if_not_exists=True)
+    # The bot's once-only claims of a write (core/cache/claims.py).
+    db["bot_dedupe"].create({"key": str, "at": int}, pk="key", if_not_exists=True)
+    # The last operation-5 body samops sent for each scheduled task (core/cache/tasks.py).
+    db["task_state"].create(
+        {"task_id": int, "org_id": int, "updated_at": int, "updated_by": str, "body": str},
+        pk="task_id",
+        if_not_exists=True,
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -307,6 +330,7 @@ MIGRATIONS: list[Migration] = [
     _v4_activities_text_index,
     _v5_activity_time_covering_index,
     _v6_rejected_records,
+    _v7_side_tables,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

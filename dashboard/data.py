@@ -126,7 +126,7 @@ def assess(tables: list[read.TableFreshness], now: int) -> Freshness:
 
 def cache_state(path: Path) -> Freshness | None:
     """The cache's freshness, or None when there is no usable cache yet (missing, empty, never synced)."""
-    # open_reader would create a missing file: look first.
+    # A missing or empty file is "no cache yet", not an error (open_reader would refuse both): look first.
     if not path.is_file() or path.stat().st_size == 0:
         return None
     try:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from core.clock import now_ms
 
 if TYPE_CHECKING:
     from core.client.rejections import RejectionKey
@@ -71,7 +72,7 @@ def main(argv: list[str]) -> int:
     finally:
         db.close()
 
-    now = int(time.time() * 1000)
+    now = now_ms()
     console = Console()
     table = Table(title=f"Cache {path}", title_justify="left")
     for column, justify in (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 import streamlit as st
@@ -11,6 +11,9 @@ import streamlit as st
 from core import alarms, read, timefmt
 from dashboard import boundary, data
 from dashboard.paths import db_path
+
+if TYPE_CHECKING:
+    from streamlit.elements.lib.column_types import ColumnConfig  # what st.column_config.* return
 
 NO_DATA = "No data yet — run `samops sync` to fill the cache, then reload this page."
 
@@ -78,7 +81,7 @@ def alarms_frame(rows: list[read.AlarmRow]) -> pd.DataFrame:
     )
 
 
-def type_column(label: str = "Type") -> st.column_config.Column:
+def type_column(label: str = "Type") -> ColumnConfig:
     """Severity as a coloured pill: cheaper to render than a Styler on hundreds of rows."""
     return st.column_config.MultiselectColumn(
         label, options=list(SEVERITY_COLOURS), color=list(SEVERITY_COLOURS.values()), width="small"
@@ -103,5 +106,5 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
     )
 
 
-def time_column(label: str = "Time") -> st.column_config.Column:
+def time_column(label: str = "Time") -> ColumnConfig:
     return st.column_config.DatetimeColumn(label, format="YYYY-MM-DD HH:mm:ss", timezone="UTC")

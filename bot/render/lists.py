@@ -209,9 +209,11 @@ def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, li
     return summary + ".", cap_blocks(blocks)
 
 
-def _date(value: datetime | None) -> str:
+def _date(value: datetime | str | None) -> str:
     if value is None:
         return "–"
+    if isinstance(value, str):  # a date the service formats its own way is shown as it came (core.models)
+        return escape(value)
     return value.strftime("%Y-%m-%d")
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import sqlite_utils
 
-from core.read.rows import CameraRow, clean_text, like, query, where
+from core.read.rows import CameraRow, clean_text, like, query, record, where
 
 # Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
 CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})
@@ -56,21 +56,6 @@ def camera_summary(
         if problems_only and not problems:
             continue
         abilities = tuple(a.strip() for a in (row["ability"] or "").split(",") if a.strip())
-        cameras.append(
-            CameraRow(
-                resource_id=row["resource_id"],
-                org_id=row["org_id"],
-                name=row["name"],
-                brand=row["brand"],
-                model=row["model"],
-                status=row["status"],
-                bind_status=row["bind_status"],
-                sd_card_status=row["sd_card_status"],
-                version=row["version"],
-                capabilities=abilities,
-                problems=problems,
-                enabled=enabled,
-            )
-        )
+        cameras.append(record(CameraRow, row, capabilities=abilities, problems=problems, enabled=enabled))
     cameras.sort(key=lambda c: (not c.problems, (c.name or "").lower(), c.resource_id))
     return cameras

@@ -11,7 +11,17 @@ import sqlite_utils
 from core.models import INT64_MAX
 from core.read.alarms import AlarmFilter, recent_alarms
 from core.read.freshness import oldest_success
-from core.read.rows import ControllerRow, PanelDetail, PanelRow, SensorRow, clean_text, like, query, where
+from core.read.rows import (
+    ControllerRow,
+    PanelDetail,
+    PanelRow,
+    SensorRow,
+    clean_text,
+    like,
+    query,
+    record,
+    where,
+)
 
 PANEL_COLUMNS = "resource_id, org_id, name, model, brand, enabled"
 # The synced tables a panel's detail is built from.
@@ -25,14 +35,7 @@ def organizations(db: sqlite_utils.Database) -> list[tuple[int, str]]:
 
 def panel_row(row: Mapping[str, Any]) -> PanelRow:
     """The PanelRow of a row selected with PANEL_COLUMNS."""
-    return PanelRow(
-        resource_id=row["resource_id"],
-        org_id=row["org_id"],
-        name=row["name"],
-        model=row["model"],
-        brand=row["brand"],
-        enabled=None if row["enabled"] is None else bool(row["enabled"]),
-    )
+    return record(PanelRow, row, enabled=None if row["enabled"] is None else bool(row["enabled"]))
 
 
 def find_panels(
@@ -89,15 +92,7 @@ def _sensors_by_type(db: sqlite_utils.Database, resource_id: int) -> dict[str, l
     )
     by_type: dict[str, list[SensorRow]] = {}
     for row in query(db, sql, [resource_id]):
-        sensor = SensorRow(
-            id=row["id"],
-            sensor_id=row["sensor_id"],
-            name=row["name"],
-            description=row["description"],
-            io_type=row["io_type"],
-            io_direction=row["io_direction"],
-            partitions=_partition_names(row["partitions"]),
-        )
+        sensor = record(SensorRow, row, partitions=_partition_names(row["partitions"]))
         by_type.setdefault(row["type"] or "other", []).append(sensor)
     return by_type
 
@@ -114,16 +109,6 @@ def _controllers(db: sqlite_utils.Database, resource_id: int) -> list[Controller
         " WHERE c.resource_id = ? GROUP BY c.id ORDER BY c.order_no, c.id"
     )
     return [
-        ControllerRow(
-            id=row["id"],
-            controller_id=row["controller_id"],
-            name=row["name"],
-            description=row["description"],
-            io_type=row["io_type"],
-            io_direction=row["io_direction"],
-            partitions=_partition_names(row["partitions"]),
-            value=row["value"],
-            last_update=row["last_update"],
-        )
+        record(ControllerRow, row, partitions=_partition_names(row["partitions"]))
         for row in query(db, sql, [resource_id])
     ]

@@ -7,13 +7,16 @@ frozen dataclasses, never SQL rows, so that pages and listeners hold no SQL. Tim
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence, Sized
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence, Sized
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlite_utils
 
 from core.alarms import Alarm
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # The read API's name for an alarm record: the one `core.alarms.Alarm`.
 AlarmRow = Alarm
@@ -112,6 +115,13 @@ class Kpis:
 
 
 Params = Sequence[Any]
+T = TypeVar("T", bound="DataclassInstance")
+
+
+def record(cls: type[T], row: Mapping[str, Any], **computed: Any) -> T:
+    """A record dataclass from a row whose columns are named as its fields; `computed` gives the others."""
+    named = {f.name: row[f.name] for f in fields(cls) if f.name not in computed}
+    return cls(**named, **computed)
 
 
 def query(db: sqlite_utils.Database, sql: str, params: Params = ()) -> list[dict[str, Any]]:

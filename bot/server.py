@@ -25,7 +25,7 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import uvicorn
 from slack_bolt import App, BoltRequest, BoltResponse
@@ -128,7 +128,7 @@ class SlackFront:
             log.info("refused a request to %s (%d): %s", path, refused.status, refused.reason)
             await _answer(send, refused.status, refused.reason)
             return
-        await self._bolt(scope, _replay(body), send)
+        await self._bolt(cast("dict[str, Any]", scope), _replay(body), send)  # bolt reads it as a dict
 
     async def _checked_body(self, scope: Scope, receive: Receive) -> bytes:
         """The body, read within the limits, of a request whose signature is Slack's; else Refused."""

@@ -25,8 +25,9 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.commands.registry import Invocation, Role
 from bot.render.common import blocks_to_dicts, escape, section
-from core.cache import audit
+from core.cache import audit, claims
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
+from core.redact import mask_secret_words
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -103,7 +104,7 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     """Claim, run, audit, announce. `operation` calls the service and returns its result."""
     reference = request.reference or new_reference()
     db = ctx.db()
-    if not audit.claim_once(db, request.dedupe_key):
+    if not claims.claim_once(db, request.dedupe_key):
         log.info(
             "ref=%s duplicate of an earlier %s by %s; not run again",
             reference,
@@ -210,7 +211,7 @@ def _announce(ctx: AppContext, request: WriteRequest, outcome: str, reference: s
         return
     mark = _MARKS[outcome]
     what = f"`{escape(request.command)}` — {escape(request.summary)}"
-    text = audit.mask_secrets(f"{mark} <@{request.slack_user}> {what} (ref {reference})")
+    text = mask_secret_words(f"{mark} <@{request.slack_user}> {what} (ref {reference})")
     try:
         ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
     except (SlackApiError, SlackClientError, OSError) as err:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -128,12 +128,17 @@ class _KeepValid:
         return kept
 
 
-class Records:
-    """`Records[T]`: a list of T in which an invalid item is dropped (and reported), not fatal."""
+if TYPE_CHECKING:
+    # To a type checker `Records[T]` is what it validates into: a list of T.
+    Records = list
+else:
 
-    def __class_getitem__(cls, item: Any) -> Any:
-        name = getattr(item, "__name__", None) or str(item)
-        return Annotated[list[item], WrapValidator(_KeepValid(name))]
+    class Records:
+        """`Records[T]`: a list of T in which an invalid item is dropped (and reported), not fatal."""
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            name = getattr(item, "__name__", None) or str(item)
+            return Annotated[list[item], WrapValidator(_KeepValid(name))]
 
 
 class SamModel(BaseModel):

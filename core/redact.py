@@ -13,21 +13,45 @@ from collections.abc import Mapping
 from typing import Any
 
 MASK = "***"
-# JSON names of secret fields, in the spec's spelling, plus the request-side ones.
+# The one list of secret names: the spec's secret fields (in its spelling), the request-side tokens and the
+# HTTP header that carries the bearer token. Matched without regard to case, wherever they appear.
 SECRET_KEYS = frozenset(
-    {"password", "token", "mqPassword", "pinCode", "securityCode", "ncCode", "Authorization", "requestToken"}
+    {
+        "password",
+        "token",
+        "accessToken",
+        "requestToken",
+        "mqPassword",
+        "pinCode",
+        "securityCode",
+        "ncCode",
+        "Authorization",
+    }
 )
+_FOLDED_KEYS = frozenset(key.lower() for key in SECRET_KEYS)
+# `name=value` or `name: value` of a secret name in free text; a quoted value is masked whole.
+_SECRET_WORDS = re.compile(r"(?i)\b(" + "|".join(sorted(SECRET_KEYS)) + r")\b(\s*[=:]\s*)(\"[^\"]*\"|\S+)")
 _BEARER = re.compile(r"(Bearer\s+)[^\s'\",]+", re.IGNORECASE)
 _MIN_SECRET_LEN = 4  # shorter values would mask ordinary words
+
+
+def is_secret_key(key: object) -> bool:
+    """Whether a mapping key names a secret (SECRET_KEYS, any case)."""
+    return str(key).lower() in _FOLDED_KEYS
 
 
 def mask_secrets(data: Any) -> Any:
     """A copy of JSON-like `data` with the value of every secret key replaced by `***`."""
     if isinstance(data, Mapping):
-        return {k: MASK if k in SECRET_KEYS and v is not None else mask_secrets(v) for k, v in data.items()}
+        return {k: MASK if is_secret_key(k) and v is not None else mask_secrets(v) for k, v in data.items()}
     if isinstance(data, list | tuple):
         return [mask_secrets(item) for item in data]
     return data
+
+
+def mask_secret_words(text: str) -> str:
+    """`securityCode=1234` → `securityCode=***` in free text (a guard: such text should hold no secret)."""
+    return _SECRET_WORDS.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
 
 
 class SecretFilter(logging.Filter):

@@ -8,7 +8,6 @@ it, and the activity cursors only move forward together with the activities they
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -22,10 +21,11 @@ from core.cache.schema import REJECTED_RECORDS
 from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.client.rejections import RejectionKey
+from core.clock import MINUTE_MS, now_ms
 
 log = logging.getLogger("samops.sync")
 
-DEFAULT_OVERLAP_MS = 10 * 60_000
+DEFAULT_OVERLAP_MS = 10 * MINUTE_MS
 # The order tables are written in, and what keys and scopes them.
 PER_ORG = ("users", "cameras", "controller_values")
 PER_PANEL = ("sensors", "controllers", "activities", "push_history")
@@ -76,10 +76,6 @@ class _Fetched:
     failed_scopes: set[int] = field(default_factory=set)  # panels (or organizations) whose fetch failed
     errors: list[str] = field(default_factory=list)
     cursors: dict[int, int] = field(default_factory=dict)  # panel -> new cursor, for activity tables
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _panel_cursors(db: sqlite_utils.Database, table: str) -> dict[int, int]:

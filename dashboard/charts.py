@@ -5,14 +5,14 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from core import read
+from core import alarms, read
 from dashboard import ui
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def _type_scale(types: list[str]) -> alt.Scale:
-    ordered = sorted(set(types), key=lambda t: (ui.severity_rank(t), t))
+    ordered = sorted(set(types), key=lambda t: (alarms.severity_rank(t), t))
     return alt.Scale(domain=ordered, range=[ui.colour_of(t) for t in ordered])
 
 
@@ -23,7 +23,7 @@ def hourly_trend(counts: list[read.HourCount]) -> alt.Chart:
             "Hour": ui.timestamps([c.hour for c in counts]),
             "Type": [c.violation_type or "other" for c in counts],
             "Alarms": [c.count for c in counts],
-            "Rank": [ui.severity_rank(c.violation_type) for c in counts],
+            "Rank": [alarms.severity_rank(c.violation_type) for c in counts],
         }
     )
     return (

@@ -8,7 +8,6 @@ pages refresh without hammering SQLite.
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,17 +17,14 @@ import sqlite_utils
 import streamlit as st
 
 from core import read, timefmt
+from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
+from core.clock import HOUR_MS as HOUR_MS
+from core.clock import MINUTE_MS, now_ms
 
 TTL_SECONDS = 15
 REFRESH_SECONDS = 30
 # The sync runs every minute or so; a quarter of an hour without success means the view is not to be trusted.
-STALE_AFTER_MS = 15 * 60 * 1000
-HOUR_MS = 3_600_000
-DAY_MS = 24 * HOUR_MS
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
+STALE_AFTER_MS = 15 * MINUTE_MS
 
 
 def floor_to(ms: int, step: int) -> int:
@@ -130,7 +126,7 @@ def assess(tables: list[read.TableFreshness], now: int) -> Freshness:
 
 def cache_state(path: Path) -> Freshness | None:
     """The cache's freshness, or None when there is no usable cache yet (missing, empty, never synced)."""
-    # open_reader would create a missing file: look first.
+    # A missing or empty file is "no cache yet", not an error (open_reader would refuse both): look first.
     if not path.is_file() or path.stat().st_size == 0:
         return None
     try:

@@ -3,26 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 import streamlit as st
 
-from core import read, timefmt
+from core import alarms, read, timefmt
 from dashboard import boundary, data
 from dashboard.paths import db_path
 
+if TYPE_CHECKING:
+    from streamlit.elements.lib.column_types import ColumnConfig  # what st.column_config.* return
+
 NO_DATA = "No data yet — run `samops sync` to fill the cache, then reload this page."
 
-# One colour per violationType, most severe first (core.read.SEVERITY), shared by tables and charts.
-SEVERITY_COLOURS: dict[str, str] = {
-    "alarm": "#d62728",
-    "red": "#ff7f7f",
-    "error": "#ff9f1c",
-    "warning": "#ffd166",
-    "yellow": "#f4e285",
-    "gray": "#adb5bd",
-}
+# One colour per violationType, most severe first (core.alarms), shared by tables and charts.
+SEVERITY_COLOURS: dict[str, str] = {kind.name: kind.colour for kind in alarms.KINDS}
 OTHER_COLOUR = "#8ecae6"
 
 
@@ -62,12 +58,8 @@ def freshness_banner(path: str) -> None:
 
 
 def colour_of(violation_type: str | None) -> str:
-    return SEVERITY_COLOURS.get((violation_type or "").lower(), OTHER_COLOUR)
-
-
-def severity_rank(violation_type: str | None) -> int:
-    vtype = (violation_type or "").lower()
-    return read.SEVERITY.index(vtype) if vtype in read.SEVERITY else len(read.SEVERITY)
+    kind = alarms.kind_of(violation_type)
+    return kind.colour if kind else OTHER_COLOUR
 
 
 def timestamps(values: list[int | None]) -> pd.Series:
@@ -89,7 +81,7 @@ def alarms_frame(rows: list[read.AlarmRow]) -> pd.DataFrame:
     )
 
 
-def type_column(label: str = "Type") -> st.column_config.Column:
+def type_column(label: str = "Type") -> ColumnConfig:
     """Severity as a coloured pill: cheaper to render than a Styler on hundreds of rows."""
     return st.column_config.MultiselectColumn(
         label, options=list(SEVERITY_COLOURS), color=list(SEVERITY_COLOURS.values()), width="small"
@@ -114,5 +106,5 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
     )
 
 
-def time_column(label: str = "Time") -> st.column_config.Column:
+def time_column(label: str = "Time") -> ColumnConfig:
     return st.column_config.DatetimeColumn(label, format="YYYY-MM-DD HH:mm:ss", timezone="UTC")

@@ -25,6 +25,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from types import FrameType
+from typing import IO
 
 from core.settings import DEMO_PASSWORD, DEMO_SCREEN_NAME, Settings, reachable_host, settings_or_report
 
@@ -72,8 +73,8 @@ class Child:
                 os.killpg(self.proc.pid, sig)
 
 
-def _prefix_lines(name: str, stream: object) -> None:
-    for raw in iter(stream.readline, b""):  # type: ignore[attr-defined]
+def _prefix_lines(name: str, stream: IO[bytes]) -> None:
+    for raw in iter(stream.readline, b""):
         sys.stdout.write(f"[{name}] {raw.decode(errors='replace')}")
         sys.stdout.flush()
 
@@ -176,7 +177,8 @@ class Supervisor:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="samops up", description=__doc__.splitlines()[0])
+    summary = __doc__.splitlines()[0] if __doc__ else None
+    parser = argparse.ArgumentParser(prog="samops up", description=summary)
     parser.add_argument("--sim-port", type=int, default=8080, help="simulator port (embedded default only)")
     parser.add_argument("--bot-port", type=int, help="the bot's port (default: SAMOPS_BOT_PORT or 3000)")
     parser.add_argument(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from core.cache import audit
+from core.cache import audit, claims
 from core.cache.db import open_cache
 from core.cache.tasks import load_task, save_task
 
@@ -19,7 +19,7 @@ def test_claim_once_is_true_exactly_once_across_threads(tmp_path: Path) -> None:
     lock = threading.Lock()
 
     def claim() -> None:
-        ok = audit.claim_once(open_cache(path), "view:V1:hash")
+        ok = claims.claim_once(open_cache(path), "view:V1:hash")
         with lock:
             results.append(ok)
 
@@ -30,16 +30,15 @@ def test_claim_once_is_true_exactly_once_across_threads(tmp_path: Path) -> None:
         t.join()
     assert sorted(results) == [False] * 7 + [True]
     db = open_cache(path)
-    assert audit.claim_once(db, "other") is True
-    audit.release(db, "other")
-    assert audit.claim_once(db, "other") is True
+    assert claims.claim_once(db, "other") is True
+    assert claims.claim_once(db, "other") is False
 
 
 def test_old_claims_expire(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "cache.db")
-    assert audit.claim_once(db, "k", at=1_000)
-    assert not audit.claim_once(db, "k", at=2_000)
-    assert audit.claim_once(db, "k", at=1_000 + audit.DEDUPE_TTL_MS + 1)
+    assert claims.claim_once(db, "k", at=1_000)
+    assert not claims.claim_once(db, "k", at=2_000)
+    assert claims.claim_once(db, "k", at=1_000 + claims.DEDUPE_TTL_MS + 1)
 
 
 def test_audit_rows_mask_secret_words(tmp_path: Path) -> None:

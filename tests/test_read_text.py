@@ -70,9 +70,9 @@ def test_text_search_equals_a_plain_filter(
         query = query[start : start + data.draw(st.integers(1, 6), label="length")]
     query = "".join(c.swapcase() if data.draw(st.booleans(), label="flip") else c for c in query)
     if way != "walk":  # no budget for the newest-first walk: the text index answers
-        monkeypatch.setattr(read, "SCAN_BUDGET_STEPS", 0)
-        monkeypatch.setattr(read, "_STEPS_PER_TICK", 1)
-        monkeypatch.setattr(read, "FETCH_CANDIDATES", 10**6 if way == "fetch" else 0)
+        monkeypatch.setattr(read.search, "SCAN_BUDGET_STEPS", 0)
+        monkeypatch.setattr(read.search, "_STEPS_PER_TICK", 1)
+        monkeypatch.setattr(read.search, "FETCH_CANDIDATES", 10**6 if way == "fetch" else 0)
     db = cache(tmp_path_factory.mktemp("text") / "c.db")
     final: dict[str, tuple[str | None, str | None, int]] = {}
     for batch in batches:  # later batches rewrite earlier events' text (update trigger)
@@ -138,9 +138,9 @@ def test_case_is_folded_for_ascii_letters_only_whichever_way(
     way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if way != "walk":
-        monkeypatch.setattr(read, "SCAN_BUDGET_STEPS", 0)
-        monkeypatch.setattr(read, "_STEPS_PER_TICK", 1)
-        monkeypatch.setattr(read, "FETCH_CANDIDATES", 10**6 if way == "fetch" else 0)
+        monkeypatch.setattr(read.search, "SCAN_BUDGET_STEPS", 0)
+        monkeypatch.setattr(read.search, "_STEPS_PER_TICK", 1)
+        monkeypatch.setattr(read.search, "FETCH_CANDIDATES", 10**6 if way == "fetch" else 0)
     db = cache(tmp_path / "c.db")
     a = {"eventId": "e1", "activityTime": 1, "eventType": "violation", "description": "ÉCOLE Zone"}
     with write_transaction(db):

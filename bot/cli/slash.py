@@ -80,7 +80,7 @@ class ResponseCatcher:
         catcher = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
             def do_POST(self) -> None:

@@ -13,8 +13,8 @@ from bot.render.common import context, escape, section
 from bot.render.forms import write_answer
 from bot.render.tasks import task_answer_lines, task_modal, task_summary
 from bot.writes import WriteOutcome, WriteRequest, not_done_title, outcome_text, run_write, slash_key
-from core.cache.audit import now_ms
 from core.cache.tasks import KnownTask, load_task, save_task
+from core.clock import now_ms
 from core.timefmt import utc
 
 

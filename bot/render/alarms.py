@@ -16,12 +16,8 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, PlainTextObject
 
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, or_dash, section
+from core.alarms import LEVELS, level_of
 from core.cache.outbox import Ack, Alarm, CardCounts
-
-SEVERITY_COLOURS = {"red": "#D0021B", "yellow": "#F5C400", "gray": "#9B9B9B"}
-SEVERITY_EMOJI = {"red": ":red_circle:", "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}
-_RED = {"alarm", "red", "error"}
-_YELLOW = {"warning", "yellow"}
 
 ACK = "alarm_ack"
 PANEL_STATUS = "alarm_panel_status"
@@ -46,8 +42,8 @@ class Rendered:
 
 
 def severity(violation_type: str | None, event_type: str | None = None) -> str:
-    kind = (violation_type or event_type or "").lower()
-    return "red" if kind in _RED else "yellow" if kind in _YELLOW else "gray"
+    """The card level's name (core.alarms): red, yellow or gray."""
+    return level_of(violation_type, event_type).name
 
 
 def local_time(epoch_ms: int, zone: ZoneInfo) -> str:
@@ -88,7 +84,7 @@ def _panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonEl
 
 
 def _attachment(colour: str, blocks: Sequence[Block]) -> dict[str, Any]:
-    return {"color": SEVERITY_COLOURS[colour], "blocks": [b.to_dict() for b in blocks], "fallback": ""}
+    return {"color": LEVELS[colour].card_colour, "blocks": [b.to_dict() for b in blocks], "fallback": ""}
 
 
 def alarm_card(
@@ -96,7 +92,7 @@ def alarm_card(
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
-    title = f"{SEVERITY_EMOJI[level]} {name} on {panel_label(alarm)}"
+    title = f"{LEVELS[level].emoji} {name} on {panel_label(alarm)}"
     fields = [
         f"*Panel*\n{escape(panel_label(alarm))}",
         f"*Sensor / zone*\n{or_dash(sensor_or_zone(alarm))}",
@@ -123,7 +119,7 @@ def storm_card(
 ) -> Rendered:
     """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread."""
     level = severity(alarm.violation_type, alarm.event_type)
-    title = f"{SEVERITY_EMOJI[level]} Alarm storm on {panel_label(alarm)}: {counts.count} alarms"
+    title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counts.count} alarms"
     fields = [
         f"*Panel*\n{escape(panel_label(alarm))}",
         f"*Alarms*\n{counts.count}",

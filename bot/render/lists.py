@@ -8,12 +8,11 @@ from datetime import UTC, datetime
 from slack_sdk.models.blocks import Block
 
 from bot.render.common import cap_blocks, context, escape, header, join_lines, section
+from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
 from core.timefmt import utc
 
-ALARM_ICON = {"alarm": ":rotating_light:", "red": ":red_circle:", "error": ":x:", "warning": ":warning:",
-              "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}  # fmt: skip
 # dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DAY_MS = 86_400_000
@@ -23,7 +22,8 @@ DAY_MS = 86_400_000
 
 
 def alarm_line(a: AlarmRow) -> str:
-    icon = ALARM_ICON.get((a.violation_type or "").lower(), "•")
+    kind = kind_of(a.violation_type)
+    icon = kind.icon if kind else "•"
     panel = f"{escape(a.panel_name)} (`{a.resource_id}`)" if a.panel_name else f"panel `{a.resource_id}`"
     what = escape(a.violation_name or a.description or a.event_type or "alarm")
     kind = f" ({escape(a.violation_type)})" if a.violation_type else ""
@@ -209,9 +209,11 @@ def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, li
     return summary + ".", cap_blocks(blocks)
 
 
-def _date(value: datetime | None) -> str:
+def _date(value: datetime | str | None) -> str:
     if value is None:
         return "–"
+    if isinstance(value, str):  # a date the service formats its own way is shown as it came (core.models)
+        return escape(value)
     return value.strftime("%Y-%m-%d")
 
 

@@ -18,10 +18,9 @@ from bot.render.common import (
     section,
     yes_no,
 )
+from core.alarms import is_alarm
 from core.models import Activity, Controller, ControllerDataLogEntry, Partition, Sensor
 from core.timefmt import age, utc
-
-ALARM_TYPES = frozenset({"alarm", "red"})
 
 
 @dataclass(frozen=True)
@@ -83,13 +82,13 @@ def controller_line(controller: Controller, values: Sequence[ControllerDataLogEn
 
 
 def activity_line(activity: Activity) -> str:
-    is_alarm = (activity.violation_type or "").lower() in ALARM_TYPES
+    alarm = is_alarm(activity.event_type, activity.violation_type)
     what = activity.violation_name or activity.description or activity.event_type or "event"
     kind = activity.violation_type or activity.event_type or ""
     line = f"{utc(activity.activity_time)} · {escape(what)}" + (f" ({escape(kind)})" if kind else "")
     if activity.description and activity.description != what:
         line += f" — {escape(activity.description)}"
-    return f":rotating_light: *{line}*" if is_alarm else f"• {line}"
+    return f":rotating_light: *{line}*" if alarm else f"• {line}"
 
 
 def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
@@ -113,7 +112,7 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
     blocks.append(
         section(f"*Controllers* ({len(lines)})\n" + (join_lines(lines, limit=2900) if lines else "_none_"))
     )
-    alarms = sum(1 for a in status.activities if (a.violation_type or "").lower() in ALARM_TYPES)
+    alarms = sum(1 for a in status.activities if is_alarm(a.event_type, a.violation_type))
     lines = [activity_line(a) for a in status.activities]
     title_line = f"*Last {len(lines)} activities*" + (f" — {alarms} alarms" if alarms else "")
     blocks.append(divider())

@@ -1,8 +1,7 @@
 """The notifier's records in the cache: the outbox of alarms (exactly once per eventId), acknowledgements,
 panel silences, storm cards and the notifier's own small state (first-start baseline, health flags).
 
-`notify_outbox`, `alarm_acks` and `panel_silences` come from the schema (core/cache/schema.py);
-`notify_state` and `notify_cards` are the notifier's alone and are created here, idempotently.
+Every table here is created by the schema's migrations (core/cache/schema.py), as every cache table is.
 Functions that write run in the caller's transaction unless they say otherwise: the notifier wraps
 discovery and recording in `core.cache.writes.write_transaction`.
 """
@@ -10,30 +9,21 @@ discovery and recording in `core.cache.writes.write_transaction`.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sqlite_utils
+
+# Alarm is the one alarm record (core.alarms); the notifier imports it from here too.
+from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from, alarm_sql
+from core.cache.schema import migrate
+from core.clock import now_ms
 
 # The outbox states. 'silenced': the panel was silenced when the alarm was discovered (kept, not posted).
 PENDING, POSTED, GROUPED, CONSOLE, SILENCED = "pending", "posted", "grouped", "console", "silenced"
 
-# What the notifier calls an alarm, as the read API does: violations and anything with a violationType.
-ALARM_SQL = "(a.event_type = 'violation' OR a.violation_type IS NOT NULL)"
-
-
-@dataclass(frozen=True)
-class Alarm:
-    event_id: str
-    resource_id: int | None
-    org_id: int | None
-    activity_time: int
-    description: str | None
-    event_type: str | None
-    violation_name: str | None
-    violation_type: str | None
-    panel_name: str | None
+ALARM_SQL = alarm_sql("a")
 
 
 @dataclass(frozen=True)
@@ -73,39 +63,10 @@ class CardCounts:
     kinds: tuple[str, ...]
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-_TABLES = ("notify_outbox", "alarm_acks", "panel_silences", "notify_state", "notify_cards")
-
-
 def ensure_tables(db: sqlite_utils.Database) -> None:
-    """Create the notifier's own tables (and the schema's, for a bare database) if they are missing."""
-    if set(_TABLES) <= set(db.table_names()):  # a read: the usual case takes no write lock
-        return
-    db["notify_outbox"].create(
-        {"event_id": str, "channel": str, "state": str, "ts": str, "posted_at": int, "attempts": int,
-         "last_error": str},
-        pk="event_id",
-        if_not_exists=True,
-    )  # fmt: skip
-    db["alarm_acks"].create(
-        {"event_id": str, "slack_user": str, "at": int}, pk="event_id", if_not_exists=True
-    )
-    db["panel_silences"].create(
-        {"resource_id": int, "until": int, "slack_user": str}, pk="resource_id", if_not_exists=True
-    )
-    db["notify_state"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
-    db["notify_cards"].create(
-        {"ts": str, "channel": str, "resource_id": int, "opened_at": int, "updated_at": int,
-         "details_rowid": int},
-        pk="ts",
-        if_not_exists=True,
-    )  # fmt: skip
-    db["notify_cards"].create_index(["channel", "resource_id", "updated_at"], if_not_exists=True)
-    db["notify_outbox"].create_index(["ts"], if_not_exists=True)
-    db["notify_outbox"].create_index(["channel", "posted_at"], if_not_exists=True)
+    """Bring `db` to the current schema, whose migrations create the notifier's tables. A cache from
+    `open_cache` is already there: this then costs one read and takes no lock."""
+    migrate(db)
 
 
 # --- state -------------------------------------------------------------------------------------------------
@@ -129,14 +90,11 @@ def set_state(db: sqlite_utils.Database, key: str, value: str | None) -> None:
 
 # --- alarms and the outbox ---------------------------------------------------------------------------------
 
-_ALARM_COLUMNS = (
-    "a.event_id, a.resource_id, a.org_id, a.activity_time, a.description, a.event_type, a.violation_name, "
-    "a.violation_type, p.name"
-)
+_ALARM_COLUMNS = ALARM_COLUMNS  # the Alarm's fields, in order
 
 
-def _alarm(row: tuple) -> Alarm:
-    return Alarm(*row[:9])
+def _alarm(row: Sequence[Any]) -> Alarm:
+    return alarm_from(dict(zip(ALARM_FIELDS, row, strict=False)))
 
 
 def undiscovered_alarms(db: sqlite_utils.Database, since: int, limit: int = 10_000) -> list[Alarm]:

@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from core.alarms import alarm_sql
 from core.cache.transactions import write_transaction
+from core.clock import HOUR_MS
 
 ACTIVITY_COLUMNS: dict[str, type] = {
     "event_id": str,
@@ -147,8 +149,8 @@ TABLES_V1: dict[str, tuple[dict[str, type], str]] = {
 
 def _v1_tables(db: sqlite_utils.Database) -> None:
     for name, (columns, pk) in TABLES_V1.items():
-        db[name].create(columns, pk=pk, if_not_exists=True)
-    db["audit_log"].create(
+        db.table(name).create(columns, pk=pk, if_not_exists=True)
+    db.table("audit_log").create(
         {
             "id": int,
             "at": int,
@@ -185,23 +187,14 @@ INDEXES_V2: list[tuple[str, list[str]]] = [
 
 def _v2_indexes_and_panel_cursors(db: sqlite_utils.Database) -> None:
     for table, columns in INDEXES_V2:
-        db[table].create_index(columns, if_not_exists=True)
+        db.table(table).create_index(columns, if_not_exists=True)
     # Per-panel cursors, so that a panel that failed is re-fetched from where *it* stopped.
-    db["panel_cursors"].create(
+    db.table("panel_cursors").create(
         {"table_name": str, "resource_id": int, "cursor": int},
         pk=("table_name", "resource_id"),
         if_not_exists=True,
     )
-    db["sync_state"].add_column("last_attempt", int)
-
-
-HOUR_MS = 3_600_000
-
-
-def alarm_sql(alias: str = "") -> str:
-    """The SQL test for "an alarm": a violation, or any violationType set (read API and rollup agree)."""
-    a = f"{alias}." if alias else ""
-    return f"({a}event_type = 'violation' OR {a}violation_type IS NOT NULL)"
+    db.table("sync_state").add_column("last_attempt", int)
 
 
 def rebuild_activity_hours(
@@ -223,10 +216,10 @@ def rebuild_activity_hours(
 def _v3_activity_hours(db: sqlite_utils.Database) -> None:
     # Alarms per hour, so that charts over a million activities answer in milliseconds. Kept exact by
     # writes.upsert_activities and writes.delete_missing, in the same transaction as the activities.
-    db["activity_hours"].create(
+    db.table("activity_hours").create(
         {"hour": int, "org_id": int, "violation_type": str, "event_type": str, "n": int}, if_not_exists=True
     )
-    db["activity_hours"].create_index(["hour"], if_not_exists=True)
+    db.table("activity_hours").create_index(["hour"], if_not_exists=True)
     rebuild_activity_hours(db)
 
 
@@ -276,7 +269,7 @@ TIME_KINDS_INDEX = "idx_activities_time_kinds"
 def _v5_activity_time_covering_index(db: sqlite_utils.Database) -> None:
     # The KPIs count the last 24 h by event kind, panel and violation name: with every column they read in
     # the index, they never touch the table. It starts with activity_time, so it replaces that index.
-    db["activities"].create_index(
+    db.table("activities").create_index(
         ["activity_time", "event_type", "violation_type", "resource_id", "violation_name"],
         index_name=TIME_KINDS_INDEX,
         if_not_exists=True,
@@ -290,9 +283,39 @@ REJECTED_RECORDS = "rejected_records"
 def _v6_rejected_records(db: sqlite_utils.Database) -> None:
     # Records the last sync dropped as invalid (an int beyond 64 bits, a time outside 2000..2100, a wrong
     # type), per operation and field, for `samops status`. Replaced as a whole by every sync.
-    db[REJECTED_RECORDS].create(
+    db.table(REJECTED_RECORDS).create(
         {"operation": str, "record": str, "field": str, "reason": str, "count": int, "at": int},
         pk=("operation", "record", "field", "reason"),
+        if_not_exists=True,
+    )
+
+
+def _v7_side_tables(db: sqlite_utils.Database) -> None:
+    # Tables that samops before v7 created outside the migrations, the first time a module needed them
+    # (IF NOT EXISTS: a cache written then has them). Now every table comes from here.
+    # The notifier's state (first-start baseline, health flags) and its storm cards.
+    db.table("notify_state").create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    db.table("notify_cards").create(
+        {
+            "ts": str,
+            "channel": str,
+            "resource_id": int,
+            "opened_at": int,
+            "updated_at": int,
+            "details_rowid": int,
+        },
+        pk="ts",
+        if_not_exists=True,
+    )
+    db.table("notify_cards").create_index(["channel", "resource_id", "updated_at"], if_not_exists=True)
+    db.table("notify_outbox").create_index(["ts"], if_not_exists=True)
+    db.table("notify_outbox").create_index(["channel", "posted_at"], if_not_exists=True)
+    # The bot's once-only claims of a write (core/cache/claims.py).
+    db.table("bot_dedupe").create({"key": str, "at": int}, pk="key", if_not_exists=True)
+    # The last operation-5 body samops sent for each scheduled task (core/cache/tasks.py).
+    db.table("task_state").create(
+        {"task_id": int, "org_id": int, "updated_at": int, "updated_by": str, "body": str},
+        pk="task_id",
         if_not_exists=True,
     )
 
@@ -307,6 +330,7 @@ MIGRATIONS: list[Migration] = [
     _v4_activities_text_index,
     _v5_activity_time_covering_index,
     _v6_rejected_records,
+    _v7_side_tables,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -341,7 +365,7 @@ def migrate(db: sqlite_utils.Database) -> int:
         with write_transaction(db):
             if schema_version(db) != version:
                 continue
-            db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+            db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
             MIGRATIONS[version](db)
             _set_version(db, version + 1)
     return found

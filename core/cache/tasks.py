@@ -1,8 +1,7 @@
 """The last known state of each scheduled task samops updated.
 
 The service has no "get task" operation (only operation 5, update), so the bot keeps what it last sent
-successfully for each task, to prefill the next edit. The `task_state` table is the bot's own and is created
-here idempotently.
+successfully for each task, to prefill the next edit, in the `task_state` table (schema v7).
 """
 
 from __future__ import annotations
@@ -23,18 +22,9 @@ class KnownTask:
     body: dict[str, Any]  # the operation-5 body last sent, with the spec's JSON names
 
 
-def _ensure_table(db: sqlite_utils.Database) -> None:
-    db["task_state"].create(
-        {"task_id": int, "org_id": int, "updated_at": int, "updated_by": str, "body": str},
-        pk="task_id",
-        if_not_exists=True,
-    )
-
-
 def save_task(
     db: sqlite_utils.Database, task_id: int, body: dict[str, Any], *, org_id: int | None, at: int, by: str
 ) -> None:
-    _ensure_table(db)
     with db.conn:
         db.conn.execute(
             "INSERT INTO task_state (task_id, org_id, updated_at, updated_by, body) VALUES (?, ?, ?, ?, ?) "
@@ -45,7 +35,6 @@ def save_task(
 
 
 def load_task(db: sqlite_utils.Database, task_id: int) -> KnownTask | None:
-    _ensure_table(db)
     row = db.execute(
         "SELECT task_id, org_id, updated_at, updated_by, body FROM task_state WHERE task_id = ?", [task_id]
     ).fetchone()

@@ -18,10 +18,7 @@ from core.cache.schema import rebuild_activity_hours
 from core.cache.transactions import joined
 from core.cache.transactions import write_transaction as write_transaction
 from core.models import INT64_MAX, INT64_MIN
-
-SECRET_KEYS = frozenset(
-    {"securitycode", "nccode", "pincode", "mqpassword", "token", "password", "requesttoken", "accesstoken"}
-)
+from core.redact import is_secret_key
 
 ACTIVITY_FIELDS = (
     "event_id",
@@ -107,7 +104,7 @@ def as_dict(record: Any) -> dict[str, Any]:
 def scrub(value: Any) -> Any:
     """The value with every secret key removed, at any depth."""
     if isinstance(value, Mapping):
-        return {k: scrub(v) for k, v in value.items() if str(k).lower() not in SECRET_KEYS}
+        return {k: scrub(v) for k, v in value.items() if not is_secret_key(k)}
     if isinstance(value, list):
         return [scrub(v) for v in value]
     return value

@@ -17,11 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from core.client.operations import OPERATIONS, Operation
 from core.errors import APIError, SamError
-from core.models import OperationResult
+from core.models import OperationResult, SamModel
 from core.redact import install
 
 PROG = "samops call"
@@ -133,8 +131,8 @@ def parse_data(op: Operation, data: str | None) -> dict[str, Any] | None:
 
 
 def to_json(result: Any, *, show_secrets: bool) -> Any:
-    if isinstance(result, BaseModel):
-        return result.to_json_dict(show_secrets=show_secrets)  # type: ignore[attr-defined]
+    if isinstance(result, SamModel):  # every record of the spec
+        return result.to_json_dict(show_secrets=show_secrets)
     if isinstance(result, list):
         return [to_json(item, show_secrets=show_secrets) for item in result]
     return result

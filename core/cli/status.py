@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.clock import now_ms
+
 if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+
     from core.client.rejections import RejectionKey
 
 PROG = "samops status"
@@ -71,16 +74,17 @@ def main(argv: list[str]) -> int:
     finally:
         db.close()
 
-    now = int(time.time() * 1000)
+    now = now_ms()
     console = Console()
     table = Table(title=f"Cache {path}", title_justify="left")
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("table", "left"),
         ("rows", "right"),
         ("last success", "left"),
         ("last error", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    )
+    for column, justify in columns:
+        table.add_column(column, justify=justify)
     for f in fresh:
         stale = f.last_error_at is not None and (f.last_success is None or f.last_error_at > f.last_success)
         error = f"{f.last_error} ({ago(f.last_error_at, now)})" if f.last_error else ""

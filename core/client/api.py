@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from core.client import operations as ops
 from core.client.base import BaseClient
 from core.client.operations import OPERATIONS
 from core.models import (
@@ -70,21 +71,19 @@ class SamClient(BaseClient):
 
     def get_organization_users(self, *, org: int | None = None) -> list[PanelUserPair]:
         """(2) Panel users and organization users of the organization, panel by panel."""
-        return self._call(OPERATIONS["get_organization_users"], org=org)
+        return self._call(ops.GET_ORGANIZATION_USERS, org=org)
 
     def list_organization_users(self, user_id: int, *, org: int | None = None) -> list[User]:
         """(12) Users of the organizations of a user."""
-        return self._call(OPERATIONS["list_organization_users"], path_params={"userId": user_id}, org=org)
+        return self._call(ops.LIST_ORGANIZATION_USERS, path_params={"userId": user_id}, org=org)
 
     def get_user_by_email(self, email_address: str, *, org: int | None = None) -> User:
         """(13) A user by e-mail address (percent-encoded in the path)."""
-        return self._call(
-            OPERATIONS["get_user_by_email"], path_params={"emailAddress": email_address}, org=org
-        )
+        return self._call(ops.GET_USER_BY_EMAIL, path_params={"emailAddress": email_address}, org=org)
 
     def delete_user(self, user_id: int, *, org: int | None = None) -> OperationResult:
         """(11) Delete a user."""
-        return self._call(OPERATIONS["delete_user"], body=_body(userId=user_id), org=org)
+        return self._call(ops.DELETE_USER, body=_body(userId=user_id), org=org)
 
     def set_user_privileges(
         self,
@@ -108,41 +107,39 @@ class SamClient(BaseClient):
             period=list(period) if period is not None else None,
             validityStart=validity_start,
         )
-        return self._call(OPERATIONS["set_user_privileges"], body=body, org=org)
+        return self._call(ops.SET_USER_PRIVILEGES, body=body, org=org)
 
     def get_user_privilege_groups(self, user_id: int, *, org: int | None = None) -> UserPrivileges:
         """(15) Privilege groups and validity of a user."""
-        return self._call(OPERATIONS["get_user_privilege_groups"], path_params={"userId": user_id}, org=org)
+        return self._call(ops.GET_USER_PRIVILEGE_GROUPS, path_params={"userId": user_id}, org=org)
 
     def get_role_privilege_groups(self, role_id: int, *, org: int | None = None) -> list[RolePrivilegeGroup]:
         """(16) Privilege groups of a role."""
-        return self._call(OPERATIONS["get_role_privilege_groups"], path_params={"roleId": role_id}, org=org)
+        return self._call(ops.GET_ROLE_PRIVILEGE_GROUPS, path_params={"roleId": role_id}, org=org)
 
     def register_device_token(
         self, *, user_id: int, request_token: str, app_id: str, org: int | None = None
     ) -> OperationResult:
         """(21) Register or update a device's push token."""
         body = _body(userId=user_id, requestToken=request_token, appId=app_id)
-        return self._call(OPERATIONS["register_device_token"], body=body, org=org)
+        return self._call(ops.REGISTER_DEVICE_TOKEN, body=body, org=org)
 
     # --- panels: sensors, controllers, panel users (9, 10, 14, 18, 19) ---------------------------------
 
     def list_panel_sensors(self, resource_id: int, *, org: int | None = None) -> SensorGroup:
         """(18) Sensors of a panel."""
-        return self._call(OPERATIONS["list_panel_sensors"], path_params={"resourceId": resource_id}, org=org)
+        return self._call(ops.LIST_PANEL_SENSORS, path_params={"resourceId": resource_id}, org=org)
 
     def list_panel_controllers(self, resource_id: int, *, org: int | None = None) -> list[Controller]:
         """(14) Controllers of a panel."""
-        return self._call(
-            OPERATIONS["list_panel_controllers"], path_params={"resourceId": resource_id}, org=org
-        )
+        return self._call(ops.LIST_PANEL_CONTROLLERS, path_params={"resourceId": resource_id}, org=org)
 
     def update_sensor_description(
         self, resource_sensor_id: int, description: str, *, locale: str | None = None, org: int | None = None
     ) -> OperationResult:
         """(9) Change a sensor's description."""
         return self._call(
-            OPERATIONS["update_sensor_description"],
+            ops.UPDATE_SENSOR_DESCRIPTION,
             path_params={"resourceSensorId": resource_sensor_id},
             body=_body(locale=locale, description=description),
             org=org,
@@ -153,7 +150,7 @@ class SamClient(BaseClient):
     ) -> OperationResult:
         """(10) Remove a user's authorization on a panel."""
         body = _body(resourceId=resource_id, userId=user_id)
-        return self._call(OPERATIONS["delete_resource_user"], body=body, org=org)
+        return self._call(ops.DELETE_RESOURCE_USER, body=body, org=org)
 
     def list_controller_data_log(
         self,
@@ -165,7 +162,7 @@ class SamClient(BaseClient):
     ) -> list[ControllerDataLogEntry]:
         """(19) The controller data log (last values), optionally of one panel and a period."""
         query = {"resourceId": resource_id, "startTime": start_time, "endTime": end_time}
-        return self._call(OPERATIONS["list_controller_data_log"], query=query, org=org)
+        return self._call(ops.LIST_CONTROLLER_DATA_LOG, query=query, org=org)
 
     # --- activities and push history (3, 20) -----------------------------------------------------------
 
@@ -195,7 +192,7 @@ class SamClient(BaseClient):
             types=types,
             groupIds=list(group_ids) if group_ids is not None else None,
         )
-        return self._call(OPERATIONS["list_activities"], body=body, org=org)
+        return self._call(ops.LIST_ACTIVITIES, body=body, org=org)
 
     def iter_activities(
         self,
@@ -249,7 +246,7 @@ class SamClient(BaseClient):
             startTime=start_time,
             endTime=end_time,
         )
-        return self._call(OPERATIONS["get_push_history"], body=body, org=org)
+        return self._call(ops.GET_PUSH_HISTORY, body=body, org=org)
 
     def iter_push_history(
         self,
@@ -291,7 +288,7 @@ class SamClient(BaseClient):
 
     def list_cameras(self, *, org: int | None = None) -> list[CameraSummary]:
         """(17) Cameras of the caller: resource summaries with the camera's non-secret fields."""
-        return self._call(OPERATIONS["list_cameras"], org=org)
+        return self._call(ops.LIST_CAMERAS, org=org)
 
     def add_camera(
         self,
@@ -315,7 +312,7 @@ class SamClient(BaseClient):
             ncCode=nc_code,
             subscriptionId=subscription_id,
         )
-        return self._call(OPERATIONS["add_camera"], body=body, org=org)
+        return self._call(ops.ADD_CAMERA, body=body, org=org)
 
     # --- scheduling, billing, customers (5, 7, 8) ------------------------------------------------------
 
@@ -347,7 +344,7 @@ class SamClient(BaseClient):
             combinedData=list(combined_data) if combined_data is not None else None,
             userType=user_type,
         )
-        return self._call(OPERATIONS["update_schedule_task"], body=body, org=org)
+        return self._call(ops.UPDATE_SCHEDULE_TASK, body=body, org=org)
 
     def list_bills(
         self,
@@ -365,11 +362,11 @@ class SamClient(BaseClient):
             billId=bill_id,
             monthFilter=month_filter,
         )
-        return self._call(OPERATIONS["list_bills"], body=body, org=org)
+        return self._call(ops.LIST_BILLS, body=body, org=org)
 
     def find_customers(
         self, *, phone_number: str | None = None, identity_number: str | None = None, org: int | None = None
     ) -> list[Customer]:
         """(8) Customers by phone number or identity number (names come masked)."""
         body = _body(phoneNumber=phone_number, identityNumber=identity_number)
-        return self._call(OPERATIONS["find_customers"], body=body, org=org)
+        return self._call(ops.FIND_CUSTOMERS, body=body, org=org)

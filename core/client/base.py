@@ -10,13 +10,13 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Self
+from typing import Any, Self, TypedDict
 
 import httpx
 from pydantic import ValidationError
 
 from core.client.deadline import DeadlineTransport, deadline
-from core.client.operations import OPERATIONS, Operation
+from core.client.operations import LOGIN, Operation, R
 from core.client.rejections import Rejections
 from core.errors import (
     APIError,
@@ -71,6 +71,13 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(when.timestamp() - time.time(), 0.0)
+
+
+class Where(TypedDict):
+    """The request an error is about: what every SamError raised here names (never a body)."""
+
+    method: str
+    path: str
 
 
 class _Retryable(Exception):
@@ -138,7 +145,7 @@ class BaseClient:
             "password": self.settings.password.get_secret_value(),
             "rememberMe": True,
         }
-        result: LoginResult = self._call(OPERATIONS["login"], body=body)
+        result = self._call(LOGIN, body=body)
         token = result.token.get_secret_value() if result.token else ""
         if not token:
             raise ResponseFormatError("the login result carries no token", method="POST", path="/auth/login")
@@ -181,19 +188,19 @@ class BaseClient:
 
     def _call(
         self,
-        op: Operation,
+        op: Operation[R],
         *,
         body: Mapping[str, Any] | None = None,
         path_params: Mapping[str, Any] | None = None,
         query: Mapping[str, Any] | None = None,
         org: int | None = None,
-    ) -> Any:
+    ) -> R:
         """Send `op` and parse its answer into the operation's result type."""
         content = serialize(body) if op.has_body else b""
         params = {k: v for k, v in (query or {}).items() if v is not None}
         url = self._http.build_request(op.method, op.render_path(dict(path_params or {})), params=params).url
         raw_path = url.raw_path.decode("ascii").split("?", 1)[0]
-        where = {"method": op.method, "path": raw_path}
+        where: Where = {"method": op.method, "path": raw_path}
         # Computed once for the logical call, from the path exactly as httpx puts it on the request line.
         headers = {"Idempotency-Key": idempotency_key(payload_for(raw_path[len(self._base_path) :], content))}
         if content:
@@ -218,7 +225,7 @@ class BaseClient:
             ) from None
 
     def _send_authorized(
-        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: dict[str, str]
+        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where
     ) -> Any:
         """`_send` with the bearer token; on a 401, log in again (once for all threads) and repeat once."""
         token = self._current_token()
@@ -228,7 +235,7 @@ class BaseClient:
             token = self._renew_token(token)
             return self._send(method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where)
 
-    def _parse(self, op: Operation, data: Any, where: dict[str, str]) -> Any:
+    def _parse(self, op: Operation[R], data: Any, where: Where) -> R:
         rejected: list[Rejection] = []
         try:
             result = op.adapter.validate_python(data, context={REJECTED: rejected})
@@ -247,7 +254,7 @@ class BaseClient:
         return result
 
     def _send(
-        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: dict[str, str]
+        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where
     ) -> Any:
         """Send with retries (same bytes, same Idempotency-Key every time) and return the decoded JSON."""
         attempts = self.max_retries + 1
@@ -263,7 +270,7 @@ class BaseClient:
                 self._sleep(delay)
         raise AssertionError("unreachable")
 
-    def _attempt(self, request: httpx.Request, attempt: int, where: dict[str, str]) -> Any:
+    def _attempt(self, request: httpx.Request, attempt: int, where: Where) -> Any:
         started = time.perf_counter()
         # SAM_TIMEOUT bounds the whole attempt (connect, headers and body), not each read.
         with deadline(self.settings.timeout):
@@ -298,7 +305,7 @@ class BaseClient:
             raise error
         return self._decode(response, content, where)
 
-    def _read_bounded(self, response: httpx.Response, where: dict[str, str]) -> bytes:
+    def _read_bounded(self, response: httpx.Response, where: Where) -> bytes:
         """The body, read as it streams in, up to SAM_MAX_RESPONSE_BYTES (decoded bytes: a compressed
         answer cannot inflate past it either); ResponseTooLargeError beyond, without reading the rest."""
         limit = self.settings.max_response_bytes
@@ -314,12 +321,12 @@ class BaseClient:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def _too_large(self, response: httpx.Response, why: str, where: dict[str, str]) -> ResponseTooLargeError:
+    def _too_large(self, response: httpx.Response, why: str, where: Where) -> ResponseTooLargeError:
         limit = self.settings.max_response_bytes
         message = f"response larger than SAM_MAX_RESPONSE_BYTES ({limit:,} bytes): {why}; not read"
         return ResponseTooLargeError(message, status_code=response.status_code, **where)
 
-    def _log(self, where: dict[str, str], status: int | str, started: float, attempt: int) -> None:
+    def _log(self, where: Where, status: int | str, started: float, attempt: int) -> None:
         elapsed_ms = (time.perf_counter() - started) * 1000
         log.debug(
             "%s %s -> %s in %.1f ms (attempt %d/%d)",
@@ -332,7 +339,7 @@ class BaseClient:
         )
 
     @staticmethod
-    def _decode(response: httpx.Response, content: bytes, where: dict[str, str]) -> Any:
+    def _decode(response: httpx.Response, content: bytes, where: Where) -> Any:
         status = response.status_code
         if not content.strip():
             raise ResponseFormatError("empty response body", status_code=status, **where)
@@ -347,7 +354,7 @@ class BaseClient:
             ) from None
 
     @staticmethod
-    def _api_error(response: httpx.Response, content: bytes, where: dict[str, str]) -> APIError:
+    def _api_error(response: httpx.Response, content: bytes, where: Where) -> APIError:
         status = response.status_code
         try:
             body = json.loads(content) if content.strip() else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Annotated, Any, Generic, TypeVar
 from urllib.parse import quote
 
 from pydantic import Field, TypeAdapter
@@ -31,14 +31,20 @@ class Param:
         return text
 
 
+R = TypeVar("R")
+
+
 @dataclass(frozen=True)
-class Operation:
+class Operation(Generic[R]):
+    """One operation of the spec; `R` is what its answer parses into, so each client method's return type
+    is checked against it."""
+
     number: int
     name: str
     method: str
     path: str  # template relative to the base URL, e.g. "/user/email/{emailAddress}"
     summary: str
-    result: Any  # the type the answer parses into
+    result: Any  # the type the answer parses into (R, perhaps Annotated with constraints)
     path_params: tuple[Param, ...] = ()
     query: tuple[Param, ...] = ()
     body: tuple[str, ...] = ()  # JSON field names of the body; empty: the request has no body
@@ -56,7 +62,7 @@ class Operation:
         return _RESULT_NAMES.get(self.name, "the record the spec promises")
 
     @cached_property
-    def adapter(self) -> TypeAdapter[Any]:
+    def adapter(self) -> TypeAdapter[R]:
         return TypeAdapter(self.result)
 
     def render_path(self, values: dict[str, Any] | None = None) -> str:
@@ -89,241 +95,284 @@ _RESULT_NAMES = {
 # Operation 4's answer: every result counts, so none may be dropped, and an empty array says nothing.
 _OPERATION_RESULTS = Annotated[list[m.OperationResult], Field(min_length=1)]
 
-OPERATIONS: dict[str, Operation] = {
+LOGIN: Operation[m.LoginResult] = Operation(
+    1,
+    "login",
+    "POST",
+    "/auth/login",
+    "authenticate a user",
+    m.LoginResult,
+    body=("screenName", "password", "rememberMe"),
+    required=("screenName", "password"),
+    auth=False,
+)
+
+GET_ORGANIZATION_USERS: Operation[list[m.PanelUserPair]] = Operation(
+    2,
+    "get_organization_users",
+    "GET",
+    "/enterprise/bulk/get-organization-users",
+    "panel users and organization users",
+    m.Records[m.PanelUserPair],
+)
+
+LIST_ACTIVITIES: Operation[m.ActivityPage] = Operation(
+    3,
+    "list_activities",
+    "POST",
+    "/activities",
+    "activities of resources in a period",
+    m.ActivityPage,
+    body=("resourceIds", *_PAGE_FIELDS, "startSec", "finishSec", "types", "groupIds"),
+)
+
+SET_USER_PRIVILEGES: Operation[list[m.OperationResult]] = Operation(
+    4,
+    "set_user_privileges",
+    "POST",
+    "/user/privilege-groups-and-resources/add-or-update",
+    "set a user's privilege groups and authorized resources",
+    _OPERATION_RESULTS,
+    body=(
+        "userId",
+        "authorizedResourceIds",
+        "privilegeGroups",
+        "organizationId",
+        "expirationTime",
+        "period",
+        "validityStart",
+    ),
+    required=("userId", "authorizedResourceIds", "privilegeGroups", "organizationId"),
+    write=True,
+)
+
+UPDATE_SCHEDULE_TASK: Operation[m.OperationResult] = Operation(
+    5,
+    "update_schedule_task",
+    "POST",
+    "/enterprise/schedule/tasks/update",
+    "update a scheduled task",
+    m.OperationResult,
+    body=(
+        "taskId",
+        "taskName",
+        "taskType",
+        "taskDates",
+        "notificationOptions",
+        "selection",
+        "resources",
+        "users",
+        "combinedData",
+        "userType",
+    ),
+    required=("taskId",),
+    write=True,
+)
+
+ADD_CAMERA: Operation[m.Camera] = Operation(
+    6,
+    "add_camera",
+    "POST",
+    "/camera/add",
+    "add a camera",
+    m.Camera,
+    body=(
+        "brand",
+        "deviceSerial",
+        "name",
+        "organizationId",
+        "securityCode",
+        "ncCode",
+        "subscriptionId",
+    ),
+    required=("deviceSerial", "name"),
+    write=True,
+)
+
+LIST_BILLS: Operation[list[m.Bill]] = Operation(
+    7,
+    "list_bills",
+    "POST",
+    "/subscription/bill",
+    "list bills of a subscription",
+    m.Records[m.Bill],
+    body=("organizationId", "subscriptionId", "billId", "monthFilter"),
+    required=("subscriptionId",),
+)
+
+FIND_CUSTOMERS: Operation[list[m.Customer]] = Operation(
+    8,
+    "find_customers",
+    "POST",
+    "/customer/phone",
+    "find customers by phone number",
+    m.Records[m.Customer],
+    body=("phoneNumber", "identityNumber"),
+)
+
+UPDATE_SENSOR_DESCRIPTION: Operation[m.OperationResult] = Operation(
+    9,
+    "update_sensor_description",
+    "PUT",
+    "/panel/sensor/{resourceSensorId}/update-description",
+    "change a sensor description",
+    m.OperationResult,
+    path_params=(Param("resourceSensorId"),),
+    body=("locale", "description"),
+    required=("description",),
+    write=True,
+)
+
+DELETE_RESOURCE_USER: Operation[m.OperationResult] = Operation(
+    10,
+    "delete_resource_user",
+    "DELETE",
+    "/resource/user/delete",
+    "remove a user's authorization on a resource",
+    m.OperationResult,
+    body=("resourceId", "userId"),
+    required=("resourceId", "userId"),
+    write=True,
+)
+
+DELETE_USER: Operation[m.OperationResult] = Operation(
+    11,
+    "delete_user",
+    "DELETE",
+    "/user/delete",
+    "delete a user",
+    m.OperationResult,
+    body=("userId",),
+    required=("userId",),
+    write=True,
+)
+
+LIST_ORGANIZATION_USERS: Operation[list[m.User]] = Operation(
+    12,
+    "list_organization_users",
+    "GET",
+    "/user/{userId}/organization-users",
+    "users of the organizations of a user",
+    m.Records[m.User],
+    path_params=(Param("userId"),),
+)
+
+GET_USER_BY_EMAIL: Operation[m.User] = Operation(
+    13,
+    "get_user_by_email",
+    "GET",
+    "/user/email/{emailAddress}",
+    "find a user by e-mail address",
+    m.User,
+    path_params=(Param("emailAddress", str),),
+)
+
+LIST_PANEL_CONTROLLERS: Operation[list[m.Controller]] = Operation(
+    14,
+    "list_panel_controllers",
+    "GET",
+    "/panel/{resourceId}/controller/list",
+    "controllers of a panel",
+    m.Records[m.Controller],
+    path_params=(Param("resourceId"),),
+)
+
+GET_USER_PRIVILEGE_GROUPS: Operation[m.UserPrivileges] = Operation(
+    15,
+    "get_user_privilege_groups",
+    "GET",
+    "/role/user/{userId}/privilege-groups",
+    "privilege groups of a user",
+    m.UserPrivileges,
+    path_params=(Param("userId"),),
+)
+
+GET_ROLE_PRIVILEGE_GROUPS: Operation[list[m.RolePrivilegeGroup]] = Operation(
+    16,
+    "get_role_privilege_groups",
+    "GET",
+    "/role/{roleId}/privilege-groups",
+    "privilege groups of a role",
+    m.Records[m.RolePrivilegeGroup],
+    path_params=(Param("roleId"),),
+)
+
+LIST_CAMERAS: Operation[list[m.CameraSummary]] = Operation(
+    17, "list_cameras", "GET", "/camera/list", "cameras of the caller", m.Records[m.CameraSummary]
+)
+
+LIST_PANEL_SENSORS: Operation[m.SensorGroup] = Operation(
+    18,
+    "list_panel_sensors",
+    "GET",
+    "/panel/{resourceId}/sensor/list",
+    "sensors of a panel",
+    m.SensorGroup,
+    path_params=(Param("resourceId"),),
+)
+
+LIST_CONTROLLER_DATA_LOG: Operation[list[m.ControllerDataLogEntry]] = Operation(
+    19,
+    "list_controller_data_log",
+    "GET",
+    "/activities/controller/list",
+    "controller data log",
+    m.Records[m.ControllerDataLogEntry],
+    # The spec shows no query parameters; these are the simulator's filters (docs/architecture.md).
+    query=(
+        Param("resourceId", required=False),
+        Param("startTime", required=False),
+        Param("endTime", required=False),
+    ),
+)
+
+GET_PUSH_HISTORY: Operation[list[m.ActivityPage]] = Operation(
+    20,
+    "get_push_history",
+    "POST",
+    "/resource/pushnotification/history",
+    "push notification history of a resource",
+    m.Records[m.ActivityPage],
+    body=("resourceId", *_PAGE_FIELDS),
+    required=("resourceId",),
+)
+
+REGISTER_DEVICE_TOKEN: Operation[m.OperationResult] = Operation(
+    21,
+    "register_device_token",
+    "POST",
+    "/devicetoken/addorupdate",
+    "register or update a device token",
+    m.OperationResult,
+    body=("userId", "requestToken", "appId"),
+    required=("userId", "requestToken", "appId"),
+    write=True,
+)
+
+# Every operation by its name (the spec's operation, snake_case), for `samops call` and lookups.
+OPERATIONS: dict[str, Operation[Any]] = {
     op.name: op
-    for op in [
-        Operation(
-            1,
-            "login",
-            "POST",
-            "/auth/login",
-            "authenticate a user",
-            m.LoginResult,
-            body=("screenName", "password", "rememberMe"),
-            required=("screenName", "password"),
-            auth=False,
-        ),
-        Operation(
-            2,
-            "get_organization_users",
-            "GET",
-            "/enterprise/bulk/get-organization-users",
-            "panel users and organization users",
-            m.Records[m.PanelUserPair],
-        ),
-        Operation(
-            3,
-            "list_activities",
-            "POST",
-            "/activities",
-            "activities of resources in a period",
-            m.ActivityPage,
-            body=("resourceIds", *_PAGE_FIELDS, "startSec", "finishSec", "types", "groupIds"),
-        ),
-        Operation(
-            4,
-            "set_user_privileges",
-            "POST",
-            "/user/privilege-groups-and-resources/add-or-update",
-            "set a user's privilege groups and authorized resources",
-            _OPERATION_RESULTS,
-            body=(
-                "userId",
-                "authorizedResourceIds",
-                "privilegeGroups",
-                "organizationId",
-                "expirationTime",
-                "period",
-                "validityStart",
-            ),
-            required=("userId", "authorizedResourceIds", "privilegeGroups", "organizationId"),
-            write=True,
-        ),
-        Operation(
-            5,
-            "update_schedule_task",
-            "POST",
-            "/enterprise/schedule/tasks/update",
-            "update a scheduled task",
-            m.OperationResult,
-            body=(
-                "taskId",
-                "taskName",
-                "taskType",
-                "taskDates",
-                "notificationOptions",
-                "selection",
-                "resources",
-                "users",
-                "combinedData",
-                "userType",
-            ),
-            required=("taskId",),
-            write=True,
-        ),
-        Operation(
-            6,
-            "add_camera",
-            "POST",
-            "/camera/add",
-            "add a camera",
-            m.Camera,
-            body=(
-                "brand",
-                "deviceSerial",
-                "name",
-                "organizationId",
-                "securityCode",
-                "ncCode",
-                "subscriptionId",
-            ),
-            required=("deviceSerial", "name"),
-            write=True,
-        ),
-        Operation(
-            7,
-            "list_bills",
-            "POST",
-            "/subscription/bill",
-            "list bills of a subscription",
-            m.Records[m.Bill],
-            body=("organizationId", "subscriptionId", "billId", "monthFilter"),
-            required=("subscriptionId",),
-        ),
-        Operation(
-            8,
-            "find_customers",
-            "POST",
-            "/customer/phone",
-            "find customers by phone number",
-            m.Records[m.Customer],
-            body=("phoneNumber", "identityNumber"),
-        ),
-        Operation(
-            9,
-            "update_sensor_description",
-            "PUT",
-            "/panel/sensor/{resourceSensorId}/update-description",
-            "change a sensor description",
-            m.OperationResult,
-            path_params=(Param("resourceSensorId"),),
-            body=("locale", "description"),
-            required=("description",),
-            write=True,
-        ),
-        Operation(
-            10,
-            "delete_resource_user",
-            "DELETE",
-            "/resource/user/delete",
-            "remove a user's authorization on a resource",
-            m.OperationResult,
-            body=("resourceId", "userId"),
-            required=("resourceId", "userId"),
-            write=True,
-        ),
-        Operation(
-            11,
-            "delete_user",
-            "DELETE",
-            "/user/delete",
-            "delete a user",
-            m.OperationResult,
-            body=("userId",),
-            required=("userId",),
-            write=True,
-        ),
-        Operation(
-            12,
-            "list_organization_users",
-            "GET",
-            "/user/{userId}/organization-users",
-            "users of the organizations of a user",
-            m.Records[m.User],
-            path_params=(Param("userId"),),
-        ),
-        Operation(
-            13,
-            "get_user_by_email",
-            "GET",
-            "/user/email/{emailAddress}",
-            "find a user by e-mail address",
-            m.User,
-            path_params=(Param("emailAddress", str),),
-        ),
-        Operation(
-            14,
-            "list_panel_controllers",
-            "GET",
-            "/panel/{resourceId}/controller/list",
-            "controllers of a panel",
-            m.Records[m.Controller],
-            path_params=(Param("resourceId"),),
-        ),
-        Operation(
-            15,
-            "get_user_privilege_groups",
-            "GET",
-            "/role/user/{userId}/privilege-groups",
-            "privilege groups of a user",
-            m.UserPrivileges,
-            path_params=(Param("userId"),),
-        ),
-        Operation(
-            16,
-            "get_role_privilege_groups",
-            "GET",
-            "/role/{roleId}/privilege-groups",
-            "privilege groups of a role",
-            m.Records[m.RolePrivilegeGroup],
-            path_params=(Param("roleId"),),
-        ),
-        Operation(
-            17, "list_cameras", "GET", "/camera/list", "cameras of the caller", m.Records[m.CameraSummary]
-        ),
-        Operation(
-            18,
-            "list_panel_sensors",
-            "GET",
-            "/panel/{resourceId}/sensor/list",
-            "sensors of a panel",
-            m.SensorGroup,
-            path_params=(Param("resourceId"),),
-        ),
-        Operation(
-            19,
-            "list_controller_data_log",
-            "GET",
-            "/activities/controller/list",
-            "controller data log",
-            m.Records[m.ControllerDataLogEntry],
-            # The spec shows no query parameters; these are the simulator's filters (docs/architecture.md).
-            query=(
-                Param("resourceId", required=False),
-                Param("startTime", required=False),
-                Param("endTime", required=False),
-            ),
-        ),
-        Operation(
-            20,
-            "get_push_history",
-            "POST",
-            "/resource/pushnotification/history",
-            "push notification history of a resource",
-            m.Records[m.ActivityPage],
-            body=("resourceId", *_PAGE_FIELDS),
-            required=("resourceId",),
-        ),
-        Operation(
-            21,
-            "register_device_token",
-            "POST",
-            "/devicetoken/addorupdate",
-            "register or update a device token",
-            m.OperationResult,
-            body=("userId", "requestToken", "appId"),
-            required=("userId", "requestToken", "appId"),
-            write=True,
-        ),
-    ]
+    for op in (
+        LOGIN,
+        GET_ORGANIZATION_USERS,
+        LIST_ACTIVITIES,
+        SET_USER_PRIVILEGES,
+        UPDATE_SCHEDULE_TASK,
+        ADD_CAMERA,
+        LIST_BILLS,
+        FIND_CUSTOMERS,
+        UPDATE_SENSOR_DESCRIPTION,
+        DELETE_RESOURCE_USER,
+        DELETE_USER,
+        LIST_ORGANIZATION_USERS,
+        GET_USER_BY_EMAIL,
+        LIST_PANEL_CONTROLLERS,
+        GET_USER_PRIVILEGE_GROUPS,
+        GET_ROLE_PRIVILEGE_GROUPS,
+        LIST_CAMERAS,
+        LIST_PANEL_SENSORS,
+        LIST_CONTROLLER_DATA_LOG,
+        GET_PUSH_HISTORY,
+        REGISTER_DEVICE_TOKEN,
+    )
 }

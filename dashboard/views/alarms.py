@@ -62,7 +62,9 @@ violation_type = type_col.selectbox(
     placeholder="All types",
     format_func=lambda t: "All types" if t is None else t,
 )
-range_key = range_col.selectbox("Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.get)
+range_key = range_col.selectbox(
+    "Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.__getitem__
+)
 text = text_col.text_input(
     "Search", key="alarms_text", placeholder="description, violation or panel", max_chars=filters.TEXT_MAX
 )

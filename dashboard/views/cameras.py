@@ -56,7 +56,7 @@ def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
             "Org": pd.Series([c.org_id for c in rows], dtype="Int64"),
         }
     )
-    empty = [c for c in REPORTED_COLUMNS if not frame[c].astype(bool).any()]
+    empty = [c for c in REPORTED_COLUMNS if not bool(frame[c].astype(bool).any())]
     return frame.drop(columns=empty)
 
 

@@ -69,7 +69,7 @@ def trend_and_noisiest() -> None:
             width="stretch",
             column_config={
                 "Alarms": st.column_config.ProgressColumn(
-                    "Alarms", format="%d", min_value=0, max_value=max(1, int(frame["Alarms"].max()))
+                    "Alarms", format="%d", min_value=0, max_value=max(1, *(n for _, n in noisy))
                 ),
                 "Open": st.column_config.LinkColumn("Detail", display_text="open"),
             },

@@ -1,0 +1,114 @@
+"""What samops calls an alarm, and how severe each kind of alarm is.
+
+The one definition the cache (its hourly rollup), the read API, the notifier's outbox, the Slack renderers and
+the dashboard all use. An alarm is an activity whose eventType is `violation`, or that carries any
+violationType at all; `alarm_sql` and `is_alarm` say the same thing in SQL and in Python.
+
+Severity comes from the spec's violationType values. Each has a level (the colour family of a Slack card:
+red, yellow or gray), an icon for Slack lists and a colour for the dashboard's tables and charts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+VIOLATION = "violation"  # the eventType of an alarm
+
+
+def alarm_sql(alias: str = "") -> str:
+    """The SQL test for an alarm over the activities columns, optionally qualified by a table alias."""
+    a = f"{alias}." if alias else ""
+    return f"({a}event_type = '{VIOLATION}' OR {a}violation_type IS NOT NULL)"
+
+
+def is_alarm(event_type: str | None, violation_type: str | None) -> bool:
+    """`alarm_sql` in Python, for records not (yet) in the cache: the same test, value for value."""
+    return event_type == VIOLATION or violation_type is not None
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """An activity from the cache, with its panel's name: what the read API lists and the notifier posts."""
+
+    event_id: str
+    resource_id: int | None
+    org_id: int | None
+    activity_time: int
+    description: str | None
+    event_type: str | None
+    violation_name: str | None
+    violation_type: str | None
+    panel_name: str | None
+
+
+# The SELECT list of an Alarm over `activities a LEFT JOIN panels p`, each column named as its field.
+ALARM_COLUMNS = (
+    "a.event_id AS event_id, a.resource_id AS resource_id, a.org_id AS org_id,"
+    " a.activity_time AS activity_time, a.description AS description, a.event_type AS event_type,"
+    " a.violation_name AS violation_name, a.violation_type AS violation_type, p.name AS panel_name"
+)
+ALARM_FIELDS = tuple(f.name for f in fields(Alarm))
+
+
+def alarm_from(row: Mapping[str, Any]) -> Alarm:
+    """The Alarm in a row selected with ALARM_COLUMNS (other columns of the row are ignored)."""
+    values = {name: row[name] for name in ALARM_FIELDS}
+    values["activity_time"] = values["activity_time"] or 0
+    return Alarm(**values)
+
+
+@dataclass(frozen=True)
+class Level:
+    """A colour family of the Slack alarm card: the bar beside the card and the emoji of its title."""
+
+    name: str
+    card_colour: str
+    emoji: str
+
+
+RED = Level("red", "#D0021B", ":red_circle:")
+YELLOW = Level("yellow", "#F5C400", ":large_yellow_circle:")
+GRAY = Level("gray", "#9B9B9B", ":white_circle:")
+LEVELS = {level.name: level for level in (RED, YELLOW, GRAY)}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One violationType of the spec, as samops shows it."""
+
+    name: str
+    level: Level
+    icon: str  # Slack emoji in list lines
+    colour: str  # the dashboard's colour, for tables and charts
+
+
+# Most severe first: "problems first" orders by this, and the dashboard's legend reads in it.
+KINDS = (
+    Kind("alarm", RED, ":rotating_light:", "#d62728"),
+    Kind("red", RED, ":red_circle:", "#ff7f7f"),
+    Kind("error", RED, ":x:", "#ff9f1c"),
+    Kind("warning", YELLOW, ":warning:", "#ffd166"),
+    Kind("yellow", YELLOW, ":large_yellow_circle:", "#f4e285"),
+    Kind("gray", GRAY, ":white_circle:", "#adb5bd"),
+)
+SEVERITY = tuple(kind.name for kind in KINDS)
+_BY_NAME = {kind.name: kind for kind in KINDS}
+
+
+def kind_of(violation_type: str | None) -> Kind | None:
+    """The Kind of a violationType (any case), None for a value the spec does not list."""
+    return _BY_NAME.get((violation_type or "").lower())
+
+
+def severity_rank(violation_type: str | None) -> int:
+    """0 for the most severe kind; kinds the spec does not list come after every listed one."""
+    kind = kind_of(violation_type)
+    return SEVERITY.index(kind.name) if kind else len(SEVERITY)
+
+
+def level_of(violation_type: str | None, event_type: str | None = None) -> Level:
+    """The card level of an alarm: from its violationType, else its eventType; gray when neither is known."""
+    kind = kind_of(violation_type or event_type)
+    return kind.level if kind else GRAY

@@ -13,8 +13,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from bot.app import listener_modules
-from bot.commands.registry import SUBCOMMANDS, Role
+import bot.commands  # every /sam subcommand, as the bot imports them
+from bot.roles import Role
+from bot.slash.registry import SUBCOMMANDS
 from tests.support.bot import BotProcess, run_bot
 from tests.support.processes import ROOT, samops_cmd
 from tests.support.slack_standin import SlackStandIn
@@ -84,7 +85,6 @@ def test_ack_is_empty_and_answer_comes_on_response_url(bot: BotProcess) -> None:
 
 
 def _all_commands() -> list[Any]:
-    listener_modules()  # import every command module, as the bot does
     return list(SUBCOMMANDS)
 
 

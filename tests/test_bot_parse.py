@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bot.commands.parse import normalize, parse_text, split_options, split_words
-from bot.commands.registry import UsageError
-from bot.inputs import parse_id
+from bot.forms.fields import parse_id
+from bot.slash.parse import normalize, parse_text, split_words
+from bot.slash.registry import UsageError
 
 
 @pytest.mark.parametrize(
@@ -44,12 +44,6 @@ def test_org_anywhere_and_only_once() -> None:
     assert parse_text("panel org:").error
 
 
-def test_options() -> None:
-    positional, options = split_options(["42", "name=Night patrol", "Dates=2026-12-01,2026-12-02", "x=a=b"])
-    assert positional == ["42"]
-    assert options == {"name": "Night patrol", "dates": "2026-12-01,2026-12-02", "x": "a=b"}
-
-
 def test_parse_id_names_the_field() -> None:
     assert parse_id("#42", "taskId") == 42
     with pytest.raises(UsageError, match="taskId: expected a number"):
@@ -75,5 +69,3 @@ def test_parser_never_raises_and_round_trips_words(text: str) -> None:
         plain = [w for w in parsed.words if w and not any(c.isspace() or c in "\"'" for c in w)]
         for word in plain:
             assert word in split_words(" ".join(plain))
-    positional, options = split_options(parsed.words)
-    assert len(positional) + len(options) <= len(parsed.words)

@@ -1,6 +1,6 @@
-"""The one validating layer for what Slack hands back (bot/payloads.py), the one id parser (bot/inputs.py),
-the forms fed tampered values, the escaping of fallback texts, the audit row of a write that blew up, and
-who may use the bot (`[roles] viewers`, `default_role`)."""
+"""The one validating layer for what Slack hands back (bot/payloads.py), the one id parser
+(bot/forms/fields.py), the forms fed tampered values, the escaping of fallback texts, the audit row of a
+write that blew up, and who may use the bot (`[roles] viewers`, `default_role`)."""
 
 from __future__ import annotations
 
@@ -14,22 +14,13 @@ from hypothesis import strategies as st
 from slack_sdk import WebClient
 
 # Importing a command module registers its subcommands with the router.
-import bot.commands.access
-import bot.commands.alarms
-import bot.commands.bills
-import bot.commands.customer
-import bot.commands.help
-import bot.commands.lookup
-import bot.commands.panel
-import bot.commands.privileges
-import bot.commands.sensor
-import bot.commands.task
-import bot.commands.users_admin  # noqa: F401
-from bot.commands.registry import Role, UsageError
-from bot.commands.sam import route
+import bot.commands  # noqa: F401  # every /sam subcommand
 from bot.config import ConfigError, parse_config
 from bot.context import AppContext
-from bot.inputs import MAX_ID, FieldError, camera_from_values, grant_from_values, looks_like_id, parse_id
+from bot.forms.access import grant_from_values
+from bot.forms.camera import camera_from_values
+from bot.forms.fields import MAX_ID, FieldError, looks_like_id, parse_id
+from bot.forms.submission import submitted
 from bot.payloads import (
     AccessMeta,
     CameraMeta,
@@ -45,9 +36,10 @@ from bot.payloads import (
     slack_user,
 )
 from bot.render.access import delete_confirmation, revoke_confirmation
-from bot.render.forms import submitted
 from bot.render.users import user_blocks
-from bot.roles import RoleResolver, refusal
+from bot.roles import Role, RoleResolver, refusal
+from bot.slash.registry import UsageError
+from bot.slash.router import route
 from bot.views import access as access_view
 from bot.views import camera as camera_view
 from bot.views import task as task_view
@@ -252,7 +244,7 @@ def tampered_views(draw: st.DrawFn) -> dict[str, Any]:
 @settings(max_examples=300, deadline=None, derandomize=True)
 def test_every_modal_check_answers_field_errors_and_never_raises(view: dict[str, Any]) -> None:
     submitted(view)
-    for check in (access_view.check, camera_view.check, task_view.check):
+    for check in (access_view.GRANT.check, camera_view.ADD.check, task_view.UPDATE.check):
         result, errors = check(view)
         assert (result is None) == bool(errors)
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in errors.items())

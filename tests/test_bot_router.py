@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from slack_sdk import WebClient
 
-from bot.commands import registry
-from bot.commands.registry import Invocation, Reply, Role, UsageError, on_write, subcommand
-from bot.commands.sam import route
 from bot.config import BotConfig, parse_config
 from bot.context import AppContext
-from bot.roles import RoleResolver
+from bot.roles import Role, RoleResolver
+from bot.slash import registry
+from bot.slash.registry import Invocation, Reply, UsageError, on_write, subcommand
+from bot.slash.router import route
 from core.errors import NotFoundError, ResponseFormatError, ServerError, TransportError
 from core.settings import Settings
 
@@ -103,7 +103,9 @@ def test_usage_errors_carry_usage_and_examples(ctx: AppContext, fake_commands: l
 def test_roles_gate_commands_and_writes_reach_the_hooks(ctx: AppContext, fake_commands: list) -> None:
     calls: list[tuple[str, str, str, str]] = []
     on_write(
-        lambda inv, cmd, outcome, summary: calls.append((inv.user_id, " ".join(cmd.path), outcome, summary))
+        lambda _ctx, inv, cmd, outcome, summary: calls.append(
+            (inv.user_id, " ".join(cmd.path), outcome, summary)
+        )
     )
     denied = route(ctx, text="zz write a", user_id="U_VIEWER")
     assert denied and "needs the technician role; you are a viewer" in denied.text

@@ -10,17 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.parse import parse_text
-from bot.commands.registry import UsageError
-from bot.inputs import (
-    TASK_KEYS,
-    FieldError,
-    camera_from_values,
-    grant_from_values,
-    parse_task_args,
-    task_body,
-    task_update_errors,
-)
+from bot.forms.access import grant_from_values
+from bot.forms.camera import camera_from_values
+from bot.forms.fields import FieldError
+from bot.forms.submission import submitted
+from bot.forms.task import TASK_KEYS, parse_task_args, task_body, task_update_errors
 from bot.render.access import (
     CONFIRM_ACTION,
     PanelChoice,
@@ -29,8 +23,10 @@ from bot.render.access import (
     grant_modal,
     revoke_confirmation,
 )
-from bot.render.forms import camera_add_modal, submitted
+from bot.render.forms import camera_add_modal
 from bot.render.tasks import task_modal
+from bot.slash.parse import parse_text
+from bot.slash.registry import UsageError
 
 # -- the one-line task form ---------------------------------------------------------------------------------
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from slack_sdk.models.views import View
 
-from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
-from bot.inputs import parse_id
-from bot.lookups import find_panel, find_user, full_name, org_of, panel_choices, privilege_groups
+from bot.forms.fields import parse_id
+from bot.lookups import find_panel, find_user, org_of, panel_choices, privilege_groups
 from bot.modals import modal_meta, open_modal
 from bot.render.access import grant_modal, revoke_confirmation
+from bot.render.users import full_name
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 
 
 @subcommand(

@@ -10,7 +10,7 @@ from slack_sdk.models.blocks import Block
 from bot.render.common import cap_blocks, context, escape, header, join_lines, section
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
-from core.timefmt import utc
+from core.timefmt import hhmm, utc
 
 ALARM_ICON = {"alarm": ":rotating_light:", "red": ":red_circle:", "error": ":x:", "warning": ":warning:",
               "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}  # fmt: skip
@@ -101,8 +101,7 @@ def time_of_day(ms: int | None) -> str:
     """A window bound as HH:MM: milliseconds after midnight, or the UTC time of day of an epoch-ms."""
     if ms is None:
         return "?"
-    ms = ms % DAY_MS
-    return f"{ms // 3_600_000:02d}:{ms % 3_600_000 // 60_000:02d}"
+    return hhmm(ms)
 
 
 def weekday(day: int | None) -> str:

@@ -1,7 +1,8 @@
 """The `/sam` subcommands: how a command module declares itself, and the types every handler sees.
 
-A module in `bot/commands/` declares its subcommands with `@subcommand(...)`; the `/sam` router
-(`bot/commands/sam.py`) parses the text, finds the longest matching path, checks the caller's role, and runs
+A module in `bot/commands/` (listed in its `__init__.py`) declares its subcommands with `@subcommand(...)`;
+the `/sam` router
+(`bot/slash/router.py`) parses the text, finds the longest matching path, checks the caller's role, and runs
 the handler in a lazy listener (after the ack), answering through `respond`. Handlers return a `Reply` to
 post, or `None` when they answered by other means (opened a modal).
 
@@ -12,20 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import TYPE_CHECKING, Any
+
+from bot.roles import Role
 
 if TYPE_CHECKING:
     from bot.context import AppContext
-
-
-class Role(IntEnum):
-    """What a Slack user may do. Unknown users get `[roles] default_role`: viewer, or none."""
-
-    NONE = -1  # may not use the bot at all (`default_role = "none"` and not listed)
-    VIEWER = 0  # reads
-    TECHNICIAN = 1  # writes: rename, task update, grant, camera add
-    ADMIN = 2  # destructive: revoke, user delete (after a confirm dialog)
 
 
 class UsageError(ValueError):
@@ -93,9 +86,9 @@ def subcommand(
 
 
 # Called by the router after every write subcommand, whatever came of it, with
-# (invocation, subcommand, outcome, summary); outcome is "ok", "usage", "not found", "denied" or "error".
-# The audit module registers one (`on_write`) to record it in the cache and the audit channel.
-WriteHook = Callable[[Invocation, Subcommand, str, str], None]
+# (context, invocation, subcommand, outcome, summary); outcome is "ok", "usage", "not found", "denied" or
+# "error". `bot.slash.register` adds the audit hook (`bot/slash/audit.py`), which records refused writes.
+WriteHook = Callable[["AppContext", Invocation, Subcommand, str, str], None]
 WRITE_HOOKS: list[WriteHook] = []
 
 

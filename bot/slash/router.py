@@ -7,34 +7,22 @@ plain sentence for the user — with a reference id that is also in the log — 
 from __future__ import annotations
 
 import logging
-import secrets
 import time
-from collections.abc import Callable
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, Respond
 
-from bot.commands.parse import parse_text
-from bot.commands.registry import (
-    WRITE_HOOKS,
-    Invocation,
-    Reply,
-    Role,
-    Subcommand,
-    UsageError,
-    find,
-)
 from bot.context import AppContext
 from bot.render.common import blocks_to_dicts, escape
+from bot.roles import Role
+from bot.slash.parse import parse_text
+from bot.slash.registry import WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
 from core.errors import APIError, NotFoundError, ResponseFormatError, SamError, TransportError
+from core.reference import new_reference
 
 log = logging.getLogger(__name__)
 
 COMMAND = "/sam"
-
-
-def new_reference() -> str:
-    return "R-" + secrets.token_hex(3).upper()
 
 
 def role_name(role: Role) -> str:
@@ -113,7 +101,7 @@ def route(
     )  # fmt: skip
     if cmd.write:
         summary = (reply.audit_summary or reply.text) if reply else "answered in a modal"
-        _notify_write_hooks(inv, cmd, outcome, summary)
+        _notify_write_hooks(ctx, inv, cmd, outcome, summary)
     return reply
 
 
@@ -144,10 +132,12 @@ def _run(
         return _error_reply(err, inv, cmd)
 
 
-def _notify_write_hooks(inv: Invocation, cmd: Subcommand, outcome: str, summary: str) -> None:
+def _notify_write_hooks(
+    ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: str, summary: str
+) -> None:
     for hook in list(WRITE_HOOKS):
         try:
-            hook(inv, cmd, outcome, summary)
+            hook(ctx, inv, cmd, outcome, summary)
         except Exception:
             log.exception("%s: write hook %r failed", inv.reference, hook)
 
@@ -164,35 +154,29 @@ def answer(respond: Respond, reply: Reply) -> None:
     respond(**kwargs)
 
 
-def make_listener(ctx: AppContext) -> Callable[..., None]:
-    def run_sam(body: dict[str, Any], respond: Respond) -> None:
-        reference = new_reference()
+def run_sam(ctx: AppContext, body: dict[str, Any], respond: Respond) -> None:
+    """The lazy listener of `/sam`: route the text, answer through response_url; never raises."""
+    reference = new_reference()
+    try:
+        reply = route(
+            ctx,
+            text=str(body.get("text") or ""),
+            user_id=str(body.get("user_id") or ""),
+            channel_id=str(body.get("channel_id") or ""),
+            team_id=str(body.get("team_id") or ""),
+            trigger_id=body.get("trigger_id"),
+            response_url=body.get("response_url"),
+            reference=reference,
+        )
+    except Exception:
+        log.exception("%s: /sam routing failed", reference)
+        reply = Reply(text=f"Something went wrong on samops' side (reference `{reference}`).")
+    if reply is not None:
         try:
-            reply = route(
-                ctx,
-                text=str(body.get("text") or ""),
-                user_id=str(body.get("user_id") or ""),
-                channel_id=str(body.get("channel_id") or ""),
-                team_id=str(body.get("team_id") or ""),
-                trigger_id=body.get("trigger_id"),
-                response_url=body.get("response_url"),
-                reference=reference,
-            )
+            answer(respond, reply)
         except Exception:
-            log.exception("%s: /sam routing failed", reference)
-            reply = Reply(text=f"Something went wrong on samops' side (reference `{reference}`).")
-        if reply is not None:
-            try:
-                answer(respond, reply)
-            except Exception:
-                log.exception("%s: could not answer through response_url", reference)
-
-    return run_sam
+            log.exception("%s: could not answer through response_url", reference)
 
 
 def ack_at_once(ack: Ack) -> None:
     ack()
-
-
-def register(app: App, ctx: AppContext) -> None:
-    app.command(COMMAND)(ack=ack_at_once, lazy=[make_listener(ctx)])

@@ -5,24 +5,23 @@ not found, failed before any write — that a security review wants to see."""
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from slack_bolt import App
-
-from bot.commands.registry import Invocation, Subcommand, on_write
-from bot.context import AppContext
+from bot.slash.registry import Invocation, Subcommand
 from core.cache import audit
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
 
 log = logging.getLogger(__name__)
 
-_context: list[AppContext] = []  # the app's context (one per process; the last registered wins)
 
-
-def record_refused(inv: Invocation, cmd: Subcommand, outcome: str, summary: str) -> None:
-    if outcome == "ok" or not _context:
+def record_refused(ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: str, summary: str) -> None:
+    if outcome == "ok":
         return
     words = " ".join(cmd.path)
     audit.record(
-        _context[-1].db(),
+        ctx.db(),
         slack_user=inv.user_id,
         command=f"{words} {' '.join(inv.args)}".strip()[:200],
         org_id=inv.org_id,
@@ -30,8 +29,3 @@ def record_refused(inv: Invocation, cmd: Subcommand, outcome: str, summary: str)
         summary=summary[:500],
         reference=inv.reference,
     )
-
-
-def register(app: App, ctx: AppContext) -> None:
-    _context[:] = [ctx]
-    on_write(record_refused)

@@ -17,7 +17,6 @@ _QUOTES = str.maketrans({**dict.fromkeys(_SMART_DOUBLE, '"'), **dict.fromkeys(_S
 # <@U123|name>, <#C123|general>, <!subteam^S123|@team>, <mailto:a@b.c|a@b.c>, <https://x|label>
 _SLACK_ENTITY = re.compile(r"<([@#!]?)([^<>|]*)(?:\|([^<>]*))?>")
 _ORG = re.compile(r"org:(\S*)", re.IGNORECASE)
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)=(.*)$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -95,16 +94,3 @@ def parse_text(text: str) -> ParsedText:
             return ParsedText(tuple(words), None, "give `org:` only once")
         org_id = int(value)
     return ParsedText(tuple(words), org_id)
-
-
-def split_options(args: tuple[str, ...] | list[str]) -> tuple[list[str], dict[str, str]]:
-    """Positional words and `key=value` pairs (keys lower-cased); a later key overrides an earlier one."""
-    positional: list[str] = []
-    options: dict[str, str] = {}
-    for word in args:
-        match = _KEY.match(word)
-        if match:
-            options[match.group(1).lower()] = match.group(2)
-        else:
-            positional.append(word)
-    return positional, options

@@ -14,9 +14,18 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from bot.payloads import ModalMeta, PayloadError, read_json
 from bot.payloads import slack_user as user_of
+from bot.render.common import escape
 from bot.render.forms import MAX_PAYLOAD_VALUE, VALUE
 from bot.roles import Role
-from bot.writes import audit_denied, dedupe_key, role_denied
+from bot.writes import (
+    WriteOutcome,
+    WriteRequest,
+    answer_outcome,
+    audit_denied,
+    dedupe_key,
+    not_done_title,
+    role_denied,
+)
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -88,6 +97,17 @@ class Submission(Generic[M, F]):
     form: F
     key: str  # the dedupe key of this submission
 
+    def write_request(self, command: str, summary: str, org_id: int | None) -> WriteRequest:
+        """The write this submission asks for, deduplicated by the submission and under its reference."""
+        return WriteRequest(
+            slack_user=self.slack_user,
+            command=command,
+            summary=summary,
+            dedupe_key=self.key,
+            org_id=org_id,
+            reference=self.meta.ref or "",
+        )
+
 
 @dataclass(frozen=True)
 class WriteModal(Generic[M, F]):
@@ -122,3 +142,22 @@ def submit(ctx: AppContext, modal: WriteModal[M, F], body: dict[str, Any], view:
     if form is None or meta is None:
         return  # the ack showed the errors in the modal
     modal.write(ctx, Submission(slack_user, metadata(view), meta, form, submission_key(view)))
+
+
+def answer_write(
+    ctx: AppContext,
+    sub: Submission[Any, Any],
+    outcome: WriteOutcome,
+    done: Callable[[], tuple[str, list[str]]],
+    failed: str,
+    attempted: str,
+) -> None:
+    """Answer a modal's write after it closed: `done()`'s title and lines, else `failed` (or "`attempted`:
+    outcome unknown") and why. A double submit gets nothing: the first one answers."""
+    if not outcome.ran:
+        return
+    if outcome.ok:
+        title, lines = done()
+    else:
+        title, lines = not_done_title(outcome, failed, attempted), [escape(outcome.message)]
+    answer_outcome(ctx, sub.answer_to, sub.slack_user, title, lines, outcome)

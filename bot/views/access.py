@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.forms.access import Grant, grant_from_values
-from bot.forms.submission import Submission, WriteModal, submitted
+from bot.forms.submission import Submission, WriteModal, answer_write, submitted
 from bot.payloads import AccessMeta
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
-from bot.writes import WriteRequest, answer_outcome, not_done_title, run_write
+from bot.writes import run_write
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -18,13 +18,10 @@ if TYPE_CHECKING:
 
 def grant_access(ctx: AppContext, sub: Submission[AccessMeta, Grant]) -> None:
     user_id, org, grant = sub.meta.user, sub.meta.org, sub.form
-    request = WriteRequest(
-        slack_user=sub.slack_user,
-        command=f"access grant {user_id}",
-        summary=grant_summary(user_id, grant.groups, grant.panels, grant.period_words()),
-        dedupe_key=sub.key,
-        org_id=org,
-        reference=sub.meta.ref or "",
+    request = sub.write_request(
+        f"access grant {user_id}",
+        grant_summary(user_id, grant.groups, grant.panels, grant.period_words()),
+        org,
     )
     outcome = run_write(
         ctx,
@@ -42,21 +39,17 @@ def grant_access(ctx: AppContext, sub: Submission[AccessMeta, Grant]) -> None:
             org=org,
         ),
     )
-    if not outcome.ran:
-        return  # a double submit: the first one answers
-    if outcome.ok:
+
+    def done() -> tuple[str, list[str]]:
         granted = [str(g) for g, on in sorted(grant.groups.items()) if on]
-        title = f"Access of user {user_id} updated"
-        lines = [
+        return f"Access of user {user_id} updated", [
             f"*Privilege groups authorized:* {', '.join(granted) or 'none'} (of {len(grant.groups)})",
             f"*Panels:* {', '.join(str(p) for p in grant.panels)}",
             f"*When:* {escape(grant.period_words())}",
         ]
-    else:
-        failed = f"Access of user {user_id} not changed"
-        title = not_done_title(outcome, failed, f"Changing the access of user {user_id}")
-        lines = [escape(outcome.message)]
-    answer_outcome(ctx, sub.answer_to, sub.slack_user, title, lines, outcome)
+
+    failed = f"Access of user {user_id} not changed"
+    answer_write(ctx, sub, outcome, done, failed, f"Changing the access of user {user_id}")
 
 
 GRANT: WriteModal[AccessMeta, Grant] = WriteModal(

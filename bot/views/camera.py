@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.forms.camera import CameraForm, camera_from_values
-from bot.forms.submission import Submission, WriteModal, submitted
+from bot.forms.submission import Submission, WriteModal, answer_write, submitted
 from bot.payloads import CameraMeta
 from bot.render.common import escape
 from bot.render.forms import CAMERA_ADD
-from bot.writes import WriteRequest, answer_outcome, not_done_title, run_write
+from bot.writes import run_write
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -18,14 +18,7 @@ if TYPE_CHECKING:
 
 def add_camera(ctx: AppContext, sub: Submission[CameraMeta, CameraForm]) -> None:
     org, form = sub.meta.org, sub.form
-    request = WriteRequest(
-        slack_user=sub.slack_user,
-        command="camera add",
-        summary=form.summary(),
-        dedupe_key=sub.key,
-        org_id=org,
-        reference=sub.meta.ref or "",
-    )
+    request = sub.write_request("camera add", form.summary(), org)
     outcome = run_write(
         ctx,
         request,
@@ -40,21 +33,16 @@ def add_camera(ctx: AppContext, sub: Submission[CameraMeta, CameraForm]) -> None
             org=org,
         ),
     )
-    if not outcome.ran:
-        return  # a double submit: the first one answers
-    if outcome.ok:
+
+    def done() -> tuple[str, list[str]]:
         camera = outcome.result
-        title = f"Camera {form.name} added"
-        lines = [
+        return f"Camera {form.name} added", [
             f"*Camera id:* {escape(getattr(camera, 'resource_id', None) or '–')}",
             f"*Brand:* {escape(form.brand)}  *Serial:* {escape(form.serial)}",
             f"*Status:* {escape(getattr(camera, 'status', None) or 'unknown')}",
         ]
-    else:
-        failed = f"Camera {form.name} not added"
-        title = not_done_title(outcome, failed, f"Adding camera {form.name}")
-        lines = [escape(outcome.message)]
-    answer_outcome(ctx, sub.answer_to, sub.slack_user, title, lines, outcome)
+
+    answer_write(ctx, sub, outcome, done, f"Camera {form.name} not added", f"Adding camera {form.name}")
 
 
 ADD: WriteModal[CameraMeta, CameraForm] = WriteModal(

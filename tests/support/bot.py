@@ -27,7 +27,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+from slack_sdk import WebClient
 
+from bot.config import parse_config
+from bot.context import AppContext
+from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, blocks_to_dicts
+from bot.roles import RoleResolver
+from core.settings import Settings
 from tests.support.processes import ROOT, Simulator, free_port, samops_cmd, stop, wait_http
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
@@ -264,3 +270,51 @@ def run_bot(
     finally:
         stop(proc)
         log.close()
+
+
+# -- what every answer of a read command must be ---------------------------------------------------------
+
+SECRET_WORDS = ("securityCode", "ncCode", "pinCode", "mqPassword", "password")
+
+
+def no_secrets(result: CommandResult) -> None:
+    raw = str(result.responses)
+    for word in SECRET_WORDS:
+        assert word not in raw
+    assert "Traceback" not in raw
+
+
+def usage(result: CommandResult, line: str) -> None:
+    assert result.ephemeral
+    assert f"Usage: `{line}`" in result.text
+    no_secrets(result)
+
+
+# -- in-process helpers -----------------------------------------------------------------------------------
+
+
+def check_limits(blocks: list) -> list[dict]:
+    """Blocks as Slack takes them: within its limits, and serializable."""
+    dicts = blocks_to_dicts(blocks)
+    assert len(dicts) <= MAX_BLOCKS
+    for block in dicts:
+        if block["type"] == "section":
+            assert len(block.get("text", {}).get("text", "")) <= MAX_SECTION_TEXT
+            assert len(block.get("fields") or []) <= 10
+        if block["type"] == "header":
+            assert len(block["text"]["text"]) <= 150
+    json.dumps(dicts)  # serializable as Slack needs
+    return dicts
+
+
+def local_context(tmp_path: Path, roles: dict[str, Any]) -> AppContext:
+    """An AppContext for in-process tests: the given `[roles]`, a cache under `tmp_path`, no Slack."""
+    config = parse_config({"roles": roles})
+    web = WebClient(token="xoxb-x", base_url="http://127.0.0.1:9/")  # never called: no user groups
+    return AppContext(
+        config=config,
+        settings=Settings(data_dir=tmp_path),
+        signing_secret="s",
+        web_client=web,
+        roles=RoleResolver(config.roles, web),
+    )

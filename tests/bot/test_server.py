@@ -27,12 +27,6 @@ CUT_WITHIN_S = 15.0  # generous: only "cut at all, not held forever" is checked
 
 
 @pytest.fixture(scope="module")
-def slack() -> Iterator[SlackStandIn]:
-    with SlackStandIn() as standin:
-        yield standin
-
-
-@pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterator[BotProcess]:
     args = ("--request-timeout", str(REQUEST_TIMEOUT_S))
     with run_bot(tmp_path_factory.mktemp("front"), slack, args=args) as process:

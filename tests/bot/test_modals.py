@@ -32,12 +32,6 @@ def sim() -> Iterator[Simulator]:
 
 
 @pytest.fixture(scope="module")
-def slack() -> Iterator[SlackStandIn]:
-    with SlackStandIn() as standin:
-        yield standin
-
-
-@pytest.fixture(scope="module")
 def bot(
     tmp_path_factory: pytest.TempPathFactory, sim: Simulator, slack: SlackStandIn
 ) -> Iterator[BotProcess]:

@@ -6,9 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bot.forms.fields import parse_id
 from bot.slash.parse import normalize, parse_text, split_words
-from bot.slash.registry import UsageError
 
 
 @pytest.mark.parametrize(
@@ -42,14 +40,6 @@ def test_org_anywhere_and_only_once() -> None:
     assert "only once" in (parse_text("panel org:7 org:8").error or "")
     assert "org:1001" in (parse_text("panel org:x").error or "")
     assert parse_text("panel org:").error
-
-
-def test_parse_id_names_the_field() -> None:
-    assert parse_id("#42", "taskId") == 42
-    with pytest.raises(UsageError, match="taskId: expected a number"):
-        parse_id("4x2", "taskId")
-    with pytest.raises(UsageError):
-        parse_id("\u0663", "taskId")  # Arabic-Indic digit: isdigit() but not an id
 
 
 _PIECES = [*"ab1 :=\"'<>|@#!&;^\t\n\u201c\u201d\u2018\u2019\u00a0", "org:", "org:1", "&amp;", "<@U1|x>"]

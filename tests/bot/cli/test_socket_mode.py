@@ -36,12 +36,6 @@ def seed(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def slack() -> Iterator[SlackStandIn]:
-    with SlackStandIn() as standin:
-        yield standin
-
-
-@pytest.fixture(scope="module")
 def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterator[subprocess.Popen[bytes]]:
     data = tmp_path_factory.mktemp("socket")
     seed(data / "cache.db")

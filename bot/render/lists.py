@@ -16,7 +16,6 @@ ALARM_ICON = {"alarm": ":rotating_light:", "red": ":red_circle:", "error": ":x:"
               "yellow": ":large_yellow_circle:", "gray": ":white_circle:"}  # fmt: skip
 # dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-DAY_MS = 86_400_000
 
 
 # --- alarms ------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from slack_sdk.models.views import View
 
 from bot.context import AppContext
-from bot.forms.fields import parse_id
+from bot.forms.fields import one_id, parse_id
 from bot.lookups import find_panel, find_user, org_of, panel_choices, privilege_groups
 from bot.modals import modal_meta, open_modal
 from bot.render.access import grant_modal, revoke_confirmation
@@ -25,9 +25,7 @@ from bot.slash.registry import Invocation, Reply, UsageError, subcommand
     examples=("/sam access grant 2001",),
 )
 def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
-    if len(inv.args) != 1:
-        raise UsageError("give exactly one user id")
-    user_id = parse_id(inv.args[0], "userId")
+    user_id = one_id(inv.args, "userId", "give exactly one user id")
     return open_modal(ctx, inv, "Grant access", lambda: _grant_form(ctx, inv, user_id))
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bot.context import AppContext
-from bot.forms.fields import parse_id
+from bot.forms.fields import one_id
 from bot.render.lists import privileges_blocks
-from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from bot.slash.registry import Invocation, Reply, subcommand
 
 
 @subcommand(
@@ -15,9 +15,7 @@ from bot.slash.registry import Invocation, Reply, UsageError, subcommand
     examples=("/sam privileges 20001",),
 )
 def privileges(inv: Invocation, ctx: AppContext) -> Reply:
-    if len(inv.args) != 1:
-        raise UsageError("give one user id")
-    user_id = parse_id(inv.args[0], "userId")
+    user_id = one_id(inv.args, "userId", "give one user id")
     result = ctx.client.get_user_privilege_groups(user_id, org=inv.org_id)
     text, blocks = privileges_blocks(user_id, result)
     return Reply(text=text, blocks=blocks)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from bot.context import AppContext
-from bot.forms.fields import parse_id
+from bot.forms.fields import one_id
 from bot.render.lists import role_blocks
-from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from bot.slash.registry import Invocation, Reply, subcommand
 
 
 @subcommand(
@@ -15,9 +15,7 @@ from bot.slash.registry import Invocation, Reply, UsageError, subcommand
     examples=("/sam role 10012",),
 )
 def role(inv: Invocation, ctx: AppContext) -> Reply:
-    if len(inv.args) != 1:
-        raise UsageError("give one role id")
-    role_id = parse_id(inv.args[0], "roleId")
+    role_id = one_id(inv.args, "roleId", "give one role id")
     groups = ctx.client.get_role_privilege_groups(role_id, org=inv.org_id)
     text, blocks = role_blocks(role_id, groups)
     return Reply(text=text, blocks=blocks)

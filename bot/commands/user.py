@@ -5,7 +5,7 @@ the deletion itself runs in `bot/actions/confirm.py` when the button is clicked.
 from __future__ import annotations
 
 from bot.context import AppContext
-from bot.forms.fields import parse_id
+from bot.forms.fields import one_id, parse_id
 from bot.lookups import find_user, org_of
 from bot.render.access import delete_confirmation
 from bot.render.users import full_name, user_blocks
@@ -48,9 +48,7 @@ def user_lookup(inv: Invocation, ctx: AppContext) -> Reply:
     examples=("/sam user delete 2001",),
 )
 def delete_user(inv: Invocation, ctx: AppContext) -> Reply:
-    if len(inv.args) != 1:
-        raise UsageError("give exactly one user id")
-    user_id = parse_id(inv.args[0], "userId")
+    user_id = one_id(inv.args, "userId", "give exactly one user id")
     org = org_of(ctx, inv.org_id)
     user = find_user(ctx, user_id, org)
     text, blocks = delete_confirmation(user_id, full_name(user), org)

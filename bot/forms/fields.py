@@ -57,6 +57,13 @@ def parse_id(value: object, field_name: str) -> int:
     return number
 
 
+def one_id(args: tuple[str, ...], field_name: str, usage: str) -> int:
+    """The one id a command takes as its only argument; a `UsageError` saying `usage` otherwise."""
+    if len(args) != 1:
+        raise UsageError(usage)
+    return parse_id(args[0], field_name)
+
+
 def as_text(value: object) -> str:
     """A submitted value as text whatever its JSON type: a tampered payload may put a list, a number or null
     where a string belongs, and the field's parser then names what is wrong instead of crashing."""

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 # Importing a command module registers its subcommands with the router.
-import bot.commands  # noqa: F401  # every /sam subcommand
 from bot.payloads import (
     AccessMeta,
     CameraMeta,

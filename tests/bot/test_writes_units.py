@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 # Importing a command module registers its subcommands with the router.
-import bot.commands  # noqa: F401  # every /sam subcommand
 from bot.writes import WriteRequest, run_write
 from core.cache import audit
 from tests.support.bot import local_context

@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Importing a command module registers its subcommands with the router.
-import bot.commands  # noqa: F401  # every /sam subcommand
 from bot.forms.fields import MAX_ID, FieldError, looks_like_id, parse_id
 from bot.slash.registry import UsageError
 

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Importing a command module registers its subcommands with the router.
-import bot.commands  # noqa: F401  # every /sam subcommand
 from bot.forms.access import grant_from_values
 from bot.forms.camera import camera_from_values
 from bot.forms.submission import submitted

@@ -7,7 +7,6 @@ Roles come from the config: UADMIN1 is an admin, UTECH1 a technician, everyone e
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 
 from core.cache import audit
 from core.cache.db import open_cache
-from tests.support.bot import BotProcess, blocks_text, run_bot
+from tests.support.bot import BotProcess, blocks_text, opened_view, requests_to, run_bot, submit
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import SlackStandIn
 from tests.support.spec_client import SpecClient
@@ -62,49 +61,6 @@ def audit_rows(bot: BotProcess, command: str) -> list[audit.AuditEntry]:
     """The audit rows of exactly `command`, newest first."""
     rows = audit.recent(open_cache(bot.db_path), limit=500, command=command)
     return [r for r in rows if r.command == command]
-
-
-def requests_to(sim: Simulator, method: str, path: str) -> list[dict[str, Any]]:
-    entries = httpx.get(f"{sim.root_url}/_sim/requests", timeout=5).json()
-    return [e for e in entries if e["method"] == method and e["path"] == f"/api{path}"]
-
-
-def opened_view(slack: SlackStandIn, callback_id: str, after: int = 0, **meta: Any) -> dict[str, Any]:
-    """The first view with `callback_id` opened after the first `after` views.open calls, whose
-    private_metadata holds `meta`."""
-
-    def matching() -> list[dict[str, Any]]:
-        views = slack.opened_views()[after:]
-        return [
-            v
-            for v in views
-            if v.get("callback_id") == callback_id
-            and meta.items() <= json.loads(v.get("private_metadata") or "{}").items()
-        ]
-
-    view = slack.wait_for(matching)[0]
-    return {"id": f"V{uuid.uuid4().hex[:10].upper()}", "hash": f"h{uuid.uuid4().hex[:8]}", **view}
-
-
-def state_of(values: dict[str, Any]) -> dict[str, Any]:
-    """A view's `state.values` as Slack sends it, from {field: value} (str, list of option values)."""
-    state: dict[str, Any] = {}
-    for field, value in values.items():
-        if isinstance(value, list):
-            element = {"type": "checkboxes", "selected_options": [{"value": v} for v in value]}
-        elif field in {"validity_start", "expiry"}:
-            element = {"type": "datepicker", "selected_date": value}
-        elif field in {"window_start", "window_end"}:
-            element = {"type": "timepicker", "selected_time": value}
-        else:
-            element = {"type": "plain_text_input", "value": value}
-        state[field] = {"value": element}
-    return {"values": state}
-
-
-def submit(bot: BotProcess, view: dict[str, Any], values: dict[str, Any], user: str) -> httpx.Response:
-    payload_view = {**view, "state": state_of(values)}
-    return bot.send_view_submission({"user": {"id": user}, "view": payload_view})
 
 
 def response_errors(response: httpx.Response) -> dict[str, str]:

@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,3 +319,49 @@ def local_context(tmp_path: Path, roles: dict[str, Any]) -> AppContext:
         web_client=web,
         roles=RoleResolver(config.roles, web),
     )
+
+
+# -- view submissions, as Slack sends them ---------------------------------------------------------------
+
+
+def requests_to(sim: Simulator, method: str, path: str) -> list[dict[str, Any]]:
+    entries = httpx.get(f"{sim.root_url}/_sim/requests", timeout=5).json()
+    return [e for e in entries if e["method"] == method and e["path"] == f"/api{path}"]
+
+
+def opened_view(slack: SlackStandIn, callback_id: str, after: int = 0, **meta: Any) -> dict[str, Any]:
+    """The first view with `callback_id` opened after the first `after` views.open calls, whose
+    private_metadata holds `meta`."""
+
+    def matching() -> list[dict[str, Any]]:
+        views = slack.opened_views()[after:]
+        return [
+            v
+            for v in views
+            if v.get("callback_id") == callback_id
+            and meta.items() <= json.loads(v.get("private_metadata") or "{}").items()
+        ]
+
+    view = slack.wait_for(matching)[0]
+    return {"id": f"V{uuid.uuid4().hex[:10].upper()}", "hash": f"h{uuid.uuid4().hex[:8]}", **view}
+
+
+def state_of(values: dict[str, Any]) -> dict[str, Any]:
+    """A view's `state.values` as Slack sends it, from {field: value} (str, list of option values)."""
+    state: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, list):
+            element = {"type": "checkboxes", "selected_options": [{"value": v} for v in value]}
+        elif name in {"validity_start", "expiry"}:
+            element = {"type": "datepicker", "selected_date": value}
+        elif name in {"window_start", "window_end"}:
+            element = {"type": "timepicker", "selected_time": value}
+        else:
+            element = {"type": "plain_text_input", "value": value}
+        state[name] = {"value": element}
+    return {"values": state}
+
+
+def submit(bot: BotProcess, view: dict[str, Any], values: dict[str, Any], user: str) -> httpx.Response:
+    payload_view = {**view, "state": state_of(values)}
+    return bot.send_view_submission({"user": {"id": user}, "view": payload_view})

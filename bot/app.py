@@ -1,38 +1,27 @@
-"""`build_app(ctx)`: the slack-bolt App, with every listener module of the four surface packages registered.
+"""`build_app(ctx)`: the slack-bolt App, with the listeners of every surface package registered.
 
-A module in `bot/commands/`, `bot/actions/`, `bot/views/` or `bot/events/` that defines
-`register(app, ctx)` is found and called here, so adding a listener never edits this file.
+What the app listens to is listed in the `register` of each surface package's `__init__.py`: `/sam` in
+`bot/slash`, buttons in `bot/actions`, view submissions in `bot/views`, events in `bot/events`. The `/sam`
+subcommands are listed in `bot/commands/__init__.py`.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
-import pkgutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from types import ModuleType
 
 from slack_bolt import App
 from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 
+import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
+from bot import actions, events, slash, views
 from bot.context import AppContext
 
 log = logging.getLogger(__name__)
 
-SURFACES = ("bot.commands", "bot.actions", "bot.views", "bot.events")
 LOCAL_BOT_USER_ID = "U_SAMOPS_LOCAL"
-
-
-def listener_modules() -> list[ModuleType]:
-    """Every module of the surface packages (sub-packages included), imported, in a stable order."""
-    modules: list[ModuleType] = []
-    for package_name in SURFACES:
-        package = importlib.import_module(package_name)
-        for info in sorted(pkgutil.walk_packages(package.__path__, package_name + "."), key=lambda i: i.name):
-            modules.append(importlib.import_module(info.name))
-    return modules
 
 
 def prewarm(executor: ThreadPoolExecutor, workers: int) -> None:
@@ -72,11 +61,8 @@ def build_app(ctx: AppContext) -> App:
         app = App(authorize=authorize, **common)
     else:
         app = App(token_verification_enabled=True, **common)
-    registered = []
-    for module in listener_modules():
-        register = getattr(module, "register", None)
-        if callable(register):
-            register(app, ctx)
-            registered.append(module.__name__)
-    log.debug("listener modules registered: %s", ", ".join(registered))
+    slash.register(app, ctx)
+    actions.register(app, ctx)
+    views.register(app, ctx)
+    events.register(app, ctx)
     return app

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from slack_sdk import WebClient
 
@@ -94,3 +96,11 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
         web_client=web_client,
         roles=RoleResolver(config.roles, web_client),
     )
+
+
+def with_context(func: Callable[..., Any], ctx: AppContext) -> Callable[..., Any]:
+    """`func(ctx, ...)` as a bolt listener: bolt passes the other arguments by their names, which it reads
+    from the signature (the bound `ctx` is not among them); the name is kept for bolt's logs."""
+    bound = partial(func, ctx)
+    bound.__name__ = func.__name__  # type: ignore[attr-defined]  # partial objects take attributes
+    return bound

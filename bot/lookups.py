@@ -22,12 +22,6 @@ def org_of(ctx: AppContext, org_id: int | None) -> int:
     return ctx.client.resolve_org(org_id)
 
 
-def full_name(user: User) -> str | None:
-    parts = [user.first_name, user.last_name]
-    name = " ".join(p for p in parts if p)
-    return name or user.screen_name or None
-
-
 def find_user(ctx: AppContext, user_id: int, org_id: int | None) -> User:
     """The user (operation 12 lists the users of the organizations of a user); NotFoundError if unknown."""
     for user in ctx.client.list_organization_users(user_id, org=org_id):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -11,8 +10,12 @@ from slack_bolt import Ack
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.models.views import View
 
-from bot.commands.registry import Invocation, Reply, Role
+from bot.payloads import slack_user
 from bot.render.common import context, escape, section
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError
+from bot.writes import role_denied
+from core.errors import APIError, NotFoundError, SamError, TransportError
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -50,9 +53,6 @@ def loading_view(title: str, reference: str) -> View:
 
 def failure_text(err: Exception) -> str:
     """Why the form could not be filled, for the modal (the router answers the same failure in full)."""
-    from bot.commands.registry import UsageError
-    from core.errors import APIError, NotFoundError, SamError, TransportError
-
     if isinstance(err, UsageError):
         return escape(str(err))
     if isinstance(err, NotFoundError):
@@ -115,23 +115,12 @@ def _fill(ctx: AppContext, inv: Invocation, shown: Mapping[str, Any], view: View
     return True
 
 
-def submission_key(view: dict[str, Any]) -> str:
-    """One submission: the view's id, hash and metadata, and what was typed (a double click repeats them)."""
-    from bot.render.forms import submitted
-    from bot.writes import dedupe_key
-
-    state = json.dumps(submitted(view), sort_keys=True, default=str)
-    return dedupe_key("view", view.get("id"), view.get("hash"), view.get("private_metadata"), state)
-
-
 def validating_ack(
     ctx: AppContext, first_field: str, errors_of: Callable[[dict[str, Any]], Mapping[str, str]]
 ) -> Callable[..., None]:
     """The ack of a write modal's submission: a caller below technician, or the fields `errors_of` finds
     wrong, are answered inside the modal (Slack shows each error under its field); otherwise plain ack, and
     the lazy listener does the write."""
-    from bot.payloads import slack_user
-    from bot.writes import role_denied
 
     def ack_submission(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         if denied := role_denied(ctx, slack_user(body), Role.TECHNICIAN):

@@ -3,8 +3,8 @@
 These values were written by samops, but they come back inside a request anyone holding the message can
 replay or alter, so each is read through a pydantic model: ids are strict int64 (`Id`), strings are bounded,
 anything else is a `PayloadError` with a sentence for the person, never an exception from deep inside a
-handler. What people type (slash-command words, form fields) is read by `bot/inputs.py`, whose `parse_id`
-holds the same bounds.
+handler. What people type (slash-command words, form fields) is read by `bot/forms/fields.py`, whose
+`parse_id` holds the same bounds.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pydantic import (
     ValidationError,
 )
 
-from bot.inputs import MAX_ID
+from bot.forms.fields import MAX_ID
 from bot.render.alarms import SILENCE_MINUTES
 from bot.render.forms import MAX_PAYLOAD_VALUE
 

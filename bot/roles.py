@@ -5,14 +5,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from enum import IntEnum
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.commands.registry import Role
 from bot.config import RolesConfig
 
 log = logging.getLogger(__name__)
+
+
+class Role(IntEnum):
+    """What a Slack user may do. Unknown users get `[roles] default_role`: viewer, or none."""
+
+    NONE = -1  # may not use the bot at all (`default_role = "none"` and not listed)
+    VIEWER = 0  # reads
+    TECHNICIAN = 1  # writes: rename, task update, grant, camera add
+    ADMIN = 2  # destructive: revoke, user delete (after a confirm dialog)
+
 
 GROUP_TTL_S = 300.0
 FAILED_GROUP_TTL_S = 30.0  # retry a group whose members could not be read, but not on every command

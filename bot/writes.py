@@ -16,18 +16,21 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.webhook import WebhookClient
 
-from bot.commands.registry import Invocation, Role
 from bot.render.common import blocks_to_dicts, escape, section
+from bot.render.forms import write_answer
+from bot.roles import Role
+from bot.slash.registry import Invocation
 from core.cache import audit, claims
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 from core.redact import mask_secret_words
+from core.reference import new_reference
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -57,10 +60,6 @@ class WriteOutcome:
     reference: str
     result: Any = None
     unknown: bool = False  # sent and answered, but the answer does not say whether it was done
-
-
-def new_reference() -> str:
-    return uuid.uuid4().hex[:8]
 
 
 def dedupe_key(*parts: object) -> str:
@@ -224,8 +223,6 @@ def answer_later(
 ) -> None:
     """Answer after a modal closed: through the originating command's response_url when we have it, else
     as an ephemeral message in its channel, else by direct message."""
-    from slack_sdk.webhook import WebhookClient
-
     rendered = blocks_to_dicts(blocks or [])
     try:
         url = meta.get("response_url")
@@ -256,8 +253,6 @@ def answer_outcome(
     outcome: WriteOutcome,
 ) -> None:
     """Answer a modal's write after it closed: the title, its lines, and the reference, marked ok or not."""
-    from bot.render.forms import write_answer
-
     blocks = write_answer(title, lines, outcome.reference, outcome.ok)
     answer_later(ctx, meta, slack_user, outcome_text(title, outcome), blocks)
 

@@ -49,3 +49,10 @@ def age(epoch_ms: int | None, now_ms: int) -> str:
     if seconds < 86400 * 2:
         return f"{seconds // 3600} h ago"
     return f"{seconds // 86400} days ago"
+
+
+def hhmm(ms_of_day: int) -> str:
+    """A time of day as HH:MM, from milliseconds after midnight (as the privilege windows count them);
+    an epoch-ms gives its UTC time of day."""
+    minutes = ms_of_day % 86_400_000 // 60_000
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"

@@ -10,19 +10,15 @@ from __future__ import annotations
 
 import functools
 import logging
-import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import streamlit as st
 
+from core.reference import new_reference
+
 log = logging.getLogger(__name__)
-
-
-def new_reference() -> str:
-    """The same shape as the bot's references (`R-3F9A2C`), so one search finds either in the logs."""
-    return "R-" + secrets.token_hex(3).upper()
 
 
 @contextmanager

@@ -31,12 +31,21 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.support.bot import BOT_TOKEN, SIGNING_SECRET, BotProcess, run_bot, slack_signature
+from tests.support.bot import (
+    BOT_TOKEN,
+    SIGNING_SECRET,
+    BotProcess,
+    opened_view,
+    requests_to,
+    run_bot,
+    slack_signature,
+    state_of,
+    submit,
+)
 from tests.support.chaos import Stack, leaks, processes_with, slack_text
 from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn
 from tests.support.spec_client import SpecClient
-from tests.test_bot_writes import opened_view, requests_to, state_of, submit
 from tests.test_dashboard import APP, PAGES
 from tests.test_notify_e2e import card_events, state, wait_until
 

@@ -5,21 +5,20 @@ notifier records but does not post the panel's alarms until then)."""
 from __future__ import annotations
 
 import logging
-import re
 import time
 from typing import Any
 
 import sqlite_utils
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
 from bot.payloads import PayloadError, SilenceValue, read_event_id, read_id, read_json, slack_user
 from bot.render import alarms as render
 from bot.render.common import escape
+from bot.roles import Role
 from core import read
 from core.cache import audit, outbox
 from core.cache.writes import write_transaction
@@ -96,92 +95,95 @@ def _config(ctx: AppContext) -> tuple[NotifyConfig, str]:
     return config, url
 
 
-def register(app: App, ctx: AppContext) -> None:
-    @app.action(render.ACK)
-    def on_ack(
-        ack: Ack, body: dict[str, Any], action: dict[str, Any], client: WebClient, respond: Respond
-    ) -> None:
-        ack()
-        user = slack_user(body)
-        if ctx.roles.role_of(user) == Role.NONE:
-            respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
-            return
-        try:
-            event_id = read_event_id(action.get("value"))
-        except PayloadError as err:
-            respond(text=str(err), response_type="ephemeral", replace_original=False)
-            return
-        db = ctx.db()
-        recorded, created = acknowledge(db, event_id, user, now_ms())
-        if not created:
-            config, _ = _config(ctx)
-            when = render.local_time(recorded.at, config.zone_for(None))
-            text = f"Already acknowledged by <@{recorded.slack_user}> at {when}."
-            respond(text=text, response_type="ephemeral", replace_original=False)
-            return
-        config, url = _config(ctx)
-        card = acked_card(db, event_id, recorded, config, url)
-        channel = (body.get("channel") or {}).get("id")
-        ts = (body.get("container") or {}).get("message_ts") or (body.get("message") or {}).get("ts")
-        if card is None or not channel or not ts:
-            respond(text="Acknowledged.", response_type="ephemeral", replace_original=False)
-            return
-        try:
-            client.chat_update(
-                channel=channel, ts=ts, text=card.text, attachments=card.attachments, blocks=[]
-            )
-        except SlackApiError as err:
-            log.warning("could not update the alarm card: %s", err.response.get("error"))
-
-    @app.action(render.PANEL_STATUS)
-    def on_panel_status(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
-        ack()
-        if ctx.roles.role_of(slack_user(body)) == Role.NONE:
-            respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
-            return
-        try:
-            resource_id = read_id(action.get("value"), "This card")
-        except PayloadError:
-            respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
-            return
+def on_ack(
+    ctx: AppContext,
+    ack: Ack,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    client: WebClient,
+    respond: Respond,
+) -> None:
+    ack()
+    user = slack_user(body)
+    if ctx.roles.role_of(user) == Role.NONE:
+        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        return
+    try:
+        event_id = read_event_id(action.get("value"))
+    except PayloadError as err:
+        respond(text=str(err), response_type="ephemeral", replace_original=False)
+        return
+    db = ctx.db()
+    recorded, created = acknowledge(db, event_id, user, now_ms())
+    if not created:
         config, _ = _config(ctx)
-        text = panel_summary(ctx.db(), resource_id, config)
+        when = render.local_time(recorded.at, config.zone_for(None))
+        text = f"Already acknowledged by <@{recorded.slack_user}> at {when}."
         respond(text=text, response_type="ephemeral", replace_original=False)
+        return
+    config, url = _config(ctx)
+    card = acked_card(db, event_id, recorded, config, url)
+    channel = (body.get("channel") or {}).get("id")
+    ts = (body.get("container") or {}).get("message_ts") or (body.get("message") or {}).get("ts")
+    if card is None or not channel or not ts:
+        respond(text="Acknowledged.", response_type="ephemeral", replace_original=False)
+        return
+    try:
+        client.chat_update(channel=channel, ts=ts, text=card.text, attachments=card.attachments, blocks=[])
+    except SlackApiError as err:
+        log.warning("could not update the alarm card: %s", err.response.get("error"))
 
-    @app.action(re.compile(rf"^{render.SILENCE_PREFIX}\d+$"))
-    def on_silence(ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
-        ack()
-        try:
-            value = read_json(SilenceValue, action.get("value"), "This button")
-        except PayloadError:
-            respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
-            return
-        resource_id, minutes = value.r, value.m
-        user = slack_user(body)
-        role = ctx.roles.role_of(user)
-        if role < Role.TECHNICIAN:
-            # Silencing hides alarms from everyone: the same role as the other writes.
-            text = (
-                ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
-            )
-            respond(text=text, response_type="ephemeral", replace_original=False)
-            return
-        db = ctx.db()
-        config, _ = _config(ctx)
-        at = now_ms()
-        shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
-        # Nothing between the silence and its audit row can raise: the words are ready before the write.
-        until = silence(db, resource_id, minutes, user, at)
-        audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
-                     summary=f"silenced panel {resource_id} until {shown_until}",
-                     reference=f"silence-{resource_id}-{until}")  # fmt: skip
-        respond(
-            text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
-            f"{shown_until}: its alarms are recorded but not posted.",
-            response_type="in_channel",
-            replace_original=False,
-        )
 
-    @app.action(render.DASHBOARD)
-    def on_dashboard(ack: Ack) -> None:
-        ack()  # a link button: Slack opens the URL, the app only acknowledges
+def on_panel_status(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    if ctx.roles.role_of(slack_user(body)) == Role.NONE:
+        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        return
+    try:
+        resource_id = read_id(action.get("value"), "This card")
+    except PayloadError:
+        respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
+        return
+    config, _ = _config(ctx)
+    text = panel_summary(ctx.db(), resource_id, config)
+    respond(text=text, response_type="ephemeral", replace_original=False)
+
+
+def on_silence(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    try:
+        value = read_json(SilenceValue, action.get("value"), "This button")
+    except PayloadError:
+        respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
+        return
+    resource_id, minutes = value.r, value.m
+    user = slack_user(body)
+    role = ctx.roles.role_of(user)
+    if role < Role.TECHNICIAN:
+        # Silencing hides alarms from everyone: the same role as the other writes.
+        text = ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
+        respond(text=text, response_type="ephemeral", replace_original=False)
+        return
+    db = ctx.db()
+    config, _ = _config(ctx)
+    at = now_ms()
+    shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
+    # Nothing between the silence and its audit row can raise: the words are ready before the write.
+    until = silence(db, resource_id, minutes, user, at)
+    audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
+                 summary=f"silenced panel {resource_id} until {shown_until}",
+                 reference=f"silence-{resource_id}-{until}")  # fmt: skip
+    respond(
+        text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
+        f"{shown_until}: its alarms are recorded but not posted.",
+        response_type="in_channel",
+        replace_original=False,
+    )
+
+
+def on_dashboard(ack: Ack) -> None:
+    ack()  # a link button: Slack opens the URL, the app only acknowledges

@@ -10,15 +10,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, Respond
 
-from bot.commands.registry import Role
 from bot.context import AppContext
 from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, read_json
 from bot.payloads import slack_user as user_of
-from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
 from bot.render.common import blocks_to_dicts, escape
 from bot.render.forms import write_answer
+from bot.roles import Role
 from bot.writes import (
     WriteRequest,
     audit_denied,
@@ -70,45 +69,43 @@ def _write_for(
     )
 
 
-def register(app: App, ctx: AppContext) -> None:
-    def ack_click(ack: Ack) -> None:
-        ack()
+def ack_click(ack: Ack) -> None:
+    ack()
 
-    def run_confirmed(body: dict[str, Any], respond: Respond) -> None:
-        slack_user = user_of(body)
-        actions = body.get("actions")
-        action = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], dict) else {}
-        value = parse_value(action.get("value"))
-        if value is None:
-            log.warning("ignored a confirm button with a malformed value from %s", slack_user)
-            respond(
-                text="This button is not valid any more; run the command again.",
-                response_type="ephemeral",
-                replace_original=False,
-            )
-            return
-        command, summary, done, operation = _write_for(ctx, value)
-        if denied := role_denied(ctx, slack_user, Role.ADMIN):
-            audit_denied(ctx, slack_user, command, value.org)
-            respond(text=denied, replace_original=False)
-            return
-        request = WriteRequest(
-            slack_user=slack_user,
-            command=command,
-            summary=summary,
-            dedupe_key=click_key(body, action),
-            org_id=value.org,
+
+def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> None:
+    slack_user = user_of(body)
+    actions = body.get("actions")
+    action = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], dict) else {}
+    value = parse_value(action.get("value"))
+    if value is None:
+        log.warning("ignored a confirm button with a malformed value from %s", slack_user)
+        respond(
+            text="This button is not valid any more; run the command again.",
+            response_type="ephemeral",
+            replace_original=False,
         )
-        outcome = run_write(ctx, request, operation)
-        if not outcome.ran:
-            return  # the first click answers; a second one must not overwrite that answer
-        title = done if outcome.ok else not_done_title(outcome, f"Not done: {summary}", summary)
-        lines = [f"Confirmed by <@{escape(slack_user)}>."] if outcome.ok else [escape(outcome.message)]
-        blocks = write_answer(title, lines, outcome.reference, outcome.ok)
-        respond(text=outcome_text(title, outcome), blocks=blocks_to_dicts(blocks), replace_original=True)
+        return
+    command, summary, done, operation = _write_for(ctx, value)
+    if denied := role_denied(ctx, slack_user, Role.ADMIN):
+        audit_denied(ctx, slack_user, command, value.org)
+        respond(text=denied, replace_original=False)
+        return
+    request = WriteRequest(
+        slack_user=slack_user,
+        command=command,
+        summary=summary,
+        dedupe_key=click_key(body, action),
+        org_id=value.org,
+    )
+    outcome = run_write(ctx, request, operation)
+    if not outcome.ran:
+        return  # the first click answers; a second one must not overwrite that answer
+    title = done if outcome.ok else not_done_title(outcome, f"Not done: {summary}", summary)
+    lines = [f"Confirmed by <@{escape(slack_user)}>."] if outcome.ok else [escape(outcome.message)]
+    blocks = write_answer(title, lines, outcome.reference, outcome.ok)
+    respond(text=outcome_text(title, outcome), blocks=blocks_to_dicts(blocks), replace_original=True)
 
-    def run_cancel(respond: Respond) -> None:
-        respond(text="Cancelled; nothing changed.", replace_original=True)
 
-    app.action(CONFIRM_ACTION)(ack=ack_click, lazy=[run_confirmed])
-    app.action(CANCEL_ACTION)(ack=ack_click, lazy=[run_cancel])
+def run_cancel(respond: Respond) -> None:
+    respond(text="Cancelled; nothing changed.", replace_original=True)

@@ -1,0 +1,18 @@
+"""The `/sam` subcommands, one module per command word. Each declares its subcommands with
+`bot.slash.registry.subcommand`; importing this package imports every one of them, by name, here."""
+
+from bot.commands import (  # noqa: F401  # imported for their @subcommand declarations
+    access,
+    alarms,
+    bills,
+    camera,
+    cameras,
+    customer,
+    help,
+    panel,
+    privileges,
+    role,
+    sensor,
+    task,
+    user,
+)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from slack_sdk.models.views import View
 
-from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
-from bot.inputs import parse_id
-from bot.lookups import find_panel, find_user, full_name, org_of, panel_choices, privilege_groups
+from bot.forms.fields import one_id, parse_id
+from bot.lookups import find_panel, find_user, org_of, panel_choices, privilege_groups
 from bot.modals import modal_meta, open_modal
 from bot.render.access import grant_modal, revoke_confirmation
+from bot.render.users import full_name
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 
 
 @subcommand(
@@ -23,9 +25,7 @@ from bot.render.access import grant_modal, revoke_confirmation
     examples=("/sam access grant 2001",),
 )
 def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
-    if len(inv.args) != 1:
-        raise UsageError("give exactly one user id")
-    user_id = parse_id(inv.args[0], "userId")
+    user_id = one_id(inv.args, "userId", "give exactly one user id")
     return open_modal(ctx, inv, "Grant access", lambda: _grant_form(ctx, inv, user_id))
 
 

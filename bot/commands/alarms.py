@@ -6,12 +6,12 @@ import re
 import time
 from datetime import UTC, datetime
 
-from bot.commands.panels_lookup import resolve_panels
-from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
-from bot.inputs import looks_like_id, parse_id
+from bot.forms.fields import looks_like_id, parse_id
 from bot.render.common import escape, join_lines, section
 from bot.render.lists import alarms_blocks
+from bot.slash.panels_lookup import resolve_panels
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
 
 DEFAULT_SINCE_MS = 24 * 3_600_000

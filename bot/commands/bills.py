@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
-from bot.inputs import parse_id
+from bot.forms.fields import parse_id
 from bot.render.lists import bills_blocks
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 
 _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 

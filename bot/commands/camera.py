@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from slack_sdk.models.views import View
 
-from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
 from bot.lookups import org_of, session
 from bot.modals import modal_meta, open_modal
 from bot.render.forms import camera_add_modal
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 
 
 @subcommand(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.commands.registry import Invocation, Reply, subcommand
 from bot.context import AppContext
 from bot.render.lists import cameras_blocks
+from bot.slash.registry import Invocation, Reply, subcommand
 from core.models import CameraSummary
 from core.read import _camera_problems as camera_problems  # the dashboard's notion of a camera problem
 

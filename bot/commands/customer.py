@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
 from bot.render.lists import customers_blocks
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 
 _PHONE = re.compile(r"\+?[0-9][0-9 ()./-]{4,30}")
 

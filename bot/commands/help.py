@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from bot.commands.registry import Invocation, Reply, Role, find, subcommand, visible_to
 from bot.context import AppContext
 from bot.render.common import context, escape, header, join_lines, section
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, find, subcommand, visible_to
 
 
 @subcommand(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from bot.commands.panels_lookup import PanelRef, resolve_panels, summary_for
-from bot.commands.registry import Invocation, Reply, UsageError, subcommand
 from bot.context import AppContext
-from bot.inputs import looks_like_id, parse_id
+from bot.forms.fields import looks_like_id, parse_id
 from bot.render.common import escape, join_lines, section
 from bot.render.panels import PanelStatus, panel_blocks
+from bot.slash.panels_lookup import PanelRef, resolve_panels, summary_for
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.models import Sensor
 
 ACTIVITIES = 10

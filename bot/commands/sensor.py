@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from bot.commands.registry import Invocation, Reply, Role, UsageError, subcommand
 from bot.context import AppContext
-from bot.inputs import parse_id, parse_name
+from bot.forms.fields import parse_id, parse_name
 from bot.render.common import escape
 from bot.render.forms import write_answer
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from bot.writes import WriteRequest, not_done_title, outcome_text, run_write, slash_key
 
 USAGE = "/sam sensor rename <sensorId> <text>"

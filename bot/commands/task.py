@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from slack_sdk.models.views import View
 
-from bot.commands.registry import Invocation, Reply, Role, subcommand
 from bot.context import AppContext
-from bot.inputs import TASK_USAGE, TaskUpdate, parse_task_args, task_body
+from bot.forms.task import TASK_USAGE, apply_task_update, parse_task_args, task_answer
 from bot.modals import modal_meta, open_modal
-from bot.render.common import context, escape, section
-from bot.render.forms import write_answer
+from bot.render.common import context, section
 from bot.render.tasks import task_answer_lines, task_modal, task_summary
-from bot.writes import WriteOutcome, WriteRequest, not_done_title, outcome_text, run_write, slash_key
-from core.cache.tasks import KnownTask, load_task, save_task
-from core.clock import now_ms
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, subcommand
+from bot.writes import outcome_text, slash_key
+from core.cache.tasks import KnownTask, load_task
 from core.timefmt import utc
 
 
@@ -63,57 +62,6 @@ def task_form(ctx: AppContext, inv: Invocation, task_id: int) -> View:
         known.updated_at if known else None,
         known.updated_by if known else None,
     )
-
-
-def apply_task_update(
-    ctx: AppContext,
-    update: TaskUpdate,
-    known: dict | None,
-    slack_user: str,
-    org_id: int | None,
-    key: str,
-    reference: str = "",
-) -> tuple[WriteOutcome, dict]:
-    """Send the known state with the changes on top; remember it when the service accepted it."""
-    body = task_body(update, known)
-    request = WriteRequest(
-        slack_user=slack_user,
-        command=f"task update {update.task_id}",
-        summary=task_summary(update.task_id, update.changes()),
-        dedupe_key=key,
-        org_id=org_id,
-        reference=reference,
-    )
-
-    def send() -> object:
-        return ctx.client.update_schedule_task(
-            update.task_id,
-            task_name=body.get("taskName"),
-            task_type=body.get("taskType"),
-            task_dates=body.get("taskDates"),
-            notification_options=body.get("notificationOptions"),
-            selection=body.get("selection"),
-            resources=body.get("resources"),
-            users=body.get("users"),
-            combined_data=body.get("combinedData"),
-            user_type=body.get("userType"),
-            org=org_id,
-        )
-
-    outcome = run_write(ctx, request, send)
-    if outcome.ran and outcome.ok:
-        save_task(ctx.db(), update.task_id, body, org_id=org_id, at=now_ms(), by=slack_user)
-    return outcome, body
-
-
-def task_answer(task_id: int, outcome: WriteOutcome, body: dict) -> tuple[str, list]:
-    if not outcome.ran:
-        return outcome.message, write_answer(outcome.message, [], outcome.reference)
-    if outcome.ok:
-        title = f"Task {task_id} updated"
-        return title, write_answer(title, task_answer_lines(body), outcome.reference)
-    title = not_done_title(outcome, f"Task {task_id} not updated", f"Updating task {task_id}")
-    return title, write_answer(title, [escape(outcome.message)], outcome.reference, ok=False)
 
 
 def task_without_form(task_id: int, known: KnownTask | None) -> Reply:

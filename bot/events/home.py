@@ -5,13 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.models.views import View
 
-from bot.commands.registry import visible_to
 from bot.context import AppContext
 from bot.render.common import context, header, join_lines, section
+from bot.slash.registry import visible_to
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +29,11 @@ def home_view(ctx: AppContext, user_id: str) -> View:
     return View(type="home", blocks=blocks)
 
 
-def register(app: App, ctx: AppContext) -> None:
-    @app.event("app_home_opened")
-    def publish_home(event: dict[str, Any], client: WebClient) -> None:
-        if event.get("tab", "home") != "home":
-            return
-        user_id = str(event.get("user") or "")
-        try:
-            client.views_publish(user_id=user_id, view=home_view(ctx, user_id))
-        except Exception:
-            log.exception("could not publish the home tab for %s", user_id)
+def publish_home(ctx: AppContext, event: dict[str, Any], client: WebClient) -> None:
+    if event.get("tab", "home") != "home":
+        return
+    user_id = str(event.get("user") or "")
+    try:
+        client.views_publish(user_id=user_id, view=home_view(ctx, user_id))
+    except Exception:
+        log.exception("could not publish the home tab for %s", user_id)

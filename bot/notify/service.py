@@ -18,7 +18,7 @@ import sqlite_utils
 
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
-from bot.notify.health import HealthMonitor, Notice, sync_failing_since
+from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render

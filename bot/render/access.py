@@ -13,6 +13,7 @@ from slack_sdk.models.views import View
 
 from bot.render.common import context, escape, section
 from bot.render.forms import choice_input, date_input, modal, text_input, time_input
+from core.timefmt import hhmm
 
 ACCESS_GRANT = "sam_access_grant"
 CONFIRM_ACTION = "sam_confirm_write"  # the danger button; its value says which write
@@ -45,8 +46,7 @@ def panel_label(name: str | None, panel_id: int) -> str:
 def _ms_to_hhmm(ms: int | None) -> str | None:
     if ms is None or not 0 <= ms < 86_400_000:
         return None
-    minutes = ms // 60_000
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+    return hhmm(ms)
 
 
 def grant_modal(

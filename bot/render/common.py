@@ -26,12 +26,6 @@ MAX_CONTEXT_TEXT = 2000
 MAX_FIELDS = 10
 MAX_FIELD_TEXT = 2000
 
-# Field names whose values never reach a message (the spec's secrets, in any spelling samops meets).
-SECRET_NAMES = frozenset(
-    {"pincode", "securitycode", "nccode", "token", "mqpassword", "password", "pin_code", "security_code",
-     "nc_code", "mq_password"}
-)  # fmt: skip
-
 
 def escape(text: object) -> str:
     """Text safe inside mrkdwn: Slack's three control characters escaped."""
@@ -71,10 +65,6 @@ def section(text: str, fields: Sequence[str] = ()) -> SectionBlock:
     if fields:
         kwargs["fields"] = [MarkdownTextObject(text=clip(f, MAX_FIELD_TEXT)) for f in fields[:MAX_FIELDS]]
     return SectionBlock(**kwargs)
-
-
-def lines_section(lines: Sequence[str], total: int | None = None, empty: str = "_none_") -> SectionBlock:
-    return section(join_lines(lines, total=total) if lines else empty)
 
 
 def context(*texts: str) -> ContextBlock:

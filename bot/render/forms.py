@@ -105,48 +105,6 @@ def modal(
     )
 
 
-# -- reading a submission -----------------------------------------------------------------------------------
-
-
-def submitted(view: dict[str, Any]) -> dict[str, Any]:
-    """`{field: value}` from a view submission: text as str (None if empty), a date "YYYY-MM-DD", a time
-    "HH:MM", a multiple choice as a list of option values. A payload of the wrong shape reads as empty
-    fields (and values of the wrong type are passed on as they are, for the field's parser to name)."""
-    values: dict[str, Any] = {}
-    for field, actions in _mapping(_mapping(view.get("state")).get("values")).items():
-        element = _mapping(_mapping(actions).get(VALUE))
-        kind = element.get("type")
-        if kind == "plain_text_input":
-            values[field] = element.get("value")
-        elif kind == "datepicker":
-            values[field] = element.get("selected_date")
-        elif kind == "timepicker":
-            values[field] = element.get("selected_time")
-        elif kind in {"checkboxes", "multi_static_select"}:
-            options = element.get("selected_options")
-            options = options if isinstance(options, list) else []
-            values[field] = [_mapping(o).get("value") for o in options]
-        else:
-            values[field] = element.get("value")
-    return values
-
-
-def _mapping(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def metadata(view: dict[str, Any]) -> dict[str, Any]:
-    """The private_metadata as a plain dict, for passing on (read its ids through `bot/payloads.py`)."""
-    raw = view.get("private_metadata")
-    if not isinstance(raw, str) or len(raw) > MAX_PAYLOAD_VALUE:
-        return {}
-    try:
-        data = json.loads(raw or "{}")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 # -- the camera modal ---------------------------------------------------------------------------------------
 
 

@@ -11,11 +11,10 @@ from bot.render.common import cap_blocks, context, escape, header, join_lines, s
 from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
-from core.timefmt import utc
+from core.timefmt import hhmm, utc
 
 # dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-DAY_MS = 86_400_000
 
 
 # --- alarms ------------------------------------------------------------------------------------------
@@ -101,8 +100,7 @@ def time_of_day(ms: int | None) -> str:
     """A window bound as HH:MM: milliseconds after midnight, or the UTC time of day of an epoch-ms."""
     if ms is None:
         return "?"
-    ms = ms % DAY_MS
-    return f"{ms // 3_600_000:02d}:{ms % 3_600_000 // 60_000:02d}"
+    return hhmm(ms)
 
 
 def weekday(day: int | None) -> str:

@@ -11,9 +11,10 @@ from core.models import User
 USER_STATUS = {0: "active", 5: "inactive"}
 
 
-def full_name(user: User) -> str:
+def full_name(user: User) -> str | None:
+    """The user's name as people write it, else their screen name; None when the service sent neither."""
     parts = [user.first_name, user.middle_name, user.last_name]
-    return " ".join(p for p in parts if p) or user.screen_name or f"user {user.user_id}"
+    return " ".join(p for p in parts if p) or user.screen_name or None
 
 
 def status_text(status: int | None) -> str:
@@ -24,7 +25,7 @@ def status_text(status: int | None) -> str:
 
 def user_blocks(user: User) -> tuple[str, list[Block]]:
     """The fallback text and the blocks for one user."""
-    name = full_name(user)
+    name = full_name(user) or f"user {user.user_id}"
     verified = {True: "verified", False: "not verified", None: "verification unknown"}[
         user.email_address_verified
     ]

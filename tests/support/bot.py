@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+from slack_sdk import WebClient
 
+from bot.config import parse_config
+from bot.context import AppContext
+from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, blocks_to_dicts
+from bot.roles import RoleResolver
+from core.settings import Settings
 from tests.support.processes import ROOT, Simulator, free_port, samops_cmd, stop, wait_http
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
@@ -264,3 +271,97 @@ def run_bot(
     finally:
         stop(proc)
         log.close()
+
+
+# -- what every answer of a read command must be ---------------------------------------------------------
+
+SECRET_WORDS = ("securityCode", "ncCode", "pinCode", "mqPassword", "password")
+
+
+def no_secrets(result: CommandResult) -> None:
+    raw = str(result.responses)
+    for word in SECRET_WORDS:
+        assert word not in raw
+    assert "Traceback" not in raw
+
+
+def usage(result: CommandResult, line: str) -> None:
+    assert result.ephemeral
+    assert f"Usage: `{line}`" in result.text
+    no_secrets(result)
+
+
+# -- in-process helpers -----------------------------------------------------------------------------------
+
+
+def check_limits(blocks: list) -> list[dict]:
+    """Blocks as Slack takes them: within its limits, and serializable."""
+    dicts = blocks_to_dicts(blocks)
+    assert len(dicts) <= MAX_BLOCKS
+    for block in dicts:
+        if block["type"] == "section":
+            assert len(block.get("text", {}).get("text", "")) <= MAX_SECTION_TEXT
+            assert len(block.get("fields") or []) <= 10
+        if block["type"] == "header":
+            assert len(block["text"]["text"]) <= 150
+    json.dumps(dicts)  # serializable as Slack needs
+    return dicts
+
+
+def local_context(tmp_path: Path, roles: dict[str, Any]) -> AppContext:
+    """An AppContext for in-process tests: the given `[roles]`, a cache under `tmp_path`, no Slack."""
+    config = parse_config({"roles": roles})
+    web = WebClient(token="xoxb-x", base_url="http://127.0.0.1:9/")  # never called: no user groups
+    return AppContext(
+        config=config,
+        settings=Settings(data_dir=tmp_path),
+        signing_secret="s",
+        web_client=web,
+        roles=RoleResolver(config.roles, web),
+    )
+
+
+# -- view submissions, as Slack sends them ---------------------------------------------------------------
+
+
+def requests_to(sim: Simulator, method: str, path: str) -> list[dict[str, Any]]:
+    entries = httpx.get(f"{sim.root_url}/_sim/requests", timeout=5).json()
+    return [e for e in entries if e["method"] == method and e["path"] == f"/api{path}"]
+
+
+def opened_view(slack: SlackStandIn, callback_id: str, after: int = 0, **meta: Any) -> dict[str, Any]:
+    """The first view with `callback_id` opened after the first `after` views.open calls, whose
+    private_metadata holds `meta`."""
+
+    def matching() -> list[dict[str, Any]]:
+        views = slack.opened_views()[after:]
+        return [
+            v
+            for v in views
+            if v.get("callback_id") == callback_id
+            and meta.items() <= json.loads(v.get("private_metadata") or "{}").items()
+        ]
+
+    view = slack.wait_for(matching)[0]
+    return {"id": f"V{uuid.uuid4().hex[:10].upper()}", "hash": f"h{uuid.uuid4().hex[:8]}", **view}
+
+
+def state_of(values: dict[str, Any]) -> dict[str, Any]:
+    """A view's `state.values` as Slack sends it, from {field: value} (str, list of option values)."""
+    state: dict[str, Any] = {}
+    for name, value in values.items():
+        if isinstance(value, list):
+            element = {"type": "checkboxes", "selected_options": [{"value": v} for v in value]}
+        elif name in {"validity_start", "expiry"}:
+            element = {"type": "datepicker", "selected_date": value}
+        elif name in {"window_start", "window_end"}:
+            element = {"type": "timepicker", "selected_time": value}
+        else:
+            element = {"type": "plain_text_input", "value": value}
+        state[name] = {"value": element}
+    return {"values": state}
+
+
+def submit(bot: BotProcess, view: dict[str, Any], values: dict[str, Any], user: str) -> httpx.Response:
+    payload_view = {**view, "state": state_of(values)}
+    return bot.send_view_submission({"user": {"id": user}, "view": payload_view})

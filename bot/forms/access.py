@@ -1,0 +1,120 @@
+"""The access-grant form (`/sam access grant`): privilege groups, panels, validity dates and weekly windows,
+checked into a `Grant` (an operation-4 request short of the user and organization ids)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from bot.forms.fields import (
+    FieldError,
+    collect,
+    day_end_ms,
+    day_start_ms,
+    parse_choices,
+    parse_date,
+    parse_day_of_week,
+    parse_id,
+    parse_id_list,
+    parse_time,
+)
+from core.timefmt import hhmm
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A checked operation-4 request, short of the user and organization ids."""
+
+    groups: dict[int, bool]  # every privilege group → authorized
+    panels: list[int]
+    validity_start: int | None = None  # epoch-ms
+    expiration: int | None = None  # epoch-ms
+    period: list[dict[str, int]] = field(default_factory=list)  # {dayOfWeek, start, end}
+
+    def period_words(self) -> str:
+        dates = []
+        if self.validity_start is not None:
+            dates.append(f"from {datetime.fromtimestamp(self.validity_start / 1000, UTC):%Y-%m-%d}")
+        if self.expiration is not None:
+            dates.append(f"until {datetime.fromtimestamp(self.expiration / 1000, UTC):%Y-%m-%d}")
+        if self.period:
+            first = self.period[0]
+            days = ",".join(str(p["dayOfWeek"]) for p in self.period)
+            dates.append(f"days {days} {hhmm(first['start'])}-{hhmm(first['end'])} UTC")
+        return ", ".join(dates) or "no time limits"
+
+
+def grant_from_values(
+    values: dict[str, Any], group_ids: Sequence[int]
+) -> tuple[Grant | None, dict[str, str]]:
+    """Check the grant modal's values; (Grant, {}) when valid, else (None, {field: error}) for every bad
+    field at once. Nothing is sent unless all of it is right."""
+    errors: dict[str, str] = {}
+
+    chosen = set(collect(errors, "groups", lambda: _chosen_ids(values.get("groups"), "groups")) or [])
+    if chosen - set(group_ids):
+        errors["groups"] = "unknown privilege group"
+    groups = {gid: gid in chosen for gid in group_ids}
+    panels = collect(errors, "panels", lambda: _panel_ids(values.get("panels"))) or []
+    start_day = collect(
+        errors, "validity_start", lambda: _optional_date(values.get("validity_start"), "validity_start")
+    )
+    expiry_day = collect(errors, "expiry", lambda: _optional_date(values.get("expiry"), "expiry"))
+    if start_day and expiry_day and expiry_day < start_day:
+        errors["expiry"] = "must not be before the start date"
+    days = (
+        collect(
+            errors,
+            "days",
+            lambda: [parse_day_of_week(d, "days") for d in parse_choices(values.get("days"), "days")],
+        )
+        or []
+    )
+    start = collect(
+        errors, "window_start", lambda: _optional_time(values.get("window_start"), "window_start")
+    )
+    end = collect(errors, "window_end", lambda: _optional_time(values.get("window_end"), "window_end"))
+    if days and "window_start" not in errors and "window_end" not in errors:
+        if start is None:
+            errors["window_start"] = "give the start time (HH:MM) of the chosen days"
+        if end is None:
+            errors["window_end"] = "give the end time (HH:MM) of the chosen days"
+        if start is not None and end is not None and end <= start:
+            errors["window_end"] = "must be later than the start time"
+    elif not days and (start is not None or end is not None):
+        errors["days"] = "choose the days these times apply to"
+    if errors:
+        return None, errors
+    period = [{"dayOfWeek": d, "start": start, "end": end} for d in sorted(set(days))] if days else []
+    return (
+        Grant(
+            groups=groups,
+            panels=panels,
+            validity_start=day_start_ms(start_day) if start_day else None,
+            expiration=day_end_ms(expiry_day) if expiry_day else None,
+            period=period,  # type: ignore[arg-type]
+        ),
+        {},
+    )
+
+
+def _chosen_ids(value: object, field_name: str) -> list[int]:
+    return list(dict.fromkeys(parse_id(v, field_name) for v in parse_choices(value, field_name)))
+
+
+def _panel_ids(value: object) -> list[int]:
+    """Panels: chosen in a multi-select, or typed as `1001,1002` where there are too many to list."""
+    panels = parse_id_list(value, "panels") if isinstance(value, str) else _chosen_ids(value, "panels")
+    if not panels:
+        raise FieldError("panels", "give at least one id")
+    return panels
+
+
+def _optional_date(value: object, field_name: str) -> date | None:
+    return parse_date(value, field_name) if value else None
+
+
+def _optional_time(value: object, field_name: str) -> int | None:
+    return parse_time(value, field_name) if value else None

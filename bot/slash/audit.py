@@ -1,0 +1,31 @@
+"""Audit of refused write commands: the router calls its write hooks after every write subcommand; writes
+that ran are recorded where they ran (`bot/writes.py`), so this hook records the rest — denied, malformed,
+not found, failed before any write — that a security review wants to see."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from bot.slash.registry import Invocation, Subcommand
+from core.cache import audit
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+
+log = logging.getLogger(__name__)
+
+
+def record_refused(ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: str, summary: str) -> None:
+    if outcome == "ok":
+        return
+    words = " ".join(cmd.path)
+    audit.record(
+        ctx.db(),
+        slack_user=inv.user_id,
+        command=f"{words} {' '.join(inv.args)}".strip()[:200],
+        org_id=inv.org_id,
+        outcome=outcome,
+        summary=summary[:500],
+        reference=inv.reference,
+    )

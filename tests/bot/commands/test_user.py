@@ -1,0 +1,47 @@
+"""`/sam user`, over signed HTTP to the running bot (fixtures: conftest.py)."""
+
+from __future__ import annotations
+
+from core.client import SamClient
+from tests.support.bot import BotProcess, no_secrets, usage
+
+
+def test_user_by_email_shows_the_whole_record(bot: BotProcess, client: SamClient) -> None:
+    me = client.session
+    user = client.get_user_by_email(me.email_address)
+    result = bot.send_command(f"user {me.email_address}")
+    text = result.text
+    assert f"{user.first_name} {user.last_name}" in text
+    assert f"*Screen name*\n{user.screen_name}" in text
+    assert "(verified)" in text if user.email_address_verified else "(not verified)" in text
+    assert "active" in text
+    for org in user.organizations or []:
+        assert f"{org.name} ({org.id})" in text
+    for role in user.roles or []:
+        assert str(role.role_id) in text
+    assert f"*Authorized panels* ({len(user.resources or [])})" in text
+    for panel in (user.resources or [])[:3]:
+        assert f"`{panel.resource_id}`" in text
+    assert len(result.blocks) <= 50
+    assert result.answer["text"].startswith(f"{user.first_name}")
+    no_secrets(result)
+    assert client.session.token.get_secret_value() not in str(result.responses)
+
+
+def test_user_by_id_and_by_slack_mailto(bot: BotProcess, client: SamClient) -> None:
+    me = client.session
+    by_id = bot.send_command(f"user {me.user_id}")
+    assert me.screen_name in by_id.text
+    assert "look the user up by e-mail" in by_id.text  # operation 12 carries no panels
+    mailto = bot.send_command(f"user <mailto:{me.email_address}|{me.email_address}>")
+    assert "*Authorized panels*" in mailto.text
+
+
+def test_user_bad_input_and_unknown(bot: BotProcess) -> None:
+    usage(bot.send_command("user"), "/sam user <email | userId>")
+    usage(bot.send_command("user a b"), "/sam user <email | userId>")
+    assert "userId: expected a number" in bot.send_command("user bob").text
+    assert "not an e-mail address" in bot.send_command("user @@").text
+    missing = bot.send_command("user nobody-at-all@example.invalid")
+    assert "Not found" in missing.text
+    assert "Not found" in bot.send_command("user 424242").text

@@ -44,6 +44,6 @@ def camera_from_values(values: dict[str, Any]) -> tuple[CameraForm | None, dict[
     subscription = collect(
         errors, "subscription", lambda: parse_id(sub_text, "subscription") if sub_text else None
     )
-    if errors:
+    if errors or name is None or brand is None:  # `collect` gave None only where it recorded an error
         return None, errors
     return CameraForm(name, brand, serial, subscription, security, nc_code), {}

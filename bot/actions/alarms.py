@@ -5,7 +5,6 @@ notifier records but does not post the panel's alarms until then)."""
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 import sqlite_utils
@@ -22,12 +21,9 @@ from bot.roles import Role
 from core import read
 from core.cache import audit, outbox
 from core.cache.writes import write_transaction
+from core.clock import now_ms
 
 log = logging.getLogger(__name__)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def acknowledge(db: sqlite_utils.Database, event_id: str, user: str, at: int) -> tuple[outbox.Ack, bool]:

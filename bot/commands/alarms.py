@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime
 
 from bot.context import AppContext
@@ -12,19 +11,21 @@ from bot.render.common import escape, join_lines, section
 from bot.render.lists import alarms_blocks
 from bot.slash.panels_lookup import resolve_panels
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core.clock import DAY_MS, HOUR_MS, MINUTE_MS, WEEK_MS, now_ms
 from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
+from core.timefmt import utc
 
-DEFAULT_SINCE_MS = 24 * 3_600_000
+DEFAULT_SINCE_MS = DAY_MS
 SHOWN = 200  # rows read for one answer; the message says how many more there are
 _DURATION = re.compile(r"(\d{1,6})(m|min|h|d|w)", re.IGNORECASE)
-_UNIT_MS = {"m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 7 * 86_400_000}
+_UNIT_MS = {"m": MINUTE_MS, "min": MINUTE_MS, "h": HOUR_MS, "d": DAY_MS, "w": WEEK_MS}
 
 
-def parse_since(word: str, now_ms: int) -> int | None:
+def parse_since(word: str, now: int) -> int | None:
     """`2h`, `30m`, `1d`, `2w` before now, or a UTC date `2026-11-20`; None if `word` is neither."""
     match = _DURATION.fullmatch(word)
     if match:
-        return now_ms - int(match.group(1)) * _UNIT_MS[match.group(2).lower()]
+        return now - int(match.group(1)) * _UNIT_MS[match.group(2).lower()]
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", word):
         try:
             day = datetime.strptime(word, "%Y-%m-%d").replace(tzinfo=UTC)
@@ -41,7 +42,7 @@ def parse_since(word: str, now_ms: int) -> int | None:
     examples=("/sam alarms", "/sam alarms 1001 2h", "/sam alarms Warehouse 2026-11-20"),
 )
 def alarms(inv: Invocation, ctx: AppContext) -> Reply:
-    now = int(time.time() * 1000)
+    now = now_ms()
     words = list(inv.args)
     since = parse_since(words[-1], now) if words else None
     if since is not None:
@@ -82,9 +83,9 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
 
 
 def _since_words(since: int, now: int) -> str:
-    minutes = (now - since) // 60_000
+    minutes = (now - since) // MINUTE_MS
     if minutes < 120:
         return f"{minutes} min ago"
     if minutes < 48 * 60:
         return f"{minutes // 60} h ago"
-    return datetime.fromtimestamp(since / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return utc(since)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from bot.context import AppContext
@@ -11,10 +10,11 @@ from bot.render.common import escape, join_lines, section
 from bot.render.panels import PanelStatus, panel_blocks
 from bot.slash.panels_lookup import PanelRef, resolve_panels, summary_for
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core.clock import DAY_MS, now_ms
 from core.models import Sensor
 
 ACTIVITIES = 10
-ACTIVITY_WINDOW_MS = 30 * 86_400_000  # how far back "the last 10 activities" may be
+ACTIVITY_WINDOW_MS = 30 * DAY_MS  # how far back "the last 10 activities" may be
 # The four calls of one panel run side by side; the pool is shared by every /sam panel in flight.
 _POOL = ThreadPoolExecutor(max_workers=32, thread_name_prefix="panel")
 
@@ -43,7 +43,7 @@ def pick_panel(ctx: AppContext, inv: Invocation) -> PanelRef | Reply:
 def fetch_status(ctx: AppContext, ref: PanelRef, org: int | None) -> PanelStatus:
     client = ctx.client
     rid = ref.resource_id
-    now = int(time.time() * 1000)
+    now = now_ms()
     sensors = _POOL.submit(client.list_panel_sensors, rid, org=org)
     controllers = _POOL.submit(client.list_panel_controllers, rid, org=org)
     values = _POOL.submit(client.list_controller_data_log, resource_id=rid, org=org)
@@ -76,7 +76,7 @@ def fetch_status(ctx: AppContext, ref: PanelRef, org: int | None) -> PanelStatus
         values=[v for v in values.result() if v.resource_id in (None, rid)],
         activities=activities[:ACTIVITIES],
         total_activities=activity_page.total_records,
-        fetched_at=int(time.time() * 1000),
+        fetched_at=now_ms(),
     )
 
 

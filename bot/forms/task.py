@@ -24,8 +24,8 @@ from bot.render.forms import write_answer
 from bot.render.tasks import TASK_FIELDS, task_answer_lines, task_summary
 from bot.slash.registry import UsageError
 from bot.writes import WriteOutcome, WriteRequest, not_done_title, run_write
-from core.cache.audit import now_ms
 from core.cache.tasks import save_task
+from core.clock import now_ms
 
 if TYPE_CHECKING:
     from bot.context import AppContext

@@ -8,7 +8,6 @@ and survive a restart; a card's thread details are tracked by the outbox rowid t
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -20,12 +19,9 @@ from bot.render import alarms as render
 from core.cache import outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
+from core.clock import WEEK_MS, now_ms
 
-CARD_MEMORY_MS = 7 * 86_400_000  # cards older than this are never touched again
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
+CARD_MEMORY_MS = WEEK_MS  # cards older than this are never touched again
 
 
 @dataclass

@@ -13,6 +13,7 @@ from slack_sdk.models.views import View
 
 from bot.render.common import context, escape, section
 from bot.render.forms import choice_input, date_input, modal, text_input, time_input
+from core.clock import DAY_MS
 from core.timefmt import hhmm
 
 ACCESS_GRANT = "sam_access_grant"
@@ -44,7 +45,7 @@ def panel_label(name: str | None, panel_id: int) -> str:
 
 
 def _ms_to_hhmm(ms: int | None) -> str | None:
-    if ms is None or not 0 <= ms < 86_400_000:
+    if ms is None or not 0 <= ms < DAY_MS:
         return None
     return hhmm(ms)
 

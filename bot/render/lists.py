@@ -113,9 +113,7 @@ def window_words(day: int | None, start: int | None, end: int | None) -> str:
 
 
 def date_words(epoch_ms: int | None, none: str) -> str:
-    if not epoch_ms:
-        return none
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return utc(epoch_ms) if epoch_ms else none
 
 
 def privileges_blocks(user_id: int, priv: UserPrivileges) -> tuple[str, list[Block]]:

@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
 from bot import actions, events, slash, views
 from bot.context import AppContext
+from bot.listener_errors import on_listener_error
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ def build_app(ctx: AppContext) -> App:
         app = App(authorize=authorize, **common)
     else:
         app = App(token_verification_enabled=True, **common)
+    app.error(on_listener_error)
     slash.register(app, ctx)
     actions.register(app, ctx)
     views.register(app, ctx)

@@ -8,7 +8,8 @@ Before bolt sees a request the front
 - verifies Slack's signature (`slack_sdk.signature.SignatureVerifier`) on the raw bytes, so an unsigned,
   stale or malformed request gets 401 without bolt parsing its body (bolt parses first and fails with a 500
   and a traceback on `payload=x` or a timestamp of `abc`);
-- answers 400 to a signed body that bolt cannot parse.
+- answers 400 to a signed body that bolt cannot parse, or whose shape bolt's routing would trip on
+  (`bot/envelope.py`).
 
 Nothing a client sends makes the front log at ERROR: refusals are INFO lines.
 """
@@ -33,6 +34,8 @@ from slack_bolt.adapter.asgi import SlackRequestHandler
 from slack_bolt.adapter.asgi.http_request import AsgiHttpRequest
 from slack_sdk.signature import SignatureVerifier
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from bot import envelope
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,9 @@ class _BoltHandler(SlackRequestHandler):
         except (ValueError, TypeError, KeyError, AttributeError) as err:  # undecodable or unparsable
             log.info("refused a signed request bolt cannot read (400): %s", type(err).__name__)
             return BoltResponse(status=400, body="unreadable request")
+        if reason := envelope.problem(bolt_request.body):
+            log.info("refused a signed request of the wrong shape (400): %s", reason)
+            return BoltResponse(status=400, body="malformed request")
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor, self.app.dispatch, bolt_request)

@@ -10,14 +10,26 @@ from __future__ import annotations
 import ipaddress
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import AfterValidator, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
+
+
+def _http_url(value: str) -> str:
+    """A URL samops can send requests to: http or https, with a host (kept as written)."""
+    parts = urlsplit(value)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ValueError("must be an http:// or https:// URL with a host")
+    return value
+
+
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
 
 
 def _env(name: str, default: Any = None, **constraints: Any) -> Any:
@@ -44,7 +56,7 @@ class Settings(BaseSettings):
         super().__init__(**{variables.get(name, name): value for name, value in values.items()})
 
     # The service (core).
-    base_url: str = _env("SAM_BASE_URL", DEFAULT_BASE_URL)
+    base_url: HttpUrl = _env("SAM_BASE_URL", DEFAULT_BASE_URL)
     screen_name: str = _env("SAM_SCREEN_NAME", DEMO_SCREEN_NAME)
     password: SecretStr = _env("SAM_PASSWORD", SecretStr(DEMO_PASSWORD))
     organization_id: int | None = _env("SAM_ORGANIZATION_ID")
@@ -65,7 +77,7 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = _env("SLACK_BOT_TOKEN")
     slack_signing_secret: SecretStr | None = _env("SLACK_SIGNING_SECRET")
     slack_app_token: SecretStr | None = _env("SLACK_APP_TOKEN")  # set: Socket Mode
-    slack_api_url: str = _env("SLACK_API_URL", "https://slack.com/api/")
+    slack_api_url: HttpUrl = _env("SLACK_API_URL", "https://slack.com/api/")
     bot_host: str = _env("SAMOPS_BOT_HOST", "127.0.0.1")
     bot_port: int = _env("SAMOPS_BOT_PORT", 3000, ge=0, le=65535)
     # Acks and lazy listeners share bolt's executor: it must hold every answer in flight plus the acks.
@@ -75,7 +87,7 @@ class Settings(BaseSettings):
     dashboard_host: str = _env("SAMOPS_DASHBOARD_HOST", "127.0.0.1")
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
     dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
-    dashboard_url: str = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
+    dashboard_url: HttpUrl = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
 
     @property
     def db_path(self) -> Path:

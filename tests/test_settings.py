@@ -105,6 +105,9 @@ def test_the_dashboard_and_the_cache_default_follow_dotenv(no_samops_env: Path) 
         ("SAMOPS_BOT_PORT", "99999", "less than or equal to 65535"),
         ("SAM_MAX_RESPONSE_BYTES", "10", "greater than or equal to 1024"),
         ("SAM_ORGANIZATION_ID", "x", "valid integer"),
+        ("SAM_BASE_URL", "ftp://x", "http:// or https:// url"),
+        ("SLACK_API_URL", "slack.com/api", "http:// or https:// url"),
+        ("SAMOPS_DASHBOARD_URL", "http://", "http:// or https:// url"),
     ],
 )
 def test_an_invalid_value_is_one_line_naming_the_variable(

@@ -110,6 +110,10 @@ def on_ack(
         respond(text=str(err), response_type="ephemeral", replace_original=False)
         return
     db = ctx.db()
+    if outbox.get_alarm(db, event_id) is None:
+        text = "This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded."
+        respond(text=text, response_type="ephemeral", replace_original=False)
+        return
     recorded, created = acknowledge(db, event_id, user, now_ms())
     if not created:
         config, _ = _config(ctx)
@@ -165,6 +169,10 @@ def on_silence(
         respond(text=text, response_type="ephemeral", replace_original=False)
         return
     db = ctx.db()
+    if read.panel_detail(db, resource_id, activities=0) is None:
+        text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
+        respond(text=text, response_type="ephemeral", replace_original=False)
+        return
     config, _ = _config(ctx)
     at = now_ms()
     shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))

@@ -48,6 +48,9 @@ def main(argv: list[str]) -> int:
     quiet = max(logging.WARNING, logging.getLevelName(args.log_level))
     for noisy in ("slack_bolt", "httpx", "httpcore"):  # one line per HTTP request is too much at INFO
         logging.getLogger(noisy).setLevel(quiet)
+    # slack_sdk logs a response_url it could not reach at ERROR, though that URL came with the request; every
+    # caller logs the failure itself, as the WARNING it is (bot/listener_errors.py, the router, answer_later).
+    logging.getLogger("slack_sdk.webhook.client").setLevel(logging.CRITICAL)
 
     from bot.app import build_app
     from bot.context import build_context

@@ -13,6 +13,7 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
+from bot.listener_errors import is_answer_failure
 from bot.render.common import blocks_to_dicts, escape
 from bot.roles import Role
 from bot.slash.parse import parse_text
@@ -174,8 +175,11 @@ def run_sam(ctx: AppContext, body: dict[str, Any], respond: Respond) -> None:
     if reply is not None:
         try:
             answer(respond, reply)
-        except Exception:
-            log.exception("%s: could not answer through response_url", reference)
+        except Exception as err:
+            if not is_answer_failure(err):
+                log.exception("%s: could not answer", reference)
+            else:
+                log.warning("%s: could not answer through response_url: %s", reference, type(err).__name__)
 
 
 def ack_at_once(ack: Ack) -> None:

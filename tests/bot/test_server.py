@@ -197,6 +197,95 @@ def test_an_idle_connection_is_closed(bot: BotProcess) -> None:
     assert answer == b"" and took < CUT_WITHIN_S
 
 
+# -- signed payloads of the wrong shape (bolt's routing would trip on them: bot/envelope.py) ----------------
+
+BLOCK_ACTIONS = {
+    "type": "block_actions",
+    "user": {"id": "U_SOMEONE"},
+    "team": {"id": "T1"},
+    "response_url": "http://127.0.0.1:9/respond",
+    "actions": [{"action_id": "alarm_ack", "block_id": "b", "type": "button", "value": "EV-1"}],
+}
+VIEW_SUBMISSION = {
+    "type": "view_submission",
+    "user": {"id": "U_SOMEONE"},
+    "team": {"id": "T1"},
+    "view": {
+        "id": "V1",
+        "type": "modal",
+        "callback_id": "task_update",
+        "private_metadata": "{}",
+        "state": {},
+    },
+}
+
+
+def post_payload(bot: BotProcess, payload: object) -> httpx.Response:
+    return bot.post_signed(urlencode({"payload": json.dumps(payload)}).encode())
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {**BLOCK_ACTIONS, "actions": "x"},
+        {**BLOCK_ACTIONS, "actions": []},
+        {**BLOCK_ACTIONS, "actions": [{"value": "no action id"}]},
+        {**BLOCK_ACTIONS, "user": None},
+        {**BLOCK_ACTIONS, "response_url": "file:///etc/passwd"},
+        {**VIEW_SUBMISSION, "view": {"id": "V1", "callback_id": "task_update"}},
+        {**VIEW_SUBMISSION, "view": "x"},
+        {"type": 7},
+        ["not", "an", "object"],
+    ],
+)
+def test_signed_payloads_of_the_wrong_shape_get_400(bot: BotProcess, payload: object) -> None:
+    response = post_payload(bot, payload)
+    assert response.status_code == 400, response.text
+    assert_clean(bot, response)
+
+
+JSON_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _replace(value: object, path: list[str | int], new: object) -> object:
+    """A copy of `value` with the piece at `path` (as far as it exists) replaced by `new`."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict) and head in value:
+        return {**value, head: _replace(value[head], rest, new)}
+    if isinstance(value, list) and isinstance(head, int) and head < len(value):
+        return [_replace(v, rest, new) if i == head else v for i, v in enumerate(value)]
+    return new
+
+
+PATHS: list[list[str | int]] = [
+    ["type"], ["user"], ["user", "id"], ["actions"], ["actions", 0], ["actions", 0, "action_id"],
+    ["actions", 0, "value"], ["response_url"], ["view"], ["view", "type"], ["view", "private_metadata"],
+    ["view", "state"], ["team"],
+]  # fmt: skip
+
+
+@settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(base=st.sampled_from([BLOCK_ACTIONS, VIEW_SUBMISSION]), path=st.sampled_from(PATHS), new=JSON_VALUE)
+def test_fuzz_signed_payloads_with_a_piece_replaced_never_get_a_500(
+    bot: BotProcess, base: dict[str, object], path: list[str | int], new: object
+) -> None:
+    response = post_payload(bot, _replace(base, path, new))
+    assert response.status_code < 500, (response.status_code, response.text)
+    assert "Traceback" not in response.text
+
+
 # -- random requests (hypothesis; a fixed seed and a bounded number of examples) ----------------------------
 
 CONTENT_TYPES = st.sampled_from(

@@ -76,3 +76,22 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     assert 115 * 60_000 < until - int(time.time() * 1000) <= 120 * 60_000
     [entry] = [e for e in audit.recent(db) if e.command.startswith("alarm silence")]
     assert (entry.slack_user, entry.command, entry.outcome) == ("U_BOB", "alarm silence 777 120m", "ok")
+
+
+def test_acknowledge_and_silence_refuse_what_the_cache_does_not_hold(tmp_path: Path) -> None:
+    db_path = tmp_path / "cache.db"
+    seed(db_path)
+    roles = '[roles]\ntechnicians = ["U_BOB"]\n'
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=roles) as bot:
+        bot.send_action(click("alarm_ack", "EV-NOT-CACHED", "U_BOB", slack.response_url("ack")))
+        [answer] = slack.wait_for(lambda: slack.responses("ack"), timeout=30)
+        assert "not in samops' cache" in answer.params["text"]
+        bot.send_action(click("alarm_silence_30", json.dumps({"r": 4242424242, "m": 30}), "U_BOB",
+                              slack.response_url("silence")))  # fmt: skip
+        [refused] = slack.wait_for(lambda: slack.responses("silence"), timeout=30)
+        assert "not in samops' cache" in refused.params["text"]
+        assert slack.calls_to("chat.update") == []
+    db = open_cache(db_path)
+    assert outbox.get_ack(db, "EV-NOT-CACHED") is None
+    assert outbox.silence_until(db, 4242424242) is None
+    assert [e for e in audit.recent(db) if e.command.startswith("alarm silence")] == []

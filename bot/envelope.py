@@ -46,13 +46,16 @@ class _SlashCommand(_Shape):
     response_url: Url | None = None
 
 
-class _Interactive(_Shape):
+class _Payload(_Shape):
     type: Text
-    user: _User | None = None
     response_url: Url | None = None
 
 
-class _BlockActions(_Interactive):
+class _Interactive(_Payload):
+    user: _User | None = None
+
+
+class _BlockActions(_Payload):
     user: _User
     actions: Annotated[list[_Action], Field(min_length=1)]
     view: _View | None = None
@@ -65,7 +68,7 @@ class _BlockActions(_Interactive):
         return self
 
 
-class _ViewPayload(_Interactive):
+class _ViewPayload(_Payload):
     user: _User
     view: _View
 

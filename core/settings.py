@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     # The largest response body samops reads from the service.
     max_response_bytes: int = _env("SAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, ge=1024)
 
+    # The alarm poller (core/poller.py): seconds between polls, how far each poll re-reads before the last
+    # one, and how many requests group testing has in flight at once.
+    poll_interval: float = _env("SAMOPS_POLL_INTERVAL", 5.0, gt=0)
+    poll_overlap: float = _env("SAMOPS_POLL_OVERLAP", 120.0, ge=0)
+    poll_concurrency: int = _env("SAMOPS_POLL_CONCURRENCY", 8, ge=1, le=64)
+
     # Local files.
     data_dir: Path = _env("SAMOPS_DATA_DIR", Path(".samops"))
     db: Path | None = _env("SAMOPS_DB")

@@ -51,6 +51,8 @@ class SyncOptions:
     full: bool = False
     concurrency: int = 8
     overlap_ms: int = DEFAULT_OVERLAP_MS
+    # False when the alarm poller (core/poller.py, hosted by the notifier) keeps activities fresh.
+    activities: bool = True
 
 
 @dataclass
@@ -107,7 +109,7 @@ def run_sync(
         report.errors.append(message)
         with write_transaction(db):
             for table in TABLES:
-                _record_state(db, table, report.started_at, [message], None)
+                record_state(db, table, report.started_at, [message], None)
         return report
 
     org_ids = _org_ids(login, client)
@@ -122,7 +124,9 @@ def run_sync(
     synced = {rid for rid, _ in panels}
     fetched["panels"].rows = [writes.panel_row(r) for r in login.resources or [] if r.resource_id in synced]
 
-    cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in CURSOR_TABLES}
+    tables = [t for t in TABLES if options.activities or t != "activities"]
+    cursor_tables = [t for t in CURSOR_TABLES if t in tables]
+    cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in cursor_tables}
     jobs = _jobs(client, login.user_id, org_ids, panels, cursors, options.overlap_ms, report.started_at)
     written: list[str] = []
 
@@ -134,7 +138,7 @@ def run_sync(
     write("panels")
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
-    for table in TABLES:
+    for table in tables:
         if table not in written:
             write(table)
     _record_rejections(db, client, report)
@@ -188,7 +192,7 @@ def _jobs(
     # Table after table (the pool takes jobs in order), so that tables finish, and get written, one by one.
     jobs += [("sensors", rid, f"panel {rid}", _sensors(client, rid, org)) for rid, org in panels]
     jobs += [("controllers", rid, f"panel {rid}", _controllers(client, rid, org)) for rid, org in panels]
-    for table in CURSOR_TABLES:
+    for table in cursors:
         for rid, org in panels:
             cursor = cursors[table].get(rid)
             start = None if cursor is None else max(0, cursor - overlap_ms)
@@ -299,7 +303,7 @@ def _write_table(
             keep = (r[0] for r in data.rows) if table in CURSOR_TABLES else (r[pk] for r in data.rows)
             report.deleted[table] = writes.delete_missing(db, table, pk, keep, spare, spare_column)
         cursor = report.started_at if table in CURSOR_TABLES and not data.errors else None
-        _record_state(db, table, report.started_at, data.errors, cursor)
+        record_state(db, table, report.started_at, data.errors, cursor)
     report.rows[table] = count
     report.errors.extend(data.errors)
 
@@ -309,7 +313,7 @@ def _panels_of_orgs(db: sqlite_utils.Database, orgs: Iterable[int]) -> set[int]:
     return {r[0] for r in db.execute(f"SELECT resource_id FROM panels WHERE org_id IN ({marks})", list(orgs))}
 
 
-def _record_state(
+def record_state(
     db: sqlite_utils.Database, table: str, at: int, errors: list[str], cursor: int | None
 ) -> None:
     """sync_state of `table`: last_success only when nothing failed; the first error, with how many more."""

@@ -52,6 +52,7 @@ def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) ->
             "SAMOPS_DASHBOARD_PASSWORD",
             "SAMOPS_DASHBOARD_URL",
         ),
+        *("SAMOPS_POLL_INTERVAL", "SAMOPS_POLL_OVERLAP", "SAMOPS_POLL_CONCURRENCY"),
     }
     assert settings.max_response_bytes == 16 * 1024 * 1024
     assert (settings.bot_port, settings.dashboard_port, settings.db_path) == (

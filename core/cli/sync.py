@@ -1,6 +1,6 @@
 """`samops sync`: pull the configured service (or the simulator) into the local SQLite cache.
 
-    samops sync [--once | --every SECONDS] [--full] [--db PATH] [--concurrency N]
+    samops sync [--once | --every SECONDS] [--full] [--no-activities] [--db PATH] [--concurrency N]
 
 Exit codes: 0 everything synced, 1 something failed (recorded in sync_state, see `samops status`), 2 usage.
 """
@@ -52,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--full", action="store_true", help="refetch everything and drop what the service no longer has"
+    )
+    p.add_argument(
+        "--no-activities",
+        action="store_true",
+        help="leave operation 3's activities to the alarm poller (`samops notify`, as `samops up` runs it)",
     )
     p.add_argument(
         "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
@@ -133,7 +138,12 @@ def main(argv: list[str]) -> int:
     except (SchemaTooNewError, OSError, Exception) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
-    options = SyncOptions(full=args.full, concurrency=args.concurrency, overlap_ms=DEFAULT_OVERLAP_MS)
+    options = SyncOptions(
+        full=args.full,
+        concurrency=args.concurrency,
+        overlap_ms=DEFAULT_OVERLAP_MS,
+        activities=not args.no_activities,
+    )
     code = 0
     try:
         with SamClient(settings) as client:

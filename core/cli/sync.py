@@ -48,7 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     when = p.add_mutually_exclusive_group()
     when.add_argument("--once", action="store_true", help="sync once and exit (the default)")
     when.add_argument(
-        "--every", type=_seconds, metavar="SECONDS", help="sync again every SECONDS until stopped"
+        "--every",
+        type=_seconds,
+        metavar="SECONDS",
+        help="sync again every SECONDS until stopped; the slow tables only when due (SAMOPS_REFRESH_*)",
     )
     p.add_argument(
         "--full", action="store_true", help="refetch everything and drop what the service no longer has"
@@ -138,11 +141,15 @@ def main(argv: list[str]) -> int:
     except (SchemaTooNewError, OSError, Exception) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
+    from core.tiers import schedules
+
     options = SyncOptions(
         full=args.full,
         concurrency=args.concurrency,
         overlap_ms=DEFAULT_OVERLAP_MS,
         activities=not args.no_activities,
+        # --every: each slow table on its own schedule (SAMOPS_REFRESH_*); --once and --full: everything.
+        schedules=schedules(settings) if args.every is not None else None,
     )
     code = 0
     try:

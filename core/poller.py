@@ -76,7 +76,8 @@ class Poller:
             else:
                 start = (since or report.started_at) - self.history_ms
             try:
-                found, rounds = self._attribute(db, org, ids, start, report.started_at + AHEAD_MS)
+                end = report.started_at + AHEAD_MS
+                found, rounds = self._attribute(db, org, ids, start, end, dense=cursor is None)
             except SamError as err:
                 report.errors.append(f"activities of organization {org}: {err}")
                 first = first or err
@@ -118,12 +119,12 @@ class Poller:
             upsert_dicts(db, "panels", [panel_row(p) for p in panels], "resource_id")
 
     def _attribute(
-        self, db: sqlite_utils.Database, org: int, ids: list[int], start: int, end: int
+        self, db: sqlite_utils.Database, org: int, ids: list[int], start: int, end: int, dense: bool
     ) -> tuple[list[Attributed], int]:
         def known(event_ids: Collection[str]) -> set[str]:
             return known_events(db, event_ids)
 
-        test = GroupTest(self.client, org or None, max(0, start), end, known, self.concurrency)
+        test = GroupTest(self.client, org or None, max(0, start), end, known, self.concurrency, dense)
         found = test.run(ids)
         return found, test.rounds
 

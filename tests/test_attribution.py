@@ -111,3 +111,15 @@ def test_a_panel_id_on_the_records_is_used_without_splitting(tmp_path: Path, nam
         assert activity_requests(named) - before == orgs  # the probe per organization was enough
     assert attributed(db, list(expected)) == expected
     assert report.rounds == 1
+
+
+def test_a_first_poll_attributes_a_days_history_to_the_right_panels(tmp_path: Path, fleet: Simulator) -> None:
+    now = int(time.time() * 1000)
+    with SamClient(Settings(base_url=fleet.base_url, max_retries=0)) as client:
+        db = open_cache(tmp_path / "cache.db")
+        Poller(client).poll(db, now)  # no cursor: the last 24 h
+    since = now - 24 * 3_600_000
+    truth = httpx.get(f"{fleet.root_url}/_sim/activities", params={"since": since}, timeout=30).json()
+    expected = {a["eventId"]: a["resourceId"] for a in truth if a["activityTime"] >= since}
+    assert len(expected) > PANELS  # most panels have something: the panel-by-panel case
+    assert attributed(db, list(expected)) == expected

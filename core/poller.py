@@ -25,7 +25,6 @@ from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
 from core.client import SamClient
 from core.errors import SamError
-from core.sync import record_state
 
 log = logging.getLogger("samops.poller")
 
@@ -89,8 +88,7 @@ class Poller:
             report.new += len(found)
             report.rounds = max(report.rounds, rounds)
         with write_transaction(db):
-            # sync_state tells `samops status` and the dashboard how fresh activities are.
-            record_state(db, "activities", report.started_at, report.errors, None)
+            _record_poll(db, report)
         if first is not None:
             raise first
         self.last_success = report.started_at
@@ -110,7 +108,7 @@ class Poller:
         result = self.client.login()
         panels = [p for p in result.panels if p.resource_id is not None]
         wanted = self.client.settings.organization_id
-        if wanted is not None:
+        if any(p.org_id == wanted for p in panels):  # SAM_ORGANIZATION_ID narrows, as in the sync
             panels = [p for p in panels if p.org_id == wanted]
         self._panels = {}
         for panel in panels:
@@ -148,6 +146,29 @@ def _row(found: Attributed, org: int) -> tuple[object, ...]:
     row = activity_row(found.activity, found.panel, org or None)
     # activity_row prefers a panel id sent on the record; here the group test's answer is the proof.
     return (row[0], found.panel, *row[2:])
+
+
+def _record_poll(db: sqlite_utils.Database, report: PollReport) -> None:
+    """sync_state of activities, which `samops status` and the dashboard read for freshness. Rows are
+    counted up by what was new, not recounted: a count(*) would grow with the history on every poll."""
+    error = None
+    if report.errors:
+        more = len(report.errors) - 1
+        error = report.errors[0] + (f" (and {more} more)" if more else "")
+    at = report.started_at
+    values = [None if error else at, error, at if error else None, at]
+    updated = db.conn.execute(
+        "UPDATE sync_state SET last_success = coalesce(?, last_success),"
+        " last_error = coalesce(?, last_error), last_error_at = coalesce(?, last_error_at),"
+        " last_attempt = ?, rows = coalesce(rows, 0) + ? WHERE table_name = 'activities'",
+        [*values, report.new],
+    ).rowcount
+    if not updated:  # the first poll of a new cache: counted once
+        db.conn.execute(
+            "INSERT INTO sync_state (table_name, last_success, last_error, last_error_at, last_attempt, rows)"
+            " VALUES ('activities', ?, ?, ?, ?, (SELECT count(*) FROM activities))",
+            values,
+        )
 
 
 def _cursors(db: sqlite_utils.Database) -> dict[int, int]:

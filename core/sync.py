@@ -113,7 +113,7 @@ def run_sync(
         report.errors.append(message)
         with write_transaction(db):
             for table in TABLES:
-                record_state(db, table, report.started_at, [message], None)
+                _record_state(db, table, report.started_at, [message], None)
         return report
 
     org_ids = _org_ids(login, client)
@@ -323,7 +323,7 @@ def _write_table(
             keep = (r[0] for r in data.rows) if table in CURSOR_TABLES else (r[pk] for r in data.rows)
             report.deleted[table] = writes.delete_missing(db, table, pk, keep, spare, spare_column)
         cursor = report.started_at if table in CURSOR_TABLES and not data.errors else None
-        record_state(db, table, report.started_at, data.errors, cursor)
+        _record_state(db, table, report.started_at, data.errors, cursor)
     report.rows[table] = count
     report.errors.extend(data.errors)
 
@@ -333,7 +333,7 @@ def _panels_of_orgs(db: sqlite_utils.Database, orgs: Iterable[int]) -> set[int]:
     return {r[0] for r in db.execute(f"SELECT resource_id FROM panels WHERE org_id IN ({marks})", list(orgs))}
 
 
-def record_state(
+def _record_state(
     db: sqlite_utils.Database, table: str, at: int, errors: list[str], cursor: int | None
 ) -> None:
     """sync_state of `table`: last_success only when nothing failed; the first error, with how many more."""

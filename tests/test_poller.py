@@ -92,6 +92,9 @@ def test_windows_larger_than_a_page_are_walked_page_by_page(tmp_path: Path, heal
         report = poller.poll(db)
     assert attributed(db, list(expected)) == expected
     assert report.new == 15
+    state = db.execute("SELECT last_success, rows FROM sync_state WHERE table_name = 'activities'").fetchone()
+    count = db.execute("SELECT count(*) FROM activities").fetchone()[0]
+    assert state == (report.started_at, count)  # what status and the dashboard show as activities' freshness
 
 
 def test_the_service_failing_halfway_through_a_poll_loses_nothing(tmp_path: Path, healthy: Simulator) -> None:

@@ -68,6 +68,21 @@ class Settings(BaseSettings):
     # The largest response body samops reads from the service.
     max_response_bytes: int = _env("SAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, ge=1024)
 
+    # The alarm poller (core/poller.py): seconds between polls, how far each poll re-reads before the last
+    # one, and how many requests group testing has in flight at once.
+    poll_interval: float = _env("SAMOPS_POLL_INTERVAL", 5.0, gt=0)
+    poll_overlap: float = _env("SAMOPS_POLL_OVERLAP", 120.0, ge=0)
+    poll_concurrency: int = _env("SAMOPS_POLL_CONCURRENCY", 8, ge=1, le=64)
+
+    # Tiered freshness of the slow tables under `samops sync --every` (core/tiers.py): seconds between
+    # refreshes of each panel's (or organization's) records, spread over the interval.
+    refresh_sensors: float = _env("SAMOPS_REFRESH_SENSORS", 600.0, gt=0)
+    refresh_controllers: float = _env("SAMOPS_REFRESH_CONTROLLERS", 600.0, gt=0)
+    refresh_push_history: float = _env("SAMOPS_REFRESH_PUSH_HISTORY", 600.0, gt=0)
+    refresh_users: float = _env("SAMOPS_REFRESH_USERS", 600.0, gt=0)
+    refresh_cameras: float = _env("SAMOPS_REFRESH_CAMERAS", 600.0, gt=0)
+    refresh_controller_values: float = _env("SAMOPS_REFRESH_CONTROLLER_VALUES", 600.0, gt=0)
+
     # Local files.
     data_dir: Path = _env("SAMOPS_DATA_DIR", Path(".samops"))
     db: Path | None = _env("SAMOPS_DB")

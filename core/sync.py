@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlite_utils
 
+from core import tiers
 from core.cache import writes
 from core.cache.schema import REJECTED_RECORDS
 from core.cache.transactions import write_transaction
@@ -51,6 +52,11 @@ class SyncOptions:
     full: bool = False
     concurrency: int = 8
     overlap_ms: int = DEFAULT_OVERLAP_MS
+    # False when the alarm poller (core/poller.py, hosted by the notifier) keeps activities fresh.
+    activities: bool = True
+    # Tiered freshness (`sync --every`): only the scopes of these tables that are due. None (and --full):
+    # everything at once.
+    schedules: dict[str, tiers.Schedule] | None = None
 
 
 @dataclass
@@ -118,8 +124,12 @@ def run_sync(
     synced = {rid for rid, _ in panels}
     fetched["panels"].rows = [writes.panel_row(r) for r in login.resources or [] if r.resource_id in synced]
 
-    cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in CURSOR_TABLES}
+    tables = [t for t in TABLES if options.activities or t != "activities"]
+    cursor_tables = [t for t in CURSOR_TABLES if t in tables]
+    cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in cursor_tables}
     jobs = _jobs(client, login.user_id, org_ids, panels, cursors, options.overlap_ms, report.started_at)
+    due = _due(db, options, org_ids, [rid for rid, _ in panels], report.started_at)
+    jobs = [job for job in jobs if job[0] not in due or job[1] in due[job[0]]]
     written: list[str] = []
 
     def write(table: str) -> None:
@@ -130,11 +140,23 @@ def run_sync(
     write("panels")
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
-    for table in TABLES:
-        if table not in written:
+    for table in tables:
+        if table not in written and (table not in due or due[table]):  # a tier with nothing due: untouched
             write(table)
     _record_rejections(db, client, report)
     return report
+
+
+def _due(
+    db: sqlite_utils.Database, options: SyncOptions, org_ids: list[int], panel_ids: list[int], now: int
+) -> dict[str, set[int]]:
+    """The scopes due of each tiered table (absent: every scope)."""
+    if options.schedules is None or options.full:
+        return {}
+    return {
+        table: set(schedule.due(org_ids if table in PER_ORG else panel_ids, tiers.refreshed(db, table), now))
+        for table, schedule in options.schedules.items()
+    }
 
 
 def _record_rejections(db: sqlite_utils.Database, client: SamClient, report: SyncReport) -> None:
@@ -184,7 +206,7 @@ def _jobs(
     # Table after table (the pool takes jobs in order), so that tables finish, and get written, one by one.
     jobs += [("sensors", rid, f"panel {rid}", _sensors(client, rid, org)) for rid, org in panels]
     jobs += [("controllers", rid, f"panel {rid}", _controllers(client, rid, org)) for rid, org in panels]
-    for table in CURSOR_TABLES:
+    for table in cursors:
         for rid, org in panels:
             cursor = cursors[table].get(rid)
             start = None if cursor is None else max(0, cursor - overlap_ms)
@@ -287,6 +309,8 @@ def _write_table(
         else:
             rows = [r for r in data.rows if r.get(pk) is not None]
             count = writes.upsert_dicts(db, table, rows, pk) if rows else 0
+        if table in tiers.TIERED:
+            tiers.mark_refreshed(db, table, data.by_scope, report.started_at)
         if full:
             spare_column = "org_id" if table in ("users", "cameras") else "resource_id"
             spare = data.failed_scopes

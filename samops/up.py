@@ -185,7 +185,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--dashboard-port", type=int, help="the dashboard's port (default: SAMOPS_DASHBOARD_PORT or 8501)"
     )
     parser.add_argument("--sync-every", type=float, default=30.0, metavar="SECONDS")
-    parser.add_argument("--notify-interval", type=float, default=15.0, metavar="SECONDS")
+    parser.add_argument(
+        "--notify-interval", type=float, metavar="SECONDS", help="alarm polls (default: SAMOPS_POLL_INTERVAL)"
+    )
     parser.add_argument("--no-bot", action="store_true")
     parser.add_argument("--no-notify", action="store_true")
     parser.add_argument("--no-dashboard", action="store_true")
@@ -201,7 +203,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         value = getattr(args, name)
         if value is not None and not 0 < value < 65536:
             parser.error(f"--{name.replace('_', '-')} must be a port number (1-65535)")
-    if args.sync_every <= 0 or args.notify_interval <= 0:
+    if args.sync_every <= 0 or (args.notify_interval is not None and args.notify_interval <= 0):
         parser.error("--sync-every and --notify-interval must be positive")
     return args
 
@@ -338,9 +340,14 @@ def first_sync(env: dict[str, str], supervisor: Supervisor) -> None:
 
 
 def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -> None:
-    supervisor.add("sync", samops("sync", "--every", str(args.sync_every)))
-    if not args.no_notify:
-        supervisor.add("notify", samops("notify", "--interval", str(args.notify_interval)))
+    # Exactly one process polls activities: the notifier (it hosts the alarm poller, so an alarm reaches its
+    # card in one poll); the sync keeps the slow tables. Without the notifier, the sync polls them itself.
+    if args.no_notify:
+        supervisor.add("sync", samops("sync", "--every", str(args.sync_every)))
+    else:
+        supervisor.add("sync", samops("sync", "--every", str(args.sync_every), "--no-activities"))
+        interval = [] if args.notify_interval is None else ["--interval", str(args.notify_interval)]
+        supervisor.add("notify", samops("notify", "--source", "service", *interval))
     if not args.no_bot:
         supervisor.add("bot", samops("bot"))
     if not args.no_dashboard:

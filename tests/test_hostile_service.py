@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from core.cli import status
+from core.tiers import TIERED
 from tests.support.bot import BOT_TOKEN, SIGNING_SECRET, BotProcess, run_bot
 from tests.support.hostile_service import (
     HUGE_INTS,
@@ -198,7 +199,8 @@ def test_sync_every_keeps_running_through_every_hostility(service: HostileServic
         proc = subprocess.Popen(
             samops_cmd("sync", "--every", "0.2"),
             cwd=ROOT,
-            env=environment(service, tmp_path),
+            # Every slow table due on every tick (tiered freshness), so each round meets the plan.
+            env=environment(service, tmp_path) | {f"SAMOPS_REFRESH_{t.upper()}": "0.01" for t in TIERED},
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,

@@ -52,6 +52,9 @@ def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) ->
             "SAMOPS_DASHBOARD_PASSWORD",
             "SAMOPS_DASHBOARD_URL",
         ),
+        *("SAMOPS_POLL_INTERVAL", "SAMOPS_POLL_OVERLAP", "SAMOPS_POLL_CONCURRENCY"),
+        *("SAMOPS_REFRESH_SENSORS", "SAMOPS_REFRESH_CONTROLLERS", "SAMOPS_REFRESH_PUSH_HISTORY"),
+        *("SAMOPS_REFRESH_USERS", "SAMOPS_REFRESH_CAMERAS", "SAMOPS_REFRESH_CONTROLLER_VALUES"),
     }
     assert settings.max_response_bytes == 16 * 1024 * 1024
     assert (settings.bot_port, settings.dashboard_port, settings.db_path) == (

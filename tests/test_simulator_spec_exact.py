@@ -14,7 +14,6 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bot.notify import source as source_module
 from bot.notify.source import ServiceSource
 from bot.render.lists import cameras_blocks
 from core import read
@@ -157,16 +156,12 @@ def notifier_cache(path: Path) -> Any:
     return db
 
 
-def test_service_source_attributes_every_alarm_to_its_own_panel(
-    tmp_path: Path, exact: Simulator, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # No overlap: seeded history a minute or two old must not make the idle poll look busy.
-    monkeypatch.setattr(source_module, "OVERLAP_MS", 0)
+def test_service_source_attributes_every_alarm_to_its_own_panel(tmp_path: Path, exact: Simulator) -> None:
     db = notifier_cache(tmp_path / "cache.db")
     with SamClient(Settings(base_url=exact.base_url, max_retries=0)) as client:
         login = client.login()
         panels = {p.resource_id: p.org_id for p in login.panels}
-        source = ServiceSource(client, push_history_every=1000)
+        source = ServiceSource(client)
         since = int(time.time() * 1000)  # the notifier's baseline
         source.poll(db, since)  # the first poll reads the history
         before = activity_requests(exact)
@@ -178,21 +173,18 @@ def test_service_source_attributes_every_alarm_to_its_own_panel(
     assert attributed(db, list(expected)) == expected
 
 
-def test_service_source_uses_a_panel_id_the_service_sends(
-    tmp_path: Path, extended: Simulator, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(source_module, "OVERLAP_MS", 0)
+def test_service_source_uses_a_panel_id_the_service_sends(tmp_path: Path, extended: Simulator) -> None:
     db = notifier_cache(tmp_path / "cache.db")
     with SamClient(Settings(base_url=extended.base_url, max_retries=0)) as client:
         panels = sorted(p.resource_id for p in client.login().panels if p.org_id == 1001)
-        source = ServiceSource(client, push_history_every=1000)
+        source = ServiceSource(client)
         since = int(time.time() * 1000)  # the notifier's baseline
         source.poll(db, since)
         expected = {event: rid for rid in panels[:3] for event in inject(extended, rid)}
         before = activity_requests(extended)
         source.poll(db, since)
-        # A probe per organization, and one walk where something is new: no request per panel.
-        assert activity_requests(extended) - before == 2 + 1
+        # A probe per organization: the panel ids on the records spare every split.
+        assert activity_requests(extended) - before == 2
     assert attributed(db, list(expected)) == expected
 
 

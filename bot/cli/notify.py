@@ -21,9 +21,13 @@ from core.settings import Settings, settings_or_report
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="samops notify", description="Post alarms into Slack channels.")
     parser.add_argument("--once", action="store_true", help="one poll, deliver what it found, then exit")
-    parser.add_argument("--interval", type=float, help="seconds between polls (default: config, else 15)")
     parser.add_argument(
-        "--source", choices=("cache", "service"), help="where alarms come from (default: config)"
+        "--interval", type=float, help="seconds between polls (default: config, else SAMOPS_POLL_INTERVAL)"
+    )
+    parser.add_argument(
+        "--source",
+        choices=("cache", "service"),
+        help="where alarms come from (default: config, else service: this process polls the service)",
     )
     parser.add_argument(
         "--check-config", action="store_true", help="print the rules and check them, then exit"
@@ -79,12 +83,13 @@ def run(
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     db = open_cache(args.db or settings.db_path)
     source: Source
-    if (args.source or config.source) == "service":
+    if _source(args, config) == "service":
         from core.client import SamClient
 
         source = ServiceSource(SamClient(settings), history_hours=config.summary_hours)
     else:
         source = CacheSource()
+    interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
     def log(message: str) -> None:
@@ -95,9 +100,23 @@ def run(
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     mode = "console" if delivery.console else "slack"
-    log(f"samops notify: source {source.name}, {mode} delivery, every {args.interval or config.interval:g} s")
-    notifier.run(args.interval or config.interval, stop, once=args.once)
+    log(f"samops notify: source {source.name}, {mode} delivery, every {interval:g} s")
+    notifier.run(interval, stop, once=args.once)
     return 0
+
+
+def _source(args: argparse.Namespace, config: NotifyConfig) -> str:
+    """--source, else the config's `source`, else `service`: the notifier hosts the alarm poller."""
+    if args.source:
+        return str(args.source)
+    return config.source if "source" in config.model_fields_set else "service"
+
+
+def _interval(args: argparse.Namespace, config: NotifyConfig, settings: Settings) -> float:
+    """--interval, else the config's `interval`, else SAMOPS_POLL_INTERVAL."""
+    if args.interval is not None:
+        return float(args.interval)
+    return config.interval if "interval" in config.model_fields_set else settings.poll_interval
 
 
 def check_config(config: NotifyConfig, slack: WebClient | None, console: Console) -> int:
@@ -120,7 +139,9 @@ def check_config(config: NotifyConfig, slack: WebClient | None, console: Console
         f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
-    console.print(f"source: {config.source}, every {config.interval:g} s, time zone {config.timezone}")
+    source = config.source if "source" in config.model_fields_set else "service"
+    every = f"{config.interval:g} s" if "interval" in config.model_fields_set else "SAMOPS_POLL_INTERVAL"
+    console.print(f"source: {source}, every {every}, time zone {config.timezone}")
     if default is None:
         problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
     problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]

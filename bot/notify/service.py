@@ -3,7 +3,9 @@ and send health notices.
 
 Exactly once: an alarm is recorded 'pending' in the same transaction that discovers it, posted, then
 recorded 'posted' with its ts. A crash between the post and the record repeats that one message on the
-next start; nothing is lost because discovery is "every alarm after the baseline not in the outbox yet".
+next start; nothing is lost because discovery is "every alarm after the watermark (minus an overlap, never
+before the baseline or what the source may still write) not in the outbox yet". The watermark keeps a
+poll's cost that of the overlap window, not of the install's history.
 """
 
 from __future__ import annotations
@@ -119,7 +121,9 @@ class Notifier:
     def discover(self) -> int:
         """Record every new alarm in the outbox ('pending', or 'silenced'), in one transaction."""
         with write_transaction(self.db):
-            found = outbox.undiscovered_alarms(self.db, self.baseline())
+            since = outbox.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
+            found = outbox.undiscovered_alarms(self.db, since)
+            outbox.advance_watermark(self.db, found, now_ms())
             silenced = outbox.silenced_panels(self.db, now_ms())
             entries = [
                 (

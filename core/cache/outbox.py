@@ -97,8 +97,37 @@ def _alarm(row: Sequence[Any]) -> Alarm:
     return alarm_from(dict(zip(ALARM_FIELDS, row, strict=False)))
 
 
+# Discovery re-reads this much before its watermark. It covers the sync's own overlap (core.sync, 10 min)
+# and the poller's (SAMOPS_POLL_OVERLAP, 2 min by default): activities written later are never older.
+DISCOVERY_OVERLAP_MS = 10 * 60_000
+WATERMARK = "discovery_watermark"
+
+
+def discovery_since(db: sqlite_utils.Database, baseline: int, floor: int | None = None) -> int:
+    """Where discovery starts: the watermark (the latest activity time discovered) minus the overlap, never
+    before the baseline. `floor` is the oldest point a source may still write activities at (a poller's
+    oldest cursor): while an organization fails, its late activities are still found when it recovers."""
+    watermark = get_state(db, WATERMARK)
+    if watermark is None:
+        return baseline
+    start = int(watermark) if floor is None else min(int(watermark), floor)
+    return max(baseline, start - DISCOVERY_OVERLAP_MS)
+
+
+def advance_watermark(db: sqlite_utils.Database, found: list[Alarm], now: int) -> None:
+    """Move the watermark to the latest activity time among `found`, never past `now` (a panel's clock in
+    the future must not hide the alarms after it) and never back."""
+    if not found:
+        return
+    latest = min(max(a.activity_time for a in found), now)
+    current = get_state(db, WATERMARK)
+    if current is None or latest > int(current):
+        set_state(db, WATERMARK, str(latest))
+
+
 def undiscovered_alarms(db: sqlite_utils.Database, since: int, limit: int = 10_000) -> list[Alarm]:
-    """Alarms at or after `since` (epoch-ms) that are not in the outbox yet, oldest first."""
+    """Alarms at or after `since` (epoch-ms) that are not in the outbox yet, oldest first. With `since` from
+    `discovery_since`, the index on activity_time keeps the cost that of the overlap, whatever the history."""
     rows = db.execute(
         f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
         "WHERE a.activity_time >= ? AND " + ALARM_SQL + " "

@@ -71,6 +71,7 @@ def main(argv: list[str]) -> int:
             " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT 5"
         ).fetchall()
         rejected = _rejected(db)
+        schedules = _schedules(db, settings)
     finally:
         db.close()
 
@@ -95,6 +96,13 @@ def main(argv: list[str]) -> int:
             f"[red]{error}[/red]" if stale else f"[dim]{error}[/dim]",
         )
     console.print(table)
+    polled, refreshes = schedules
+    console.print(
+        f"Schedules: activities every {settings.poll_interval:g} s by the alarm poller (`samops notify`), "
+        f"last poll {ago(polled, now)}"
+    )
+    for name, every, oldest in refreshes:
+        console.print(f"  {name} every {every}, spread over it; oldest refresh {ago(oldest, now)}")
     console.print(f"Notifier backlog: {backlog:,} pending")
     for event_id, channel, attempts, error in failing:
         console.print(f"  [red]{event_id}[/red] to {channel}: {attempts} attempts, last error: {error}")
@@ -107,6 +115,24 @@ def main(argv: list[str]) -> int:
             f"  [yellow]{escape(key.describe(count))}[/yellow]", soft_wrap=True
         )  # one line, greppable
     return 0
+
+
+def _schedules(db: Any, settings: Any) -> tuple[int | None, list[tuple[str, str, int | None]]]:
+    """(the alarm poller's latest poll, [(table, its refresh interval, its oldest refresh)])."""
+    from core import tiers
+    from core.poller import CURSOR_TABLE
+
+    row = db.execute("SELECT max(cursor) FROM panel_cursors WHERE table_name = ?", [CURSOR_TABLE]).fetchone()
+    refreshes = [
+        (table, _every(schedule.interval_ms), tiers.oldest(db, table))
+        for table, schedule in tiers.schedules(settings).items()
+    ]
+    return (row[0] if row else None), refreshes
+
+
+def _every(ms: int) -> str:
+    seconds = ms / 1000
+    return f"{seconds / 60:g} min" if seconds >= 60 and seconds % 60 == 0 else f"{seconds:g} s"
 
 
 def _rejected(db: Any) -> list[tuple[RejectionKey, int, int]]:

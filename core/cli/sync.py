@@ -1,6 +1,6 @@
 """`samops sync`: pull the configured service (or the simulator) into the local SQLite cache.
 
-    samops sync [--once | --every SECONDS] [--full] [--db PATH] [--concurrency N]
+    samops sync [--once | --every SECONDS] [--full] [--no-activities] [--db PATH] [--concurrency N]
 
 Exit codes: 0 everything synced, 1 something failed (recorded in sync_state, see `samops status`), 2 usage.
 """
@@ -48,10 +48,18 @@ def _parser() -> argparse.ArgumentParser:
     when = p.add_mutually_exclusive_group()
     when.add_argument("--once", action="store_true", help="sync once and exit (the default)")
     when.add_argument(
-        "--every", type=_seconds, metavar="SECONDS", help="sync again every SECONDS until stopped"
+        "--every",
+        type=_seconds,
+        metavar="SECONDS",
+        help="sync again every SECONDS until stopped; the slow tables only when due (SAMOPS_REFRESH_*)",
     )
     p.add_argument(
         "--full", action="store_true", help="refetch everything and drop what the service no longer has"
+    )
+    p.add_argument(
+        "--no-activities",
+        action="store_true",
+        help="leave operation 3's activities to the alarm poller (`samops notify`, as `samops up` runs it)",
     )
     p.add_argument(
         "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
@@ -133,7 +141,16 @@ def main(argv: list[str]) -> int:
     except (SchemaTooNewError, OSError, Exception) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
-    options = SyncOptions(full=args.full, concurrency=args.concurrency, overlap_ms=DEFAULT_OVERLAP_MS)
+    from core.tiers import schedules
+
+    options = SyncOptions(
+        full=args.full,
+        concurrency=args.concurrency,
+        overlap_ms=DEFAULT_OVERLAP_MS,
+        activities=not args.no_activities,
+        # --every: each slow table on its own schedule (SAMOPS_REFRESH_*); --once and --full: everything.
+        schedules=schedules(settings) if args.every is not None else None,
+    )
     code = 0
     try:
         with SamClient(settings) as client:

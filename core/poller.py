@@ -1,0 +1,189 @@
+"""The one alarm poller: every few seconds, the activities of every organization's panels into the cache.
+
+Each poll asks operation 3 once per organization, over all its panels, from that organization's cursor minus
+an overlap (activities can land a little late); what is new is attributed to its panel by group testing
+(`core.attribution`). An organization's new activities and its moved cursor are written in one
+transaction, so a crash or a failing service at any moment leaves that organization's cursor where it was:
+the next poll asks the same window again, and event-id de-duplication keeps what was already written.
+
+The cursor lives in the cache (`panel_cursors`, table name `poller`, keyed by organization id, 0 for "no
+organization"), so a restarted poller resumes where the last one stopped. The notifier hosts the poller
+(`bot/notify/source.py`) and reads what it wrote in the same cycle; the dashboard reads the same table.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from core.attribution import Attributed, GroupTest
+from core.cache.transactions import write_transaction
+from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
+from core.client import SamClient
+from core.errors import SamError
+
+log = logging.getLogger("samops.poller")
+
+CURSOR_TABLE = "poller"  # panel_cursors.table_name of the poller's per-organization cursors
+RELOGIN_EVERY = 200  # polls: picks up panels added or removed since
+AHEAD_MS = 60_000  # the window reaches this far past now: a panel's clock may run a little fast
+
+
+@dataclass
+class PollReport:
+    started_at: int
+    new: int = 0  # activities written that the cache did not have
+    rounds: int = 0  # the deepest group-testing level of any organization
+    errors: list[str] = field(default_factory=list)
+
+
+class Poller:
+    def __init__(
+        self,
+        client: SamClient,
+        overlap_ms: int = 120_000,
+        history_ms: int = 24 * 3_600_000,
+        concurrency: int = 8,
+    ) -> None:
+        self.client = client
+        self.overlap_ms = overlap_ms
+        # With no cursor yet (a fresh cache), the first poll reads this much history.
+        self.history_ms = history_ms
+        self.concurrency = concurrency
+        self._panels: dict[int, list[int]] = {}  # org (0: none) -> panel ids
+        self._polls = 0
+        self.last_success: int | None = None
+
+    def poll(self, db: sqlite_utils.Database, since: int | None = None) -> PollReport:
+        """One poll of every organization. Without a cursor, start at `since` minus the history (or now
+        minus it). Raises the first SamError after every organization had its turn: what succeeded is
+        written, what failed is asked again next poll."""
+        report = PollReport(started_at=now_ms())
+        if not self._panels or self._polls % RELOGIN_EVERY == 0:
+            self._login(db)
+        self._polls += 1
+        cursors = _cursors(db)
+        first: SamError | None = None
+        for org, ids in self._panels.items():
+            cursor = cursors.get(org)
+            if cursor is not None:
+                start = cursor - self.overlap_ms
+            else:
+                start = (since or report.started_at) - self.history_ms
+            try:
+                end = report.started_at + AHEAD_MS
+                found, rounds = self._attribute(db, org, ids, start, end, dense=cursor is None)
+            except SamError as err:
+                report.errors.append(f"activities of organization {org}: {err}")
+                first = first or err
+                continue
+            with write_transaction(db):
+                rows = [_row(f, org) for f in found]
+                upsert_activities(db, "activities", rows)
+                _set_cursor(db, org, report.started_at)
+            report.new += len(found)
+            report.rounds = max(report.rounds, rounds)
+        with write_transaction(db):
+            _record_poll(db, report)
+        if first is not None:
+            raise first
+        self.last_success = report.started_at
+        return report
+
+    def floor(self, db: sqlite_utils.Database) -> int | None:
+        """The oldest activity time the next poll may write: the oldest cursor of the organizations polled,
+        minus the overlap; 0 while an organization has none yet (its first poll reads back to before the
+        baseline); None before the first poll."""
+        cursors = _cursors(db)
+        if any(org not in cursors for org in self._panels):
+            return 0
+        polled = [cursors[org] for org in self._panels]
+        return min(polled) - self.overlap_ms if polled else None
+
+    def _login(self, db: sqlite_utils.Database) -> None:
+        result = self.client.login()
+        panels = [p for p in result.panels if p.resource_id is not None]
+        wanted = self.client.settings.organization_id
+        if any(p.org_id == wanted for p in panels):  # SAM_ORGANIZATION_ID narrows, as in the sync
+            panels = [p for p in panels if p.org_id == wanted]
+        self._panels = {}
+        for panel in panels:
+            self._panels.setdefault(panel.org_id or 0, []).append(int(panel.resource_id or 0))
+        with write_transaction(db):
+            upsert_dicts(db, "panels", [panel_row(p) for p in panels], "resource_id")
+
+    def _attribute(
+        self, db: sqlite_utils.Database, org: int, ids: list[int], start: int, end: int, dense: bool
+    ) -> tuple[list[Attributed], int]:
+        def known(event_ids: Collection[str]) -> set[str]:
+            return known_events(db, event_ids)
+
+        test = GroupTest(self.client, org or None, max(0, start), end, known, self.concurrency, dense)
+        found = test.run(ids)
+        return found, test.rounds
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[str]:
+    """The event ids the cache already holds with a panel (in chunks: SQLite bounds the ? of a statement)."""
+    ids, found = list(event_ids), set()
+    for at in range(0, len(ids), 500):
+        chunk = ids[at : at + 500]
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT event_id FROM activities WHERE event_id IN ({marks}) AND resource_id IS NOT NULL"
+        found |= {r[0] for r in db.conn.execute(sql, chunk)}
+    return found
+
+
+def _row(found: Attributed, org: int) -> tuple[object, ...]:
+    row = activity_row(found.activity, found.panel, org or None)
+    # activity_row prefers a panel id sent on the record; here the group test's answer is the proof.
+    return (row[0], found.panel, *row[2:])
+
+
+def _record_poll(db: sqlite_utils.Database, report: PollReport) -> None:
+    """sync_state of activities, which `samops status` and the dashboard read for freshness. Rows are
+    counted up by what was new, not recounted: a count(*) would grow with the history on every poll."""
+    error = None
+    if report.errors:
+        more = len(report.errors) - 1
+        error = report.errors[0] + (f" (and {more} more)" if more else "")
+    at = report.started_at
+    values = [None if error else at, error, at if error else None, at]
+    updated = db.conn.execute(
+        "UPDATE sync_state SET last_success = coalesce(?, last_success),"
+        " last_error = coalesce(?, last_error), last_error_at = coalesce(?, last_error_at),"
+        " last_attempt = ?, rows = coalesce(rows, 0) + ? WHERE table_name = 'activities'",
+        [*values, report.new],
+    ).rowcount
+    if not updated:  # the first poll of a new cache: counted once
+        db.conn.execute(
+            "INSERT INTO sync_state (table_name, last_success, last_error, last_error_at, last_attempt, rows)"
+            " VALUES ('activities', ?, ?, ?, ?, (SELECT count(*) FROM activities))",
+            values,
+        )
+
+
+def _cursors(db: sqlite_utils.Database) -> dict[int, int]:
+    rows = db.conn.execute(
+        "SELECT resource_id, cursor FROM panel_cursors WHERE table_name = ?", [CURSOR_TABLE]
+    ).fetchall()
+    return {int(org): int(cursor) for org, cursor in rows}
+
+
+def _set_cursor(db: sqlite_utils.Database, org: int, cursor: int) -> None:
+    db.conn.execute(
+        "INSERT INTO panel_cursors (table_name, resource_id, cursor) VALUES (?, ?, ?)"
+        " ON CONFLICT(table_name, resource_id) DO UPDATE SET cursor = excluded.cursor",
+        [CURSOR_TABLE, org, cursor],
+    )
+
+
+__all__ = ["PollReport", "Poller", "known_events"]

@@ -1,0 +1,82 @@
+"""Tiered freshness: the slow tables (sensors, controllers, push history per panel; users, cameras,
+controller values per organization) each refreshed on their own schedule, spread over time.
+
+Each scope (a panel, or an organization) of a table has a fixed phase within the table's interval, taken
+from its id, so that the scopes of a table fall due evenly over the interval rather than all at once: a
+`samops sync --every` tick refreshes only the scopes whose latest due point is after their last refresh.
+A scope never refreshed (a new panel) is due at once; one whose refresh failed stays due, and is tried
+again next tick. Between due points a scope is at most one interval (plus a tick) old.
+
+When each scope was last refreshed is kept in `panel_cursors` (table name `refreshed:<table>`, keyed by
+the scope's id), written in the same transaction as the rows it refreshed. Activities are not tiered:
+the alarm poller (core/poller.py) keeps them fresh every few seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import sqlite_utils
+
+# The tiered tables and the setting holding each one's interval (core.settings.Settings, seconds).
+TIERED = {
+    "sensors": "refresh_sensors",
+    "controllers": "refresh_controllers",
+    "push_history": "refresh_push_history",
+    "users": "refresh_users",
+    "cameras": "refresh_cameras",
+    "controller_values": "refresh_controller_values",
+}
+PREFIX = "refreshed:"
+_SPREAD = 2_654_435_761  # Knuth's multiplicative hash: consecutive ids land far apart in the interval
+
+
+@dataclass(frozen=True)
+class Schedule:
+    table: str
+    interval_ms: int
+
+    def phase(self, scope: int) -> int:
+        return (scope * _SPREAD) % self.interval_ms
+
+    def last_due(self, scope: int, now: int) -> int:
+        """The latest point at or before `now` at which `scope` fell due."""
+        return now - (now - self.phase(scope)) % self.interval_ms
+
+    def due(self, scopes: Iterable[int], refreshed: Mapping[int, int], now: int) -> list[int]:
+        """The scopes to refresh now: never refreshed, or last refreshed before their latest due point."""
+        return [s for s in scopes if s not in refreshed or refreshed[s] < self.last_due(s, now)]
+
+
+def schedules(settings: object) -> dict[str, Schedule]:
+    """Each tiered table's schedule, from the settings."""
+    return {t: Schedule(t, int(float(getattr(settings, name)) * 1000)) for t, name in TIERED.items()}
+
+
+def refreshed(db: sqlite_utils.Database, table: str) -> dict[int, int]:
+    """When each scope of `table` was last refreshed (epoch-ms)."""
+    rows = db.conn.execute(
+        "SELECT resource_id, cursor FROM panel_cursors WHERE table_name = ?", [PREFIX + table]
+    ).fetchall()
+    return {int(scope): int(at) for scope, at in rows}
+
+
+def mark_refreshed(db: sqlite_utils.Database, table: str, scopes: Iterable[int], at: int) -> None:
+    """Record a refresh of these scopes, in the caller's transaction."""
+    db.conn.executemany(
+        "INSERT INTO panel_cursors (table_name, resource_id, cursor) VALUES (?, ?, ?)"
+        " ON CONFLICT(table_name, resource_id) DO UPDATE SET cursor = excluded.cursor",
+        [(PREFIX + table, scope, at) for scope in scopes],
+    )
+
+
+def oldest(db: sqlite_utils.Database, table: str) -> int | None:
+    """The oldest refresh of any scope of `table` (for `samops status`)."""
+    row = db.conn.execute(
+        "SELECT min(cursor) FROM panel_cursors WHERE table_name = ?", [PREFIX + table]
+    ).fetchone()
+    return int(row[0]) if row and row[0] is not None else None
+
+
+__all__ = ["PREFIX", "TIERED", "Schedule", "mark_refreshed", "oldest", "refreshed", "schedules"]

@@ -230,6 +230,52 @@ def test_cameras_problems_first_filters_and_no_secrets(seeded: Seeded) -> None:
     assert list(frame(at)["Camera"]) == ["Camera Loading bay 2"]
 
 
+def without_camera_status(seeded: Seeded) -> int:
+    """The seeded cameras as the spec-exact service lists them: no status, binding or SD-card field; the
+    Resource summary's `enabled`, false for the first. Returns how many are enabled."""
+    db = open_cache(seeded.path)
+    rids = sorted(seeded.cameras)
+    db.conn.execute("UPDATE cameras SET status = NULL, bind_status = NULL, sd_card_status = NULL")
+    db.conn.execute("UPDATE cameras SET raw = json_set(raw, '$.enabled', json('true'))")
+    db.conn.execute(
+        "UPDATE cameras SET raw = json_set(raw, '$.enabled', json('false')) WHERE resource_id = ?", [rids[0]]
+    )
+    db.conn.commit()
+    db.conn.close()
+    return len(rids) - 1
+
+
+def test_cameras_without_status_count_enabled_not_healthy(seeded: Seeded) -> None:
+    enabled = without_camera_status(seeded)
+    at = open_page(PAGES[2])
+    tiles = {m.label: m.value for m in at.metric}
+    assert tiles == {
+        "Cameras": str(len(seeded.cameras)),
+        "Enabled": str(enabled),
+        "Disabled": str(len(seeded.cameras) - enabled),
+    }
+    assert "not reported by the service" in texts(at)
+    assert set(frame(at)["Camera"]) == set(seeded.cameras.values())
+
+
+def test_cameras_with_status_count_problems_and_healthy(seeded: Seeded) -> None:
+    at = open_page(PAGES[2])
+    tiles = {m.label: m.value for m in at.metric}
+    assert set(tiles) == {"Cameras", "With problems", "Healthy"}
+    assert int(tiles["With problems"]) + int(tiles["Healthy"]) == len(seeded.cameras)
+    assert "not reported by the service" not in texts(at)
+
+
+def test_overview_camera_tiles_say_why_they_are_empty(seeded: Seeded) -> None:
+    without_camera_status(seeded)
+    at = open_page(PAGES[0])
+    tiles = {m.label: m for m in at.metric}
+    for label in ("Cameras offline", "SD-card problems"):
+        assert tiles[label].value == "—"
+        assert "not reported by the service" in tiles[label].proto.help, label
+    assert not tiles["Alarms, last 24 h"].proto.help.count("not reported")
+
+
 # --- panels -----------------------------------------------------------------------------------------------
 
 

@@ -104,7 +104,9 @@ def test_every_page_in_headless_chromium_over_a_synced_cache(tmp_path: Path) -> 
             "alarms",
             [alarm["description"], f"{panel.resource_name} ({panel.resource_id})", "When alarms happen"],
         )
-        visit(page, f"{base}/cameras", "cameras", ["With problems"])
+        visit(
+            page, f"{base}/cameras", "cameras", ["Disabled", "Camera status is not reported by the service"]
+        )
         # The grid draws only the rows in view: search for a camera, as a link from elsewhere would.
         visit(page, f"{base}/cameras?q={quote(cameras[-1])}", "cameras-search", [cameras[-1]])
         visit(

@@ -331,6 +331,30 @@ def test_named_hostile_inputs_answer_4xx_error_bodies(sim: Simulator, demo: Spec
         assert_clean(answer, target, authenticated=True)
 
 
+@pytest.mark.parametrize("declared", [2_000_000, 2**63, 10**20])
+@pytest.mark.parametrize("target", [b"/api/activities", b"/_sim/faults"])
+def test_a_declared_body_above_the_limit_is_refused_from_the_head_alone(
+    sim: Simulator, demo: SpecClient, declared: int, target: bytes
+) -> None:
+    # Only the head is sent; the body never comes. Waiting for it would hold the connection open.
+    head = (
+        b"POST " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Authorization: Bearer " + (demo.token or "").encode() + b"\r\nOrganizationId: 1001\r\n"
+        b"Content-Length: " + str(declared).encode() + b"\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", sim.port), timeout=30) as sock:
+        sock.sendall(head)
+        chunks = []
+        while chunk := sock.recv(65536):  # the end of the stream: the answer is followed by a close
+            chunks.append(chunk)
+    raw = b"".join(chunks)
+    status_line, _, rest = raw.partition(b"\r\n")
+    answer = Answer(int(status_line.split(b" ")[1]), {}, rest.partition(b"\r\n\r\n")[2])
+    assert answer.status == 413, raw[:300]
+    assert answer.json()["error"] == "PAYLOAD_TOO_LARGE" and answer.json()["path"] == target.decode()
+    assert_clean(answer, target, authenticated=True)
+
+
 # --- fuzz ---------------------------------------------------------------------------------------------------
 
 JSON_LEAVES = st.one_of(

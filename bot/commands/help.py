@@ -27,12 +27,13 @@ def show_help(inv: Invocation, ctx: AppContext) -> Reply:
         return Reply(text="\n".join(lines), blocks=[section("\n".join(lines))])
     lines = [f"`{c.usage}` — {c.summary}" for c in allowed]
     role = inv.role.name.lower()
+    article = "an" if role[0] in "aeiou" else "a"  # "an admin", "a viewer", "a technician"
     note = "Add `org:<id>` to any command to choose the organization."
     blocks = [
         header("samops — /sam commands"),
         section(join_lines(lines)),
         context(
-            f"You are a {role}. {note}"
+            f"You are {article} {role}. {note}"
             + ("" if inv.role == Role.ADMIN else " Some commands need a higher role.")
         ),
     ]

@@ -8,6 +8,7 @@ under that field and a slash command can answer it with the usage line. Nothing 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
@@ -23,6 +24,9 @@ MAX_NAME = 200
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"(\d{1,2}):(\d{2})")
 WORD = re.compile(r"[A-Za-z0-9_.@+-]{1,64}")
+LINE_WHITESPACE = frozenset("\t\n\v\f\r")  # control characters that are only layout: made spaces
+# Embedding, override and isolate controls: they reorder how the text around them is shown (U+202E spoofs).
+BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 
 
 class FieldError(UsageError):
@@ -137,12 +141,23 @@ def parse_day_of_week(value: object, field_name: str) -> int:
 
 
 def parse_name(value: object, field_name: str) -> str:
-    text = " ".join(as_text(value).split())
+    """Free text for the service (a name, a sensor description): runs of whitespace, line breaks and tabs
+    included, become one space; any other control character or a bidi control is refused, naming the field
+    and the character, rather than sent on unseen or silently dropped."""
+    raw = as_text(value)
+    if hidden := next((c for c in raw if c not in LINE_WHITESPACE and is_control(c)), None):
+        raise FieldError(field_name, f"must not contain control characters (found U+{ord(hidden):04X})")
+    text = " ".join(raw.split())
     if not text:
         raise FieldError(field_name, "must not be empty")
     if len(text) > MAX_NAME:
         raise FieldError(field_name, f"at most {MAX_NAME} characters")
     return text
+
+
+def is_control(char: str) -> bool:
+    """A C0/C1 control character (Unicode category Cc) or a bidi control."""
+    return unicodedata.category(char) == "Cc" or char in BIDI_CONTROLS
 
 
 def day_start_ms(day: date) -> int:

@@ -39,6 +39,14 @@ filters.publish({"org": org_id, "q": text, "problems": problems_only})
 REPORTED_COLUMNS = ("Status", "Binding", "SD card", "Version", "Capabilities")
 
 
+NOT_REPORTED = "Camera status is not reported by the service: shown are what it lists (enabled, model)."
+
+
+def status_reported(cameras: list[read.CameraRow]) -> bool:
+    """Whether the service sent a status, binding or SD-card state for any of these cameras."""
+    return any(c.status or c.bind_status or c.sd_card_status for c in cameras)
+
+
 def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
@@ -64,17 +72,21 @@ def cameras_frame(rows: list[read.CameraRow]) -> pd.DataFrame:
 def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
     rows = data.camera_summary(path, org_id, text.strip() or None, problems_only)
     everyone = data.camera_summary(path, org_id)
-    troubled = sum(1 for c in everyone if c.problems)
-    total, bad, ok = st.columns(3)
+    total, second, third = st.columns(3)
     total.metric("Cameras", len(everyone), border=True)
-    bad.metric("With problems", troubled, border=True)
-    ok.metric("Healthy", len(everyone) - troubled, border=True)
+    if status_reported(everyone) or not everyone:
+        troubled = sum(1 for c in everyone if c.problems)
+        second.metric("With problems", troubled, border=True)
+        third.metric("Healthy", len(everyone) - troubled, border=True)
+    else:
+        # "Healthy" would claim a status nobody sent; what the summary does say is whether each is enabled.
+        second.metric("Enabled", sum(1 for c in everyone if c.enabled is True), border=True)
+        third.metric("Disabled", sum(1 for c in everyone if c.enabled is False), border=True)
+        st.caption(NOT_REPORTED)
     if not rows:
         st.info("No cameras match these filters.")
         return
     frame = cameras_frame(rows)
-    if "Status" not in frame.columns:
-        st.caption("Camera status is not reported by the service: shown are what it lists (enabled, model).")
     problems = sorted({p for c in rows for p in c.problems})
     st.dataframe(
         frame,

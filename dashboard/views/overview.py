@@ -8,6 +8,8 @@ import streamlit as st
 from dashboard import boundary, charts, data, ui
 
 TILE_HEIGHT = 190
+# Why a camera tile shows "—": the camera list (operation 17) promises no status, so none is counted.
+NOT_REPORTED = "{} is not reported by the service, so there is nothing to count."
 
 path = ui.start_page("Overview")
 
@@ -26,8 +28,20 @@ def kpi_tiles() -> None:
         help="Violations in the last 24 hours; the bars are alarms per hour.",
     )
     tiles[1].metric("Panels with alarms, 24 h", k.panels_with_alarms_24h, border=True, height=TILE_HEIGHT)
-    tiles[2].metric("Cameras offline", k.cameras_offline, border=True, height=TILE_HEIGHT)
-    tiles[3].metric("SD-card problems", k.sd_card_problems, border=True, height=TILE_HEIGHT)
+    tiles[2].metric(
+        "Cameras offline",
+        k.cameras_offline,
+        border=True,
+        height=TILE_HEIGHT,
+        help=NOT_REPORTED.format("Camera status") if k.cameras_offline is None else None,
+    )
+    tiles[3].metric(
+        "SD-card problems",
+        k.sd_card_problems,
+        border=True,
+        height=TILE_HEIGHT,
+        help=NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else None,
+    )
     tiles[4].metric(
         "Sensor errors, 24 h",
         k.sensors_with_errors_24h,

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Importing a command module registers its subcommands with the router.
-from bot.forms.fields import MAX_ID, FieldError, looks_like_id, parse_id
+from bot.forms.fields import MAX_ID, FieldError, is_control, looks_like_id, parse_id, parse_name
 from bot.slash.registry import UsageError
 
 
@@ -54,3 +54,43 @@ def test_parse_id_names_the_field() -> None:
         parse_id("4x2", "taskId")
     with pytest.raises(UsageError):
         parse_id("\u0663", "taskId")  # Arabic-Indic digit: isdigit() but not an id
+
+
+# --- free text (parse_name) --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "code"),
+    [
+        ("Front\x00door", "U+0000"),
+        ("\x1b[31mRed", "U+001B"),
+        ("exit\u202etxt.exe", "U+202E"),
+        ("\u2066isolated\u2069", "U+2066"),
+        ("\u202aembedded", "U+202A"),
+        ("del\x7f", "U+007F"),
+        ("next\x85line", "U+0085"),
+        ("unit\x1fsep", "U+001F"),
+    ],
+)
+def test_parse_name_refuses_control_and_bidi_characters_naming_the_field(typed: str, code: str) -> None:
+    with pytest.raises(FieldError) as caught:
+        parse_name(typed, "description")
+    assert caught.value.field == "description" and code in caught.value.message
+    assert not any(is_control(c) for c in str(caught.value))  # the answer does not echo them back
+
+
+def test_parse_name_makes_layout_whitespace_one_space_and_keeps_other_text() -> None:
+    assert parse_name("  Back\tdoor\r\n  left \x0b\x0c ", "name") == "Back door left"
+    for text in ("Kapı — giriş", "مدخل", "Caf\u00e9 \U0001f600", "family \U0001f468\u200d\U0001f469"):
+        assert parse_name(text, "name") == text
+
+
+@given(st.text(max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_parse_name_never_passes_a_control_character_on(value: str) -> None:
+    try:
+        text = parse_name(value, "name")
+    except FieldError as exc:
+        assert exc.field == "name"
+        return
+    assert text and not any(is_control(c) for c in text)

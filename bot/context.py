@@ -18,9 +18,8 @@ from bot.secrets import local_signing_secret
 from core.settings import Settings, load_settings
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from core.client import SamClient
+    from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
 

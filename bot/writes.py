@@ -33,9 +33,8 @@ from core.redact import mask_secret_words
 from core.reference import new_reference
 
 if TYPE_CHECKING:
-    import sqlite_utils
-
     from bot.context import AppContext
+    from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
 

@@ -18,13 +18,12 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-import sqlite_utils
-
 from core.attribution import Attributed, GroupTest
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
 from core.client import SamClient
 from core.errors import SamError
+from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.poller")
 

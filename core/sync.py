@@ -14,8 +14,6 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-import sqlite_utils
-
 from core import tiers
 from core.cache import writes
 from core.cache.schema import REJECTED_RECORDS
@@ -23,6 +21,7 @@ from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.client.rejections import RejectionKey
 from core.clock import MINUTE_MS, now_ms
+from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.sync")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-import sqlite_utils
+from core.sqlite_lib import sqlite_utils
 
 # The tiered tables and the setting holding each one's interval (core.settings.Settings, seconds).
 TIERED = {

@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import sqlite_utils
 import streamlit as st
 
 from core import read, timefmt
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import MINUTE_MS, now_ms
+from core.sqlite_lib import sqlite_utils
 
 TTL_SECONDS = 15
 REFRESH_SECONDS = 30

@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 import pytest
-import sqlite_utils
 
 from core import read
 from core.cache import schema
@@ -24,6 +23,7 @@ from core.cache.writes import (
     user_row,
     write_transaction,
 )
+from core.sqlite_lib import sqlite_utils
 
 
 def mode(path: Path) -> int:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import sqlite_utils
-
 from core.cache import audit, claims, schema
 from core.cache.db import open_cache
 from core.cache.tasks import load_task, save_task
+from core.sqlite_lib import sqlite_utils
 
 SIDE_TABLES = {"notify_state", "notify_cards", "bot_dedupe", "task_state"}
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import sqlite_utils
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.cache import schema
+from core.sqlite_lib import sqlite_utils
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import sqlite_utils
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +21,7 @@ from core.cache.writes import (
     upsert_dicts,
     write_transaction,
 )
+from core.sqlite_lib import sqlite_utils
 
 HOUR = 3_600_000
 # Monday 2026-11-16 00:00 UTC

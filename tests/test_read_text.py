@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import sqlite_utils
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +13,7 @@ from core import read
 from core.cache.db import open_cache
 from core.cache.writes import activity_row, delete_missing, panel_row, upsert_activities, upsert_dicts
 from core.cache.writes import write_transaction as write_transaction
+from core.sqlite_lib import sqlite_utils
 
 # Letters in both cases, non-ASCII ones, LIKE's and FTS5's special characters, quotes and spaces.
 ALPHABET = 'aAéÉ %_\\"*-:('

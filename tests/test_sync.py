@@ -12,12 +12,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-import sqlite_utils
 
 from core.cache.db import open_cache
 from core.cli import sync as cli_sync
 from core.client import SamClient
 from core.settings import Settings
+from core.sqlite_lib import sqlite_utils
 from core.sync import SyncOptions, SyncReport, run_sync
 from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd
 

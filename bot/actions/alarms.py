@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import sqlite_utils
 from slack_bolt import Ack, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -22,6 +21,7 @@ from core import read
 from core.cache import audit, outbox
 from core.cache.writes import write_transaction
 from core.clock import now_ms
+from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlite_utils
-
 from bot.notify.config import HealthConfig
 from core import read
 from core.cache.outbox import get_state, set_state
 from core.cache.writes import write_transaction
+from core.sqlite_lib import sqlite_utils
 
 
 @dataclass(frozen=True)

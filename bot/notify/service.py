@@ -16,8 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import sqlite_utils
-
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
@@ -28,6 +26,7 @@ from core.cache import outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
 from core.errors import SamError
+from core.sqlite_lib import sqlite_utils
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0

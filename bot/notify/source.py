@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import sqlite_utils
-
 from core import read
 from core.client import SamClient
 from core.errors import SamError
 from core.poller import Poller
+from core.sqlite_lib import sqlite_utils
 
 
 class Source(Protocol):

@@ -11,8 +11,6 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import sqlite_utils
-
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.render import alarms as render
@@ -20,6 +18,7 @@ from core.cache import outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
 from core.clock import WEEK_MS, now_ms
+from core.sqlite_lib import sqlite_utils
 
 CARD_MEMORY_MS = WEEK_MS  # cards older than this are never touched again
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlite_utils
-
 from core.clock import now_ms
 from core.redact import mask_secret_words
+from core.sqlite_lib import sqlite_utils
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
-import sqlite_utils
-
 from core.cache.transactions import write_transaction
 from core.clock import DAY_MS, now_ms
+from core.sqlite_lib import sqlite_utils
 
 # How long a claim is remembered: far longer than Slack retries (minutes) or a user double-clicking.
 DEDUPE_TTL_MS = 7 * DAY_MS

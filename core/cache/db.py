@@ -9,11 +9,10 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-import sqlite_utils
-
 from core.cache.schema import SCHEMA_VERSION, migrate, schema_version
 from core.private import owner_only, sqlite_files
 from core.settings import load_settings
+from core.sqlite_lib import sqlite_utils
 
 BUSY_TIMEOUT_MS = 10_000
 # Per connection: a page cache big enough for the activity indexes (random keys thrash a small one), and

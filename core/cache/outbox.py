@@ -13,12 +13,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
-
 # Alarm is the one alarm record (core.alarms); the notifier imports it from here too.
 from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from, alarm_sql
 from core.cache.schema import migrate
 from core.clock import now_ms
+from core.sqlite_lib import sqlite_utils
 
 # The outbox states. 'silenced': the panel was silenced when the alarm was discovered (kept, not posted).
 PENDING, POSTED, GROUPED, CONSOLE, SILENCED = "pending", "posted", "grouped", "console", "silenced"

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import sqlite_utils
-
 from core.alarms import alarm_sql
 from core.cache.transactions import write_transaction
 from core.clock import HOUR_MS
+from core.sqlite_lib import sqlite_utils
 
 ACTIVITY_COLUMNS: dict[str, type] = {
     "event_id": str,

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
+from core.sqlite_lib import sqlite_utils
 
 
 @dataclass(frozen=True)

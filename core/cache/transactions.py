@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-import sqlite_utils
+from core.sqlite_lib import sqlite_utils
 
 
 @contextlib.contextmanager

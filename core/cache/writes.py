@@ -10,8 +10,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import sqlite_utils
-
 from core.cache.schema import rebuild_activity_hours
 
 # write_transaction is re-exported: callers group several writes into one transaction with it.
@@ -19,6 +17,7 @@ from core.cache.transactions import joined
 from core.cache.transactions import write_transaction as write_transaction
 from core.models import INT64_MAX, INT64_MIN
 from core.redact import is_secret_key
+from core.sqlite_lib import sqlite_utils
 
 ACTIVITY_FIELDS = (
     "event_id",

@@ -6,11 +6,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-import sqlite_utils
-
 from core.alarms import ALARM_COLUMNS, alarm_from, alarm_sql
 from core.read import search
 from core.read.rows import AlarmRow, clean_text, like, query, scalar, where
+from core.sqlite_lib import sqlite_utils
 
 ALARM_SQL = alarm_sql("a")
 _FROM = "FROM activities a{hint} LEFT JOIN panels p ON p.resource_id = a.resource_id"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlite_utils
-
 from core.read.rows import CameraRow, clean_text, like, query, record, where
+from core.sqlite_lib import sqlite_utils
 
 # Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
 CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sqlite_utils
-
 from core.read.rows import TableFreshness, marks, query, scalar
+from core.sqlite_lib import sqlite_utils
 
 # Tables whose freshness is reported, in the order a person reads them.
 SYNCED_TABLES = (

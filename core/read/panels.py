@@ -6,8 +6,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import sqlite_utils
-
 from core.models import INT64_MAX
 from core.read.alarms import AlarmFilter, recent_alarms
 from core.read.freshness import oldest_success
@@ -22,6 +20,7 @@ from core.read.rows import (
     record,
     where,
 )
+from core.sqlite_lib import sqlite_utils
 
 PANEL_COLUMNS = "resource_id, org_id, name, model, brand, enabled"
 # The synced tables a panel's detail is built from.

@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import sqlite_utils
-
 from core.alarms import Alarm
+from core.sqlite_lib import sqlite_utils
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

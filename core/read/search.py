@@ -13,10 +13,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import sqlite_utils
-
 from core.cache.schema import ACTIVITIES_FTS
 from core.read.rows import column, like, marks
+from core.sqlite_lib import sqlite_utils
 
 # The trigram index finds substrings of 3 characters or more; shorter text is searched with LIKE alone.
 TRIGRAM = 3

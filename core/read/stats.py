@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlite_utils
-
 from core.alarms import alarm_sql
 from core.cache.schema import TIME_KINDS_INDEX
 from core.clock import DAY_MS, HOUR_MS
@@ -23,6 +21,7 @@ from core.read.rows import (
     query,
     scalar,
 )
+from core.sqlite_lib import sqlite_utils
 
 _KIND = "coalesce(violation_type, event_type, 'unknown')"
 

@@ -12,11 +12,12 @@ finds sqlite-utils imported and imports nothing more.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 
 if "sqlite_utils" not in sys.modules:
     with contextlib.suppress(ImportError):
-        import pandas  # noqa: F401  # pyright: ignore[reportUnusedImport]
+        importlib.import_module("pandas")  # as sqlite-utils itself does
 
 import sqlite_utils  # noqa: TID251  # the one import of it
 

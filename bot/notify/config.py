@@ -175,7 +175,9 @@ class MaintenanceEntry(_Section):
         return self
 
     def weekly(self, zone: ZoneInfo) -> Weekly:
-        return Weekly(frozenset(parse_day(d) for d in self.days), parse_clock(self.start), parse_clock(self.end), zone)
+        return Weekly(
+            frozenset(parse_day(d) for d in self.days), parse_clock(self.start), parse_clock(self.end), zone
+        )
 
     def key(self) -> str:
         """Names this entry in the cache, so each occurrence is recorded once (editing it makes a new one)."""

@@ -61,7 +61,11 @@ def lifted_card(window: QuietWindow, zone: ZoneInfo) -> Rendered:
 
 
 def windows_list(
-    windows: Sequence[QuietWindow], zone_of: Callable[[QuietWindow], ZoneInfo], now: int, title: str, empty: str
+    windows: Sequence[QuietWindow],
+    zone_of: Callable[[QuietWindow], ZoneInfo],
+    now: int,
+    title: str,
+    empty: str,
 ) -> Rendered:
     """Windows, one section each with its Lift button."""
     if not windows:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.read.quiet import MAINTENANCE, SILENCE, QuietWindow, WINDOW_COLUMNS, window
+from core.read.quiet import MAINTENANCE, SILENCE, WINDOW_COLUMNS, QuietWindow, window
 from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
 
@@ -53,7 +53,9 @@ def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack
     if row is None:
         return add_window(db, kind=SILENCE, resource_id=resource_id, starts_at=at, ends_at=until,
                           created_by=slack_user, created_at=at)  # fmt: skip
-    db.execute("UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]])
+    db.execute(
+        "UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]]
+    )
     return int(row[0])
 
 
@@ -67,11 +69,14 @@ def silence_until(db: sqlite_utils.Database, resource_id: int, at: int) -> int |
     return int(row[0]) if row and row[0] is not None else None
 
 
-def lift(db: sqlite_utils.Database, window_id: int, slack_user: str, at: int) -> tuple[QuietWindow, bool] | None:
+def lift(
+    db: sqlite_utils.Database, window_id: int, slack_user: str, at: int
+) -> tuple[QuietWindow, bool] | None:
     """End a window now; returns (the window, whether this call lifted it) — a second click finds it lifted
     (or over) and changes nothing — or None for an unknown id."""
     cursor = db.execute(
-        "UPDATE quiet_windows SET lifted_at = ?, lifted_by = ? WHERE id = ? AND lifted_at IS NULL AND ends_at > ?",
+        "UPDATE quiet_windows SET lifted_at = ?, lifted_by = ?"
+        " WHERE id = ? AND lifted_at IS NULL AND ends_at > ?",
         [at, slack_user, window_id, at],
     )
     found = window(db, window_id)

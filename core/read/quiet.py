@@ -63,7 +63,9 @@ class QuietWindow:
     def scope(self) -> str:
         """What it covers, in words: `Depot (777)`, `panel 777` or `organization 1001`."""
         if self.resource_id is not None:
-            return f"{self.panel_name} ({self.resource_id})" if self.panel_name else f"panel {self.resource_id}"
+            return (
+                f"{self.panel_name} ({self.resource_id})" if self.panel_name else f"panel {self.resource_id}"
+            )
         return f"organization {self.org_id}"
 
 
@@ -100,9 +102,8 @@ def windows_in_force(
     first; with `org_id`, those of that organization's panels or of the organization itself."""
     if not _has_table(db):
         return []
-    sql = (
-        f"SELECT {WINDOW_COLUMNS} {_FROM} WHERE w.lifted_at IS NULL AND w.ends_at > ?"
-        + ("" if upcoming else " AND w.starts_at <= ?")
+    sql = f"SELECT {WINDOW_COLUMNS} {_FROM} WHERE w.lifted_at IS NULL AND w.ends_at > ?" + (
+        "" if upcoming else " AND w.starts_at <= ?"
     )
     params: list[object] = [at] if upcoming else [at, at]
     if org_id is not None:

@@ -3,7 +3,6 @@ of windows in force, the summary of what a window held back, and the handover di
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
@@ -17,10 +16,6 @@ from core.read.quiet import MAINTENANCE, HeldGroup, QuietWindow
 
 LIFT = "quiet_lift"
 LISTED = MAX_BLOCKS - 5  # windows listed one block each; the rest are counted
-
-
-def lift_value(window: QuietWindow) -> str:
-    return json.dumps({"w": window.id})
 
 
 def _what(window: QuietWindow) -> str:
@@ -37,12 +32,13 @@ def window_line(window: QuietWindow, zone: ZoneInfo, now: int) -> str:
     )
     who = f" by <@{escape(window.created_by)}>" if window.created_by else " (from the config)"
     reason = f" — {escape(window.reason)}" if window.reason else ""
-    return f"{emoji} *{_what(window)}* of {escape(window.scope())} {when}{who}{reason}"
+    state = "in maintenance" if window.kind == MAINTENANCE else "silenced"
+    return f"{emoji} *{escape(window.scope())}* {state} {when}{who}{reason}"
 
 
 def lift_button(window: QuietWindow) -> ButtonElement:
     label = "End now" if window.kind == MAINTENANCE else "Lift"
-    return ButtonElement(text=PlainTextObject(text=label), action_id=LIFT, value=lift_value(window))
+    return ButtonElement(text=PlainTextObject(text=label), action_id=LIFT, value=str(window.id))
 
 
 def window_card(window: QuietWindow, zone: ZoneInfo, now: int, intro: str = "") -> Rendered:

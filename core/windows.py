@@ -22,7 +22,7 @@ _DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"
 _CLOCK = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
 _RELATIVE = re.compile(r"\+(\d{1,5})(m|min|h|d)", re.IGNORECASE)
 _UNIT_MS = {"m": MINUTE_MS, "min": MINUTE_MS, "h": HOUR_MS, "d": DAY_MS}
-_DATE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[ T]([01]?\d|2[0-3]):([0-5]\d)")
+_DATE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[ t]([01]?\d|2[0-3]):([0-5]\d)")
 
 
 class WhenError(ValueError):

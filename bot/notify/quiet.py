@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
-from bot.notify.config import NotifyConfig
+from bot.notify.config import MaintenanceEntry, NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import quiet as render
 from core.cache import outbox, quiet
@@ -55,17 +56,24 @@ class QuietHours:
         minutes = {t // MINUTE_MS * MINUTE_MS for t in times}
         now = self.clock()
         for entry in self.config.maintenance:
-            weekly = entry.weekly(self.config.maintenance_zone(entry))
-            spans = {span for t in minutes if (span := weekly.covering(t)) is not None}
             targets = [("panel", p) for p in entry.panels] or [("org", entry.org)]
-            for start, end in spans:
-                for what, target in targets:
+            for what, target in targets:
+                weekly = entry.weekly(self._zone(entry, target if what == "panel" else None))
+                spans = {span for t in minutes if (span := weekly.covering(t)) is not None}
+                for start, end in spans:
                     quiet.add_window(
                         self.db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
                         resource_id=target if what == "panel" else None,
                         org_id=target if what == "org" else None, reason=entry.reason,
                         config_key=f"config:{entry.key()}:{what}:{target}:{start}",
                     )  # fmt: skip
+
+    def _zone(self, entry: MaintenanceEntry, panel: int | None) -> ZoneInfo:
+        """The entry's `timezone`, else its org's zone, else (panels only) the zone of the panel's org."""
+        if entry.timezone or entry.org is not None or panel is None:
+            return self.config.maintenance_zone(entry)
+        row = self.db.execute("SELECT org_id FROM panels WHERE resource_id = ?", [panel]).fetchone()
+        return self.config.zone_for(row[0] if row else None)
 
     def tick(self) -> None:
         """Record the TOML windows in force now (so lists show them); summarize the windows that ended."""

@@ -1,6 +1,6 @@
 """The buttons of alarm cards: Acknowledge (edits the card in place, once), Panel status (an ephemeral
-summary), Silence panel 30 min / 2 h / 24 h (technicians and admins; recorded in panel_silences, and the
-notifier records but does not post the panel's alarms until then)."""
+summary), Silence panel 30 min / 2 h / 24 h (technicians and admins; a quiet window, core/cache/quiet.py:
+the notifier records but does not post the panel's alarms until then; its card can lift it early)."""
 
 from __future__ import annotations
 

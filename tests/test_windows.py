@@ -6,7 +6,7 @@ from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.clock import HOUR_MS, MINUTE_MS
@@ -65,6 +65,7 @@ def test_a_night_across_the_dst_change_keeps_its_wall_clock_times() -> None:
     assert end - start == 7 * HOUR_MS
 
 
+@settings(deadline=None)  # a loaded machine must not fail it: no test depends on speed
 @given(st.integers(min_value=at("2026-01-01 00:00", UTC), max_value=at("2027-01-01 00:00", UTC)))
 def test_covers_agrees_with_the_local_clock(instant: int) -> None:
     local = datetime.fromtimestamp(instant / 1000, BERLIN)

@@ -19,6 +19,7 @@ from core import read, timefmt
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import MINUTE_MS, now_ms
+from core.read.quiet import QuietWindow, windows_in_force
 from core.sqlite_lib import sqlite_utils
 
 TTL_SECONDS = 15
@@ -71,6 +72,13 @@ def hourly_counts(path: str, since: int, until: int, org_id: int | None = None) 
 def noisiest_panels(path: str, since: int, limit: int = 10) -> list[tuple[read.PanelRow, int]]:
     with _reader(path) as db:
         return read.noisiest_panels(db, since, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def quiet_windows(path: str, now: int) -> list[QuietWindow]:
+    """Silences and maintenance windows in force at `now` or planned after it."""
+    with _reader(path) as db:
+        return windows_in_force(db, now, upcoming=True)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -6,9 +6,10 @@ import re
 
 from slack_bolt import App
 
-from bot.actions import alarms, confirm
+from bot.actions import alarms, confirm, quiet
 from bot.context import AppContext, with_context
 from bot.render import alarms as cards
+from bot.render import quiet as quiet_cards
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
 
 
@@ -17,5 +18,6 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(cards.PANEL_STATUS)(with_context(alarms.on_panel_status, ctx))
     app.action(re.compile(rf"^{cards.SILENCE_PREFIX}\d+$"))(with_context(alarms.on_silence, ctx))
     app.action(cards.DASHBOARD)(alarms.on_dashboard)
+    app.action(quiet_cards.LIFT)(with_context(quiet.on_lift, ctx))
     app.action(CONFIRM_ACTION)(ack=confirm.ack_click, lazy=[with_context(confirm.run_confirmed, ctx)])
     app.action(CANCEL_ACTION)(ack=confirm.ack_click, lazy=[confirm.run_cancel])

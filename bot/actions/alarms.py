@@ -1,6 +1,6 @@
 """The buttons of alarm cards: Acknowledge (edits the card in place, once), Panel status (an ephemeral
-summary), Silence panel 30 min / 2 h / 24 h (technicians and admins; recorded in panel_silences, and the
-notifier records but does not post the panel's alarms until then)."""
+summary), Silence panel 30 min / 2 h / 24 h (technicians and admins; a quiet window, core/cache/quiet.py:
+the notifier records but does not post the panel's alarms until then; its card can lift it early)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ from bot.context import AppContext
 from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
 from bot.payloads import PayloadError, SilenceValue, read_event_id, read_id, read_json, slack_user
 from bot.render import alarms as render
+from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
 from core import read
-from core.cache import audit, outbox
+from core.cache import audit, outbox, quiet
 from core.cache.writes import write_transaction
 from core.clock import now_ms
+from core.read import quiet as quiet_read
+from core.read.quiet import QuietWindow
 from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
@@ -33,12 +36,14 @@ def acknowledge(db: sqlite_utils.Database, event_id: str, user: str, at: int) ->
         return outbox.acknowledge(db, event_id, user, at)
 
 
-def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> int:
-    until = at + minutes * 60_000
+def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
+    """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
     with write_transaction(db):
         outbox.ensure_tables(db)
-        outbox.silence_panel(db, resource_id, until, user)
-    return until
+        window_id = quiet.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
+        found = quiet_read.window(db, window_id)
+    assert found is not None
+    return found
 
 
 def acked_card(
@@ -177,16 +182,13 @@ def on_silence(
     at = now_ms()
     shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
     # Nothing between the silence and its audit row can raise: the words are ready before the write.
-    until = silence(db, resource_id, minutes, user, at)
+    window = silence(db, resource_id, minutes, user, at)
     audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
                  summary=f"silenced panel {resource_id} until {shown_until}",
-                 reference=f"silence-{resource_id}-{until}")  # fmt: skip
-    respond(
-        text=f":no_bell: Panel {resource_id} silenced by <@{user}> until "
-        f"{shown_until}: its alarms are recorded but not posted.",
-        response_type="in_channel",
-        replace_original=False,
-    )
+                 reference=f"silence-{resource_id}-{window.ends_at}")  # fmt: skip
+    # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
+    card = quiet_render.window_card(window, config.zone_for(window.organization), at)
+    respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)
 
 
 def on_dashboard(ack: Ack) -> None:

@@ -25,18 +25,32 @@ behind_after = 30             # seconds of backlog before the channel is told th
 [notify.health]
 channel = "C_OPS"
 after = 300                   # seconds of failure before a notice
+
+[notify.channels.C_ALARMS]    # per channel
+handover = ["07:00", "19:00"] # shift handover digests, in the organization's time zone
+org = 1001                    # whose alarms and zone (default: [channels.C_ALARMS] org, else all)
+
+[[notify.maintenance]]        # a weekly maintenance window: alarms recorded, summarized afterwards
+org = 1001                    # or panels = [100101, 100102]
+days = ["sat", "sun"]         # the days it starts on (default: every day)
+from = "22:00"                # in the organization's time zone (or `timezone = "Europe/Berlin"`)
+to = "06:00"                  # not after `from`: the next day
+reason = "weekend servicing"
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tomllib
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from core.cache.outbox import Alarm
+from core.windows import Weekly, parse_clock, parse_day
 
 
 class NotifyConfigError(ValueError):
@@ -103,6 +117,74 @@ class HealthConfig(_Section):
         return value if value is None else _channel_id(value)
 
 
+class ChannelNotify(_Section):
+    handover: tuple[str, ...] = ()  # "HH:MM" in the zone of `org`
+    org: int | None = None
+
+    @field_validator("handover")
+    @classmethod
+    def _times(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for one in value:
+            parse_clock(one)
+        if len(set(map(parse_clock, value))) != len(value):
+            raise ValueError("a handover time is listed twice")
+        return value
+
+
+class MaintenanceEntry(_Section):
+    """A weekly maintenance window of some panels, or of every panel of an organization."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    panels: tuple[int, ...] = ()
+    org: int | None = None
+    days: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+    start: str = Field(alias="from")
+    end: str = Field(alias="to")
+    timezone: str | None = None  # default: the organization's zone ([notify.timezones], else timezone)
+    reason: str | None = Field(default=None, max_length=200)
+
+    @field_validator("days")
+    @classmethod
+    def _days(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("name at least one day")
+        for day in value:
+            parse_day(day)
+        return value
+
+    @field_validator("start", "end")
+    @classmethod
+    def _clock(cls, value: str) -> str:
+        parse_clock(value)
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            _zone_info(value)
+        return value
+
+    @model_validator(mode="after")
+    def _whole(self) -> MaintenanceEntry:
+        if not self.panels and self.org is None:
+            raise ValueError("name the panels or the org it covers")
+        if parse_clock(self.start) == parse_clock(self.end):
+            raise ValueError("`from` and `to` are the same time")
+        return self
+
+    def weekly(self, zone: ZoneInfo) -> Weekly:
+        return Weekly(
+            frozenset(parse_day(d) for d in self.days), parse_clock(self.start), parse_clock(self.end), zone
+        )
+
+    def key(self) -> str:
+        """Names this entry in the cache, so each occurrence is recorded once (editing it makes a new one)."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 class NotifyConfig(_Section):
     default_channel: str | None = None
     interval: float = Field(default=15, gt=0)
@@ -114,6 +196,16 @@ class NotifyConfig(_Section):
     routes: tuple[Route, ...] = ()
     storm: StormConfig = Field(default_factory=StormConfig)
     health: HealthConfig = Field(default_factory=HealthConfig)
+    # [notify.channels.<id>]; the attribute has another name because channels() lists the channels posted to
+    per_channel: dict[str, ChannelNotify] = Field(default_factory=dict, alias="channels")
+    maintenance: tuple[MaintenanceEntry, ...] = ()
+
+    @field_validator("per_channel")
+    @classmethod
+    def _channel_ids(cls, value: dict[str, ChannelNotify]) -> dict[str, ChannelNotify]:
+        for name in value:
+            _channel_id(name)
+        return value
 
     @field_validator("default_channel")
     @classmethod
@@ -150,10 +242,14 @@ class NotifyConfig(_Section):
     def zone_for(self, org_id: int | None) -> ZoneInfo:
         return ZoneInfo(self.timezones.get(org_id, self.timezone) if org_id is not None else self.timezone)
 
+    def maintenance_zone(self, entry: MaintenanceEntry) -> ZoneInfo:
+        return ZoneInfo(entry.timezone) if entry.timezone else self.zone_for(entry.org)
+
     def channels(self) -> list[str]:
         """Every channel the notifier may post to."""
         names = [r.channel for r in self.routes]
         names += [c for c in (self.default_channel, self.health.channel) if c]
+        names += [c for c, settings in self.per_channel.items() if settings.handover]
         return list(dict.fromkeys(names))
 
 
@@ -191,4 +287,18 @@ def load_notify(path: Path, required: bool = False) -> tuple[NotifyConfig, str |
         raise NotifyConfigError(f"{path}: notify: must be a table")
     dashboard = data.get("dashboard", {})
     url = dashboard.get("url") if isinstance(dashboard, dict) else None
-    return parse_notify(section, str(path)), url if isinstance(url, str) else None
+    return parse_notify(_with_channel_orgs(section, data), str(path)), url if isinstance(url, str) else None
+
+
+def _with_channel_orgs(section: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """A handover channel without its own `org` takes the bot's `[channels.<id>] org`: one place to say it."""
+    bot_channels, ours = data.get("channels"), section.get("channels")
+    if not isinstance(bot_channels, dict) or not isinstance(ours, dict):
+        return section
+    merged = {}
+    for name, settings in ours.items():
+        org = (bot_channels.get(name) or {}).get("org") if isinstance(bot_channels.get(name), dict) else None
+        if isinstance(settings, dict) and "org" not in settings and org is not None:
+            settings = {**settings, "org": org}
+        merged[name] = settings
+    return {**section, "channels": merged}

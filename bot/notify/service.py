@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.handover import Handovers
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
+from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
@@ -49,9 +51,14 @@ class Notifier:
     _service_failing_since: int | None = None
     storm: StormCards = field(init=False)
     _service_error: str = ""
+    clock: Callable[[], int] = now_ms  # silences, maintenance and handovers run on it (tests move it)
+    quiet: QuietHours = field(init=False)
+    handovers: Handovers = field(init=False)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
+        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock, self.log)
+        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.log)
 
     # --- start ----------------------------------------------------------------------------------------
 
@@ -77,6 +84,8 @@ class Notifier:
         self._poll()
         self._post_first_start_summary()
         self.discover()
+        self.quiet.tick()
+        self.handovers.tick()
         self._check_health()
         return self.deliver()
 
@@ -123,16 +132,13 @@ class Notifier:
             since = outbox.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
             found = outbox.undiscovered_alarms(self.db, since)
             outbox.advance_watermark(self.db, found, now_ms())
-            silenced = outbox.silenced_panels(self.db, now_ms())
+            held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
-                (
-                    a.event_id,
-                    self._channel_for(a),
-                    outbox.SILENCED if a.resource_id in silenced else outbox.PENDING,
-                )
+                (a.event_id, self._channel_for(a), outbox.SILENCED if a.event_id in held else outbox.PENDING)
                 for a in found
             ]
             outbox.enqueue(self.db, entries)
+            self.quiet.record_held(held)
         if entries:
             self.log(f"notify: {len(entries)} new alarms")
         return len(entries)

@@ -29,3 +29,9 @@ def claim_once(db: sqlite_utils.Database, key: str, at: int | None = None) -> bo
     except sqlite3.IntegrityError:
         return False
     return True
+
+
+def release(db: sqlite_utils.Database, key: str) -> None:
+    """Give a claim back, so that the work it guarded runs again (its effect did not happen after all)."""
+    with write_transaction(db):
+        db.conn.execute("DELETE FROM bot_dedupe WHERE key = ?", [key])

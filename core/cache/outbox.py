@@ -15,6 +15,7 @@ from typing import Any
 
 # Alarm is the one alarm record (core.alarms); the notifier imports it from here too.
 from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from, alarm_sql
+from core.cache import quiet
 from core.cache.schema import migrate
 from core.clock import now_ms
 from core.sqlite_lib import sqlite_utils
@@ -296,18 +297,10 @@ def get_ack(db: sqlite_utils.Database, event_id: str) -> Ack | None:
 
 
 def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack_user: str) -> None:
-    db.execute(
-        "INSERT INTO panel_silences (resource_id, until, slack_user) VALUES (?, ?, ?) "
-        "ON CONFLICT(resource_id) DO UPDATE SET until = excluded.until, slack_user = excluded.slack_user",
-        [resource_id, until, slack_user],
-    )
-
-
-def silenced_panels(db: sqlite_utils.Database, at: int) -> set[int]:
-    rows = db.execute("SELECT resource_id FROM panel_silences WHERE until > ?", [at]).fetchall()
-    return {int(r[0]) for r in rows}
+    """Silence a panel from now until `until` (a silence is a quiet window: core/cache/quiet.py)."""
+    quiet.silence_panel(db, resource_id, until, slack_user, now_ms())
 
 
 def silence_until(db: sqlite_utils.Database, resource_id: int) -> int | None:
-    row = db.execute("SELECT until FROM panel_silences WHERE resource_id = ?", [resource_id]).fetchone()
-    return int(row[0]) if row else None
+    """The end of the panel's silence in force now, if any."""
+    return quiet.silence_until(db, resource_id, now_ms())

@@ -319,6 +319,42 @@ def _v7_side_tables(db: sqlite_utils.Database) -> None:
     )
 
 
+def _quiet_windows(db: sqlite_utils.Database) -> None:
+    # Silences (of a panel, from a card's button) and maintenance windows (of a panel or an organization,
+    # from /sam maintenance or an occurrence of a weekly [[notify.maintenance]] entry), in one table so that
+    # "is this alarm held back, and by what" has one answer. `lifted_at` ends one early; `summarized_at`
+    # is set once the message about what it held back is out. `config_key` makes a TOML occurrence one row.
+    db.conn.execute(
+        """CREATE TABLE IF NOT EXISTS quiet_windows (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            resource_id INTEGER,
+            org_id INTEGER,
+            starts_at INTEGER NOT NULL,
+            ends_at INTEGER NOT NULL,
+            reason TEXT,
+            created_by TEXT,
+            created_at INTEGER NOT NULL,
+            config_key TEXT UNIQUE,
+            lifted_at INTEGER,
+            lifted_by TEXT,
+            summarized_at INTEGER
+        )"""
+    )
+    db.conn.execute("CREATE INDEX IF NOT EXISTS idx_quiet_windows_ends ON quiet_windows (ends_at)")
+    # Which window held each alarm the notifier recorded but did not post (outbox state 'silenced').
+    db.conn.execute(
+        "CREATE TABLE IF NOT EXISTS quiet_held (event_id TEXT PRIMARY KEY, window_id INTEGER NOT NULL)"
+    )
+    db.conn.execute("CREATE INDEX IF NOT EXISTS idx_quiet_held_window ON quiet_held (window_id)")
+    # Silences still in force move over; panel_silences is no longer written.
+    db.conn.execute(
+        "INSERT INTO quiet_windows (kind, resource_id, starts_at, ends_at, created_by, created_at) "
+        "SELECT 'silence', resource_id, 0, until, slack_user, 0 FROM panel_silences"
+        " WHERE until > CAST(strftime('%s', 'now') AS INTEGER) * 1000"
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -330,6 +366,7 @@ MIGRATIONS: list[Migration] = [
     _v5_activity_time_covering_index,
     _v6_rejected_records,
     _v7_side_tables,
+    _quiet_windows,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,4 +1,4 @@
-"""Overview: KPI tiles, the alarm trend over 7 days and the noisiest panels."""
+"""Overview: KPI tiles, the alarm trend over 7 days, the noisiest panels, silences and maintenance."""
 
 from __future__ import annotations
 
@@ -90,5 +90,35 @@ def trend_and_noisiest() -> None:
         )
 
 
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
+def quiet_in_force() -> None:
+    """Silences and maintenance windows: whose alarms samops records but does not post right now."""
+    now = data.floor_to(data.now_ms(), 60_000)
+    windows = data.quiet_windows(path, now)
+    st.subheader("Silences and maintenance")
+    if not windows:
+        st.caption("No silence or maintenance window is in force or planned: every alarm is posted.")
+        return
+    frame = pd.DataFrame(
+        {
+            "Kind": [w.kind for w in windows],
+            "Covers": [w.scope() for w in windows],
+            "In force": [w.in_force(data.now_ms()) for w in windows],
+            "From": ui.timestamps([w.starts_at for w in windows]),
+            "Until": ui.timestamps([w.end for w in windows]),
+            "Reason": [w.reason or "" for w in windows],
+            "By": [w.created_by or "config" for w in windows],
+        }
+    )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={"From": ui.time_column("From"), "Until": ui.time_column("Until")},
+    )
+    st.caption("Their alarms are recorded, not posted; one message sums them up when each ends.")
+
+
 kpi_tiles()
 trend_and_noisiest()
+quiet_in_force()

@@ -1,0 +1,64 @@
+"""The Lift / End now button of silences and maintenance windows (on the card posted when one is made, and
+in `/sam silences` and `/sam maintenance`): technicians and admins, checked again on every click; a double
+click finds the window lifted and changes nothing; every lift is audited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import Ack, Respond
+
+from bot.actions.alarms import _config as notify_config
+from bot.context import AppContext
+from bot.payloads import PayloadError, read_id, slack_user
+from bot.render import quiet as render
+from bot.render.alarms import local_time
+from bot.roles import Role
+from bot.writes import audit_denied, role_denied
+from core.cache import audit, quiet
+from core.cache.writes import write_transaction
+from core.clock import now_ms
+from core.reference import new_reference
+
+
+def on_lift(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    user = slack_user(body)
+    if denied := role_denied(ctx, user, Role.TECHNICIAN):
+        audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
+        respond(text=denied, response_type="ephemeral", replace_original=False)
+        return
+    try:
+        window_id = read_id(action.get("value"), "This button")
+    except PayloadError as err:
+        respond(text=str(err), response_type="ephemeral", replace_original=False)
+        return
+    db = ctx.db()
+    at = now_ms()
+    with write_transaction(db):
+        result = quiet.lift(db, window_id, user, at)
+    if result is None:
+        respond(text="That silence or window is no longer in samops' cache; nothing was lifted.",
+                response_type="ephemeral", replace_original=False)  # fmt: skip
+        return
+    window, lifted = result
+    config, _ = notify_config(ctx)
+    zone = config.zone_for(window.organization)
+    if not lifted:
+        if window.lifted_at is not None:
+            text = f"Already lifted by <@{window.lifted_by}> at {local_time(window.lifted_at, zone)}."
+        else:
+            text = f"It already ended at {local_time(window.end, zone)}."
+        respond(text=text, response_type="ephemeral", replace_original=False)
+        return
+    audit.record(db, slack_user=user, command=f"{window.kind} lift {window.id}", outcome="ok",
+                 org_id=window.organization, summary=f"lifted the {window.kind} of {window.scope()}",
+                 reference=new_reference())  # fmt: skip
+    card = render.lifted_card(window, zone)
+    if (body.get("container") or {}).get("is_ephemeral"):
+        # A list only its reader sees: tell the channel, as lifting changes what everyone gets.
+        respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)
+    else:
+        respond(text=card.text, blocks=card.blocks, replace_original=True)

@@ -1,0 +1,32 @@
+"""`/sam handover`: the shift handover digest on demand, for the shift running now (ephemeral)."""
+
+from __future__ import annotations
+
+from bot.actions.alarms import _config as notify_config
+from bot.context import AppContext
+from bot.notify.config import ChannelNotify
+from bot.notify.handover import shift_start
+from bot.render import quiet as render
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core.clock import now_ms
+from core.read.handover import handover
+
+
+@subcommand(
+    "handover",
+    usage="/sam handover",
+    summary="the shift so far: alarms, who holds what, noisy panels, cameras offline, silences",
+    examples=("/sam handover", "/sam handover org:1001"),
+)
+def handover_now(inv: Invocation, ctx: AppContext) -> Reply:
+    if inv.args:
+        raise UsageError("`/sam handover` takes no other words (`org:<id>` picks an organization)")
+    config, _ = notify_config(ctx)
+    settings = config.per_channel.get(inv.channel_id) or ChannelNotify()
+    org_id = inv.org_id if inv.org_id is not None else settings.org
+    settings = settings.model_copy(update={"org": org_id})
+    now = now_ms()
+    # The shift began at this channel's last handover time; a channel without any: the last 24 hours.
+    digest = handover(ctx.db(), shift_start(settings, config, now), now, org_id)
+    message = render.handover_digest(digest, config.zone_for(org_id), now)
+    return Reply(text=message.text, blocks=message.blocks)

@@ -1,0 +1,155 @@
+"""`/sam maintenance`: the maintenance windows in force or to come (each with End now), and, for
+technicians, `/sam maintenance <panel | org:ID> <from> <to> [reason]` to plan one.
+
+`<from>`/`<to>` are read in the organization's time zone (`[notify.timezones]`): `now`; `HH:MM` (`from`:
+the next such time, today's up to a minute late; `to`: the first such time after `from`, so 22:00 06:00
+runs over midnight); `YYYY-MM-DD HH:MM`; `+2h`, `+30m`, `+1d` (for `to`: after `from`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.actions.alarms import _config as notify_config
+from bot.context import AppContext
+from bot.forms.fields import FieldError, looks_like_id, parse_id, parse_name
+from bot.render import quiet as render
+from bot.render.common import escape
+from bot.roles import Role
+from bot.slash.panels_lookup import resolve_panels
+from bot.slash.parse import parse_text
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from bot.writes import audit_denied, role_denied, slash_key
+from core.cache import audit, claims, quiet
+from core.cache.writes import write_transaction
+from core.clock import DAY_MS, MINUTE_MS, now_ms
+from core.read import organizations
+from core.read.quiet import MAINTENANCE, window, windows_in_force
+from core.windows import WhenError, parse_when
+
+USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
+LONGEST_MS = 31 * DAY_MS
+FURTHEST_MS = 365 * DAY_MS
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CLOCK = re.compile(r"\d{1,2}:\d{2}")
+
+
+@subcommand(
+    "maintenance",
+    usage=USAGE,
+    summary="maintenance windows in force; technicians plan one for a panel or org (alarms held back)",
+    write=True,
+    examples=(
+        "/sam maintenance",
+        "/sam maintenance 100101 now +2h replacing the siren",
+        "/sam maintenance org:1001 22:00 06:00 network works",
+        "/sam maintenance Warehouse 2026-12-01 08:00 2026-12-01 12:00",
+    ),
+)
+def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
+    if not inv.args:
+        return _list(inv, ctx)
+    if denied := role_denied(ctx, inv.user_id, Role.TECHNICIAN):
+        audit_denied(ctx, inv.user_id, f"maintenance {' '.join(inv.args)}"[:200], inv.org_id)
+        return Reply(text=denied)
+    words = list(inv.args)
+    explicit_org = parse_text(inv.text).org_id
+    if explicit_org is not None and _starts_with_time(words):
+        resource_id, org_id, scope = None, explicit_org, f"organization {explicit_org}"
+        if explicit_org not in {org for org, _ in organizations(ctx.db())}:
+            return Reply(text=f"Not found: organization {explicit_org} is not in samops' cache.")
+    else:
+        resource_id, org_id, scope = _panel(ctx, words.pop(0), inv.org_id)
+    config, _ = notify_config(ctx)
+    zone = config.zone_for(org_id)
+    now = now_ms()
+    start_words, end_words, reason_words = _split_times(words)
+    try:
+        start = parse_when(start_words, now, zone)
+        end = parse_when(end_words, now, zone, after=start)
+    except WhenError as err:
+        raise UsageError(str(err)) from None
+    _check_span(start, end, now)
+    reason = _reason(reason_words)
+    db = ctx.db()
+    if not claims.claim_once(db, slash_key(inv)):
+        return Reply(text="This command was already run (a retry); nothing more was planned.")
+    with write_transaction(db):
+        window_id = quiet.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
+                                     resource_id=resource_id, org_id=None if resource_id else org_id,
+                                     reason=reason, created_by=inv.user_id)  # fmt: skip
+        made = window(db, window_id)
+    assert made is not None
+    card = render.window_card(made, zone, now)
+    summary = f"maintenance {window_id} of {scope}: {render.window_line(made, zone, now)}"
+    audit.record(db, slack_user=inv.user_id, command=f"maintenance {' '.join(inv.args)}"[:200],
+                 org_id=org_id, outcome="ok", summary=summary[:500], reference=inv.reference)  # fmt: skip
+    return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
+
+
+def _list(inv: Invocation, ctx: AppContext) -> Reply:
+    now = now_ms()
+    windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id, upcoming=True) if w.kind == MAINTENANCE]
+    config, _ = notify_config(ctx)
+    message = render.windows_list(
+        windows, lambda w: config.zone_for(w.organization), now, "Maintenance windows",
+        f"No maintenance window is in force or planned. Plan one: `{USAGE}`",
+    )  # fmt: skip
+    return Reply(text=message.text, blocks=message.blocks)
+
+
+def _starts_with_time(words: list[str]) -> bool:
+    first = words[0].lower() if words else ""
+    return first == "now" or first.startswith("+") or bool(_DATE.fullmatch(first) or _CLOCK.fullmatch(first))
+
+
+def _panel(ctx: AppContext, word: str, org_id: int | None) -> tuple[int, int | None, str]:
+    """(panel id, its organization, its name in words) of what was typed; UsageError if not one panel."""
+    try:
+        typed = parse_id(word, "panel") if looks_like_id(word) else None
+    except FieldError as err:
+        raise UsageError(str(err)) from None
+    panels = resolve_panels(ctx, str(typed) if typed is not None else word, org_id)
+    if typed is not None:
+        panels = [p for p in panels if p.resource_id == typed]
+    if not panels:
+        raise UsageError(f"no panel `{escape(word)}` in samops' cache (give its id, or `org:<id>` first)")
+    if len(panels) > 1:
+        ids = ", ".join(f"`{p.resource_id}`" for p in panels[:10])
+        raise UsageError(f"`{escape(word)}` matches {len(panels)} panels ({ids}); give the panel's id")
+    panel = panels[0]
+    return panel.resource_id, panel.org_id, f"{panel.name or 'panel'} ({panel.resource_id})"
+
+
+def _split_times(words: list[str]) -> tuple[str, str, list[str]]:
+    """The `from` and `to` words (a date and a time are one), and the words of the reason."""
+    groups: list[str] = []
+    rest = list(words)
+    while rest and len(groups) < 2:
+        word = rest.pop(0)
+        if _DATE.fullmatch(word) and rest and _CLOCK.fullmatch(rest[0]):
+            word = f"{word} {rest.pop(0)}"
+        groups.append(word)
+    if len(groups) < 2:
+        raise UsageError("give when it starts and when it ends, e.g. `now +2h` or `22:00 06:00`")
+    return groups[0], groups[1], rest
+
+
+def _check_span(start: int, end: int, now: int) -> None:
+    if start < now - MINUTE_MS:
+        raise UsageError("it would start in the past; start it `now` or later")
+    if end <= start:
+        raise UsageError("it must end after it starts")
+    if end - start > LONGEST_MS:
+        raise UsageError("a window lasts at most 31 days")
+    if start > now + FURTHEST_MS:
+        raise UsageError("a window starts within a year")
+
+
+def _reason(words: list[str]) -> str | None:
+    if not words:
+        return None
+    try:
+        return parse_name(" ".join(words), "reason")
+    except FieldError as err:
+        raise UsageError(str(err)) from None

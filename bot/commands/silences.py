@@ -1,0 +1,32 @@
+"""`/sam silences`: the silences in force (of the channel's organization, or `org:<id>`), each with Lift."""
+
+from __future__ import annotations
+
+from bot.actions.alarms import _config as notify_config
+from bot.context import AppContext
+from bot.render import quiet as render
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core.clock import now_ms
+from core.read.quiet import SILENCE, windows_in_force
+
+
+@subcommand(
+    "silences",
+    usage="/sam silences",
+    summary="the panel silences in force, each with a Lift button (technicians lift)",
+    examples=("/sam silences", "/sam silences org:1001"),
+)
+def silences(inv: Invocation, ctx: AppContext) -> Reply:
+    if inv.args:
+        raise UsageError("`/sam silences` takes no other words (`org:<id>` picks an organization)")
+    now = now_ms()
+    windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id) if w.kind == SILENCE]
+    config, _ = notify_config(ctx)
+    message = render.windows_list(
+        windows,
+        lambda w: config.zone_for(w.organization),
+        now,
+        "Silences in force",
+        "No silence is in force.",
+    )
+    return Reply(text=message.text, blocks=message.blocks)

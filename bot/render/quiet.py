@@ -1,0 +1,140 @@
+"""Messages about silences, maintenance windows and shift handovers: the window card (with Lift), the list
+of windows in force, the summary of what a window held back, and the handover digest."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, SectionBlock
+
+from bot.render.alarms import Rendered, local_time
+from bot.render.common import MAX_BLOCKS, clip, context, escape, header, join_lines, section
+from core.read.handover import Handover
+from core.read.quiet import MAINTENANCE, HeldGroup, QuietWindow
+
+LIFT = "quiet_lift"
+LISTED = MAX_BLOCKS - 5  # windows listed one block each; the rest are counted
+
+
+def _what(window: QuietWindow) -> str:
+    return "Maintenance" if window.kind == MAINTENANCE else "Silence"
+
+
+def window_line(window: QuietWindow, zone: ZoneInfo, now: int) -> str:
+    """One line: what, on what, until when, why, by whom."""
+    emoji = ":construction:" if window.kind == MAINTENANCE else ":no_bell:"
+    when = (
+        f"until {local_time(window.end, zone)}"
+        if window.starts_at <= now
+        else f"from {local_time(window.starts_at, zone)} to {local_time(window.end, zone)}"
+    )
+    who = f" by <@{escape(window.created_by)}>" if window.created_by else " (from the config)"
+    reason = f" — {escape(window.reason)}" if window.reason else ""
+    state = "in maintenance" if window.kind == MAINTENANCE else "silenced"
+    return f"{emoji} *{escape(window.scope())}* {state} {when}{who}{reason}"
+
+
+def lift_button(window: QuietWindow) -> ButtonElement:
+    label = "End now" if window.kind == MAINTENANCE else "Lift"
+    return ButtonElement(text=PlainTextObject(text=label), action_id=LIFT, value=str(window.id))
+
+
+def window_card(window: QuietWindow, zone: ZoneInfo, now: int, intro: str = "") -> Rendered:
+    """A window just made: what it covers and a button to end it early."""
+    line = window_line(window, zone, now)
+    text = f"{intro}{line}: its alarms are recorded, not posted; a summary follows when it ends."
+    block = SectionBlock(text=clip(text, 3000), accessory=lift_button(window))
+    return Rendered(text=clip(text, 300), blocks=[block.to_dict()])
+
+
+def lifted_card(window: QuietWindow, zone: ZoneInfo) -> Rendered:
+    by = f"<@{escape(window.lifted_by)}>" if window.lifted_by else "someone"
+    when = local_time(window.lifted_at or window.end, zone)
+    text = f":bell: {_what(window)} of {escape(window.scope())} lifted by {by} at {when}."
+    return Rendered(text=text, blocks=[section(text).to_dict()])
+
+
+def windows_list(
+    windows: Sequence[QuietWindow],
+    zone_of: Callable[[QuietWindow], ZoneInfo],
+    now: int,
+    title: str,
+    empty: str,
+) -> Rendered:
+    """Windows, one section each with its Lift button."""
+    if not windows:
+        return Rendered(text=empty, blocks=[section(empty).to_dict()])
+    blocks: list[Block] = [header(title)]
+    for window in windows[:LISTED]:
+        line = window_line(window, zone_of(window), now)
+        blocks.append(SectionBlock(text=clip(line, 3000), accessory=lift_button(window)))
+    if len(windows) > LISTED:
+        blocks.append(context(f"… and {len(windows) - LISTED} more; the dashboard lists them all."))
+    return Rendered(text=f"{title}: {len(windows)}", blocks=[b.to_dict() for b in blocks])
+
+
+def held_summary(window: QuietWindow, groups: Sequence[HeldGroup], zone: ZoneInfo) -> Rendered:
+    """ONE message per channel when a window ends: what it held back, per panel and kind, first and last."""
+    total = sum(g.count for g in groups)
+    how = "was lifted" if window.lifted_at is not None and window.lifted_at < window.ends_at else "ended"
+    head = (
+        f":bell: {_what(window)} of {window.scope()} {how} ({local_time(window.end, zone)}). "
+        f"It held back {total} alarm{'s' if total != 1 else ''}:"
+    )
+    lines = []
+    for g in groups:
+        panel = f"{g.panel_name} ({g.resource_id})" if g.panel_name else f"panel {g.resource_id}"
+        span = local_time(g.first_time, zone)
+        if g.last_time != g.first_time:
+            span += f" – {local_time(g.last_time, zone)}"
+        lines.append(f"• {escape(panel)}: {g.count} × {escape(g.kind)} ({span})")
+    blocks = [section(escape(head)), section(join_lines(lines)), context("Every alarm is in the dashboard.")]
+    return Rendered(text=clip(escape(head), 300), blocks=[b.to_dict() for b in blocks])
+
+
+def _duration(ms: int) -> str:
+    minutes = round(ms / 60_000)
+    return f"{minutes} min" if minutes < 120 else f"{minutes / 60:.1f} h"
+
+
+def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
+    span = f"{local_time(digest.since, zone)} – {local_time(digest.until, zone)}"
+    scope = f"organization {digest.org_id}" if digest.org_id is not None else "all organizations"
+    blocks: list[Block] = [header("Shift handover"), context(f"{span} · {scope}")]
+    life = digest.lifecycle
+    figures = [f"*Alarms received*\n{digest.alarms_received}"]
+    if life.recorded:
+        tta = _duration(life.median_tta_ms) if life.median_tta_ms is not None else "–"
+        figures += [
+            f"*Acknowledged*\n{life.acknowledged}",
+            f"*Resolved*\n{life.resolved}",
+            f"*Median time to acknowledge*\n{tta}",
+        ]
+    blocks.append(section("*This shift*", figures))
+    if life.recorded:
+        held = [
+            f"• {local_time(h.opened_at, zone)} {escape(h.kind or 'alarm')} on "
+            f"{escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
+            + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")
+            for h in life.held
+        ]
+        title = f"*Still open or acknowledged: {life.held_count}*"
+        blocks.append(section(title + ("\n" + join_lines(held, total=life.held_count) if held else "")))
+    noisy = [f"• {escape(p.name or 'panel')} ({p.resource_id}): {p.count}" for p in digest.noisiest]
+    blocks.append(section("*Noisiest panels*\n" + (join_lines(noisy) if noisy else "none: no alarms")))
+    cams = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_offline]
+    blocks.append(section(f"*Cameras offline: {len(cams)}*" + ("\n" + join_lines(cams) if cams else "")))
+    quiet = [window_line(w, zone, now) for w in digest.quiet]
+    blocks.append(section(f"*Silences and maintenance in force: {len(quiet)}*"
+                          + ("\n" + join_lines(quiet) if quiet else "")))  # fmt: skip
+    text = f"Shift handover {span}: {digest.alarms_received} alarms received"
+    return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
+
+
+def group_by_channel(groups: Sequence[HeldGroup]) -> dict[str, list[HeldGroup]]:
+    by_channel: dict[str, list[HeldGroup]] = defaultdict(list)
+    for g in groups:
+        by_channel[g.channel].append(g)
+    return dict(by_channel)

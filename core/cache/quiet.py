@@ -1,0 +1,119 @@
+"""Writing silences and maintenance windows (`quiet_windows`, created by the schema's migrations), and
+recording which window held back which alarm (`quiet_held`). Reading them is `core.read.quiet`.
+
+Functions run in the caller's transaction (`core.cache.writes.write_transaction`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from core.read.quiet import MAINTENANCE, SILENCE, WINDOW_COLUMNS, QuietWindow, window
+from core.read.rows import query
+from core.sqlite_lib import sqlite_utils
+
+__all__ = ["MAINTENANCE", "SILENCE", "QuietWindow"]
+
+
+def add_window(
+    db: sqlite_utils.Database,
+    *,
+    kind: str,
+    starts_at: int,
+    ends_at: int,
+    created_at: int,
+    resource_id: int | None = None,
+    org_id: int | None = None,
+    reason: str | None = None,
+    created_by: str | None = None,
+    config_key: str | None = None,
+) -> int:
+    """Record a window; returns its id. A `config_key` already recorded is that row (one per occurrence)."""
+    if (resource_id is None) == (org_id is None):
+        raise ValueError("a window covers one panel or one organization")
+    cursor = db.execute(
+        "INSERT INTO quiet_windows (kind, resource_id, org_id, starts_at, ends_at, reason, created_by,"
+        " created_at, config_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(config_key) DO NOTHING",
+        [kind, resource_id, org_id, starts_at, ends_at, reason, created_by, created_at, config_key],
+    )
+    if cursor.rowcount == 1:
+        return int(cursor.lastrowid or 0)
+    row = db.execute("SELECT id FROM quiet_windows WHERE config_key = ?", [config_key]).fetchone()
+    return int(row[0])
+
+
+def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack_user: str, at: int) -> int:
+    """Silence a panel until `until`: the silence in force is moved to the new end (30 min after 24 h
+    shortens it, as the buttons say), else a new one starts now. Returns the silence's id."""
+    row = db.execute(
+        "SELECT id FROM quiet_windows WHERE kind = ? AND resource_id = ? AND lifted_at IS NULL"
+        " AND starts_at <= ? AND ends_at > ? ORDER BY id DESC LIMIT 1",
+        [SILENCE, resource_id, at, at],
+    ).fetchone()
+    if row is None:
+        return add_window(db, kind=SILENCE, resource_id=resource_id, starts_at=at, ends_at=until,
+                          created_by=slack_user, created_at=at)  # fmt: skip
+    db.execute(
+        "UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]]
+    )
+    return int(row[0])
+
+
+def silence_until(db: sqlite_utils.Database, resource_id: int, at: int) -> int | None:
+    """The end of the panel's silence in force at `at`, if any."""
+    row = db.execute(
+        "SELECT max(ends_at) FROM quiet_windows WHERE kind = ? AND resource_id = ? AND lifted_at IS NULL"
+        " AND starts_at <= ? AND ends_at > ?",
+        [SILENCE, resource_id, at, at],
+    ).fetchone()
+    return int(row[0]) if row and row[0] is not None else None
+
+
+def lift(
+    db: sqlite_utils.Database, window_id: int, slack_user: str, at: int
+) -> tuple[QuietWindow, bool] | None:
+    """End a window now; returns (the window, whether this call lifted it) — a second click finds it lifted
+    (or over) and changes nothing — or None for an unknown id."""
+    cursor = db.execute(
+        "UPDATE quiet_windows SET lifted_at = ?, lifted_by = ?"
+        " WHERE id = ? AND lifted_at IS NULL AND ends_at > ?",
+        [at, slack_user, window_id, at],
+    )
+    found = window(db, window_id)
+    return (found, cursor.rowcount == 1) if found is not None else None
+
+
+def overlapping(db: sqlite_utils.Database, since: int, until: int) -> list[QuietWindow]:
+    """Windows in force at some time in [since, until] whose summary is not out yet: the ones that may hold
+    back an alarm of that span (an alarm discovered after its window's summary is posted as usual)."""
+    rows = query(
+        db,
+        f"SELECT {WINDOW_COLUMNS} FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
+        " WHERE w.summarized_at IS NULL AND w.starts_at <= ? AND w.ends_at > ?"
+        " AND (w.lifted_at IS NULL OR w.lifted_at > ?)",
+        [until, since, since],
+    )
+    return [QuietWindow(**r) for r in rows]
+
+
+def record_held(db: sqlite_utils.Database, held: Iterable[tuple[str, int]]) -> None:
+    """(event_id, window_id) of alarms recorded but not posted."""
+    db.conn.executemany(
+        "INSERT INTO quiet_held (event_id, window_id) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING", held
+    )
+
+
+def ended_unsummarized(db: sqlite_utils.Database, at: int) -> list[QuietWindow]:
+    """Windows over (or lifted) by `at` whose held-back summary is not out yet, in the order they ended."""
+    rows = query(
+        db,
+        f"SELECT {WINDOW_COLUMNS} FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
+        " WHERE w.summarized_at IS NULL AND (w.ends_at <= ? OR w.lifted_at IS NOT NULL)"
+        " ORDER BY min(w.ends_at, COALESCE(w.lifted_at, w.ends_at)), w.id",
+        [at],
+    )
+    return [QuietWindow(**r) for r in rows]
+
+
+def mark_summarized(db: sqlite_utils.Database, window_id: int, at: int) -> None:
+    db.execute("UPDATE quiet_windows SET summarized_at = ? WHERE id = ?", [at, window_id])

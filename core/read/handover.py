@@ -1,0 +1,131 @@
+"""The shift handover digest: what happened in [since, until) and what the next shift inherits.
+
+Built from plain queries over the cache. The alarm lifecycle's figures (open and acknowledged alarms, who
+holds each, counts acknowledged and resolved, median time to acknowledge) read the `alarm_state` table of
+the alarm lifecycle (issue 15, items 1–2); `_lifecycle` is the one place that reads it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from core.alarms import alarm_sql
+from core.read.alarms import AlarmFilter, count_alarms
+from core.read.cameras import camera_summary
+from core.read.quiet import QuietWindow, windows_in_force
+from core.read.rows import CameraRow, query, scalar
+from core.sqlite_lib import sqlite_utils
+
+NOISIEST = 5
+HELD_SHOWN = 20  # open alarms listed one by one; the count says how many in all
+
+ALARM_SQL = alarm_sql("a")
+
+
+@dataclass(frozen=True)
+class PanelCount:
+    resource_id: int
+    name: str | None
+    count: int
+
+
+@dataclass(frozen=True)
+class HeldAlarm:
+    """An alarm still open or acknowledged, and who holds it (the assignee, else who acknowledged it)."""
+
+    event_id: str
+    state: str
+    holder: str | None
+    opened_at: int
+    resource_id: int | None
+    panel_name: str | None
+    kind: str | None
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    recorded: bool  # False: this cache has no alarm states (yet), so the figures below say nothing
+    held: tuple[HeldAlarm, ...] = ()  # the oldest HELD_SHOWN
+    held_count: int = 0
+    acknowledged: int = 0  # in the shift
+    resolved: int = 0  # in the shift
+    median_tta_ms: int | None = None  # over the alarms acknowledged in the shift
+
+
+@dataclass(frozen=True)
+class Handover:
+    since: int
+    until: int
+    org_id: int | None
+    alarms_received: int
+    noisiest: tuple[PanelCount, ...]
+    cameras_offline: tuple[CameraRow, ...]
+    quiet: tuple[QuietWindow, ...]  # silences and maintenance windows in force at `until`
+    lifecycle: Lifecycle = field(default_factory=lambda: Lifecycle(recorded=False))
+
+
+def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None) -> Handover:
+    """The digest of the shift [since, until), for one organization or (None) all of them."""
+    received = count_alarms(db, AlarmFilter(org_id=org_id, since=since, until=until))
+    cameras = tuple(c for c in camera_summary(db, org_id, problems_only=True) if "offline" in c.problems)
+    return Handover(
+        since=since,
+        until=until,
+        org_id=org_id,
+        alarms_received=received,
+        noisiest=tuple(_noisiest(db, since, until, org_id)),
+        cameras_offline=cameras,
+        quiet=tuple(windows_in_force(db, until, org_id)),
+        lifecycle=_lifecycle(db, since, until, org_id),
+    )
+
+
+def _noisiest(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> list[PanelCount]:
+    org, params = ("AND a.org_id = ?", [org_id]) if org_id is not None else ("", [])
+    rows = query(
+        db,
+        "SELECT a.resource_id AS resource_id, p.name AS name, count(*) AS count FROM activities a"
+        " LEFT JOIN panels p ON p.resource_id = a.resource_id"
+        f" WHERE a.activity_time >= ? AND a.activity_time < ? AND {ALARM_SQL} AND a.resource_id IS NOT NULL"
+        f" {org} GROUP BY a.resource_id ORDER BY count DESC, a.resource_id LIMIT ?",
+        [since, until, *params, NOISIEST],
+    )
+    return [PanelCount(**r) for r in rows]
+
+
+def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> Lifecycle:
+    # Guard: alarm_state comes with the lifecycle's migration (another branch); without it, nothing to say.
+    if not db["alarm_state"].exists():
+        return Lifecycle(recorded=False)
+    org, org_params = ("AND a.org_id = ?", [org_id]) if org_id is not None else ("", [])
+    base = "FROM alarm_state s JOIN activities a ON a.event_id = s.event_id"
+    held_where = f"WHERE s.state IN ('open', 'acknowledged') {org}"
+    held = query(
+        db,
+        "SELECT s.event_id AS event_id, s.state AS state, COALESCE(s.assignee, s.acknowledged_by) AS holder,"
+        " s.opened_at AS opened_at, a.resource_id AS resource_id, p.name AS panel_name,"
+        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind"
+        f" {base} LEFT JOIN panels p ON p.resource_id = a.resource_id {held_where}"
+        " ORDER BY s.opened_at, s.event_id LIMIT ?",
+        [*org_params, HELD_SHOWN],
+    )
+    held_count = int(scalar(db, f"SELECT count(*) {base} {held_where}", org_params))
+    resolved = int(scalar(db, f"SELECT count(*) {base} WHERE s.resolved_at >= ? AND s.resolved_at < ? {org}",
+                          [since, until, *org_params]))  # fmt: skip
+    waits = [
+        int(r[0])
+        for r in db.execute(
+            f"SELECT s.acknowledged_at - s.opened_at {base}"
+            f" WHERE s.acknowledged_at >= ? AND s.acknowledged_at < ? {org}",
+            [since, until, *org_params],
+        ).fetchall()
+    ]
+    return Lifecycle(
+        recorded=True,
+        held=tuple(HeldAlarm(**r) for r in held),
+        held_count=held_count,
+        acknowledged=len(waits),
+        resolved=resolved,
+        median_tta_ms=int(statistics.median(waits)) if waits else None,
+    )

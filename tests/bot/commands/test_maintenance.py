@@ -1,0 +1,177 @@
+"""`/sam maintenance`, `/sam silences`, `/sam handover` and the Lift button through the running bot, with
+signed requests: technicians plan and lift, viewers read and are refused writes, a double click changes
+nothing, bad input gets a usage message, and every write is audited."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from core.cache import audit
+from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.clock import HOUR_MS, MINUTE_MS
+from core.read.quiet import windows_in_force
+from tests.support.bot import BotProcess, blocks_text, run_bot, usage
+from tests.support.slack_standin import SlackStandIn
+
+USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
+CONFIG = """[roles]
+technicians = ["U_TECH"]
+[channels.C_TEST]
+org = 1001
+[notify.timezones]
+"1001" = "America/New_York"
+"""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterator[BotProcess]:
+    tmp = tmp_path_factory.mktemp("quiet")
+    db = open_cache(tmp / "cache.db")
+    with write_transaction(db):
+        upsert_dicts(db, "organizations", [{"id": 1001, "name": "Acme"}], "id")
+        panels = [{"resource_id": 777, "org_id": 1001, "name": "Depot"},
+                  {"resource_id": 778, "org_id": 1001, "name": "Depot annex"}]  # fmt: skip
+        upsert_dicts(db, "panels", panels, "resource_id")
+        upsert_activities(db, "activities", [("EV-777-1", 777, 1001, now_ms() - MINUTE_MS,
+                                               "Burglary on Depot - Door", "violation", "Burglary", "alarm",
+                                               2, 1, 1)])  # fmt: skip
+    db.close()
+    with run_bot(tmp, slack, db_path=tmp / "cache.db", config=CONFIG) as bot:
+        yield bot
+
+
+def click(bot: BotProcess, value: str, user: str, name: str, ephemeral: bool = False) -> dict[str, Any]:
+    """Click the Lift / End now button whose value is `value`; the first answer on its response_url."""
+    payload = {
+        "user": {"id": user, "name": user.lower()},
+        "channel": {"id": "C_TEST"},
+        "container": {
+            "type": "message",
+            "message_ts": "1700000000.000200",
+            "channel_id": "C_TEST",
+            "is_ephemeral": ephemeral,
+        },
+        "response_url": bot.slack.response_url(name),
+        "trigger_id": f"trigger-{name}",
+        "actions": [{"action_id": "quiet_lift", "block_id": "b", "value": value, "type": "button"}],
+    }
+    assert bot.send_action(payload).status_code == 200
+    return bot.slack.wait_for(lambda: bot.slack.responses(name), timeout=30)[0].params
+
+
+def lift_values(blocks: list[dict[str, Any]]) -> list[str]:
+    return [
+        b["accessory"]["value"] for b in blocks if (b.get("accessory") or {}).get("action_id") == "quiet_lift"
+    ]
+
+
+def audited(bot: BotProcess, prefix: str) -> list[audit.AuditEntry]:
+    db = open_cache(bot.db_path)
+    try:
+        return [e for e in audit.recent(db, 200) if e.command.startswith(prefix)]
+    finally:
+        db.close()
+
+
+def test_a_technician_plans_a_window_everyone_lists_it_and_it_is_lifted_once(bot: BotProcess) -> None:
+    made = bot.send_command("maintenance 777 now +2h replacing the siren", user="U_TECH")
+    assert not made.ephemeral and "Depot (777)* in maintenance until" in made.text
+    assert "replacing the siren" in made.text and "EST" in made.text  # the org's zone
+    [value] = lift_values(made.blocks)
+
+    listed = bot.send_command("maintenance", user="U_VIEWER")
+    assert listed.ephemeral and "Maintenance windows" in listed.text and lift_values(listed.blocks) == [value]
+
+    refused = click(bot, value, "U_VIEWER", "lift-viewer", ephemeral=True)
+    assert "technician role" in refused["text"]
+    lifted = click(bot, value, "U_TECH", "lift-1")
+    assert lifted.get("replace_original") is True and "lifted by <@U_TECH>" in lifted["text"]
+    again = click(bot, value, "U_TECH", "lift-2")
+    assert "Already lifted by <@U_TECH>" in again["text"] and again["response_type"] == "ephemeral"
+    assert "No maintenance window" in bot.send_command("maintenance", user="U_VIEWER").text
+
+    [planned] = audited(bot, "maintenance 777")
+    assert (planned.slack_user, planned.outcome, planned.org_id) == ("U_TECH", "ok", 1001)
+    assert [(e.slack_user, e.outcome) for e in audited(bot, "maintenance lift")] == [("U_TECH", "ok")]
+    assert [(e.slack_user, e.outcome) for e in audited(bot, "quiet lift")] == [("U_VIEWER", "denied")]
+
+
+def test_an_org_window_over_midnight_in_the_org_zone(bot: BotProcess) -> None:
+    made = bot.send_command("maintenance org:1001 22:00 06:00 network works", user="U_TECH")
+    assert "organization 1001* in maintenance from" in made.text, made.text
+    db = open_cache(bot.db_path)
+    try:
+        [window] = [w for w in windows_in_force(db, now_ms(), 1001, upcoming=True) if w.org_id == 1001]
+    finally:
+        db.close()
+    assert window.ends_at - window.starts_at in (8 * HOUR_MS, 7 * HOUR_MS, 9 * HOUR_MS)  # DST nights too
+    assert click(bot, str(window.id), "U_TECH", "lift-org")["text"].startswith(":bell:")
+
+
+def test_viewers_may_not_plan_and_bad_input_gets_the_usage(bot: BotProcess) -> None:
+    denied = bot.send_command("maintenance 777 now +1h", user="U_VIEWER")
+    assert "technician role" in denied.text
+    assert [e.outcome for e in audited(bot, "maintenance 777 now +1h")] == ["denied"]
+    for text, reason in [
+        ("maintenance 777", "give when it starts and when it ends"),
+        ("maintenance 777 now", "give when it starts and when it ends"),
+        ("maintenance 777 soon +1h", "is not a time"),
+        ("maintenance 777 now 25:99", "is not a time"),
+        ("maintenance 777 +2h now", "must end after it starts"),
+        ("maintenance 777 2020-01-01 10:00 +1h", "start in the past"),
+        ("maintenance 777 now +40d", "at most 31 days"),
+        ("maintenance 777 2026-02-30 10:00 +1h", "is not a date"),
+        ("maintenance 999999 now +1h", "no panel"),
+        ("maintenance Dep now +1h", "matches 2 panels"),
+        ("maintenance 777 now +1h bad\u0007reason", "control characters"),
+    ]:
+        result = bot.send_command(text, user="U_TECH")
+        assert reason in result.text, (text, result.text)
+        usage(result, USAGE)
+    nowhere = bot.send_command("maintenance org:4242 now +1h", user="U_TECH")
+    assert "organization 4242 is not in samops' cache" in nowhere.text
+
+
+def test_silences_list_with_lift_and_the_silence_card_lifts(bot: BotProcess) -> None:
+    assert "No silence is in force" in bot.send_command("silences", user="U_VIEWER").text
+    payload = {
+        "user": {"id": "U_TECH"}, "channel": {"id": "C_TEST"},
+        "container": {"type": "message", "message_ts": "1700000000.000300", "channel_id": "C_TEST"},
+        "response_url": bot.slack.response_url("silence"), "trigger_id": "trigger-silence",
+        "actions": [{"action_id": "alarm_silence_120", "block_id": "b", "type": "button",
+                     "value": json.dumps({"r": 777, "m": 120})}],
+    }  # fmt: skip
+    bot.send_action(payload)
+    card = bot.slack.wait_for(lambda: bot.slack.responses("silence"), timeout=30)[0].params
+    assert card["response_type"] == "in_channel" and "Depot (777)* silenced until" in blocks_text(
+        card["blocks"]
+    )
+    [value] = lift_values(card["blocks"])
+    listed = bot.send_command("silences", user="U_VIEWER")
+    assert "Silences in force" in listed.text and lift_values(listed.blocks) == [value]
+    # Lifted from the (ephemeral) list: the channel is told, since what everyone gets changes.
+    lifted = click(bot, value, "U_TECH", "lift-silence", ephemeral=True)
+    assert (
+        lifted["response_type"] == "in_channel"
+        and "Silence of Depot (777) lifted by <@U_TECH>" in lifted["text"]
+    )
+    assert "No silence is in force" in bot.send_command("silences", user="U_VIEWER").text
+    assert "Already lifted" in click(bot, value, "U_TECH", "lift-silence-2")["text"]
+    assert "names no valid id" in click(bot, "nonsense", "U_TECH", "lift-bad")["text"]
+
+
+def test_handover_on_demand(bot: BotProcess) -> None:
+    result = bot.send_command("handover", user="U_VIEWER")
+    assert result.ephemeral and "Shift handover" in result.text and "organization 1001" in result.text
+    assert "*Alarms received*\n1" in result.text and "Depot (777): 1" in result.text
+    usage(bot.send_command("handover now please", user="U_VIEWER"), "/sam handover")

@@ -3,8 +3,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.support.processes import Simulator, run_simulator
+
+# No test may depend on the machine's speed: hypothesis' per-example deadline (200 ms) is a speed test.
+settings.register_profile("samops", deadline=None)
+settings.load_profile("samops")
 
 
 @pytest.fixture(scope="session")

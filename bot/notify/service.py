@@ -18,14 +18,17 @@ from dataclasses import dataclass, field
 
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.escalation import Escalator
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
+from core import lifecycle
 from core.cache import outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
 from core.errors import SamError
+from core.read import handling
 from core.sqlite_lib import sqlite_utils
 
 CONSOLE_CHANNEL = "console"
@@ -49,6 +52,7 @@ class Notifier:
     _service_failing_since: int | None = None
     storm: StormCards = field(init=False)
     _service_error: str = ""
+    clock: Callable[[], int] = now_ms  # the lifecycle's time (escalation); tests pass a fake clock
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
@@ -78,7 +82,9 @@ class Notifier:
         self._post_first_start_summary()
         self.discover()
         self._check_health()
-        return self.deliver()
+        wait = self.deliver()
+        self.escalate()
+        return wait
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
         started, next_poll = False, 0.0
@@ -133,9 +139,22 @@ class Notifier:
                 for a in found
             ]
             outbox.enqueue(self.db, entries)
+            self._open_lifecycle(found, silenced)
         if entries:
             self.log(f"notify: {len(entries)} new alarms")
         return len(entries)
+
+    # --- the alarm lifecycle -----------------------------------------------------------------------------
+
+    def _open_lifecycle(self, found: list[Alarm], silenced: set[int]) -> None:
+        """Alarms to be posted start their lifecycle open (in discovery's transaction); those of a silenced
+        panel are recorded only."""
+        opened = [(a.event_id, a.activity_time) for a in found if a.resource_id not in silenced]
+        lifecycle.open_alarms(self.db, opened, self.clock())
+
+    def escalate(self) -> int:
+        """Post the escalation levels that are due (bot/notify/escalation.py)."""
+        return Escalator(self.db, self.config, self.delivery, self.clock, self.log).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL
@@ -276,6 +295,15 @@ class Notifier:
         zone = self.config.zone_for(alarm.org_id)
         return render.alarm_card(alarm, zone, self.source.data_as_of(self.db), self.dashboard_url)
 
-    def _storm_card(self, alarm: Alarm, counts: CardCounts) -> render.Rendered:
+    def _storm_card(
+        self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
+    ) -> render.Rendered:
         zone = self.config.zone_for(alarm.org_id)
-        return render.storm_card(alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url)
+        handled = None
+        if ts is not None:  # an edit: keep the card's handling line and buttons as the team left them
+            handled = handling.state_counts(
+                self.db, [e for e, _ in handling.card_alarms(self.db, channel, ts)]
+            )
+        return render.storm_card(
+            alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
+        )

@@ -319,6 +319,33 @@ def _v7_side_tables(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v8_alarm_lifecycle(db: sqlite_utils.Database) -> None:
+    # The alarm lifecycle (core/lifecycle.py): where each alarm is now, and every change to it. Column
+    # names are a contract: the handover digest reads them too.
+    db.conn.execute(
+        "CREATE TABLE IF NOT EXISTS alarm_state (event_id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+        " assignee TEXT NULL, opened_at INT NOT NULL, acknowledged_at INT NULL, acknowledged_by TEXT NULL,"
+        " resolved_at INT NULL, resolved_by TEXT NULL, note TEXT NULL, updated_at INT)"
+    )
+    db.conn.execute(
+        "CREATE TABLE IF NOT EXISTS alarm_changes (id INTEGER PRIMARY KEY, event_id TEXT, at INT,"
+        " by_user TEXT, change TEXT, note TEXT NULL)"
+    )
+    db.table("alarm_changes").create_index(["event_id"], if_not_exists=True)
+    db.table("alarm_changes").create_index(["at"], if_not_exists=True)
+    db.table("alarm_state").create_index(["state"], if_not_exists=True)
+    # Acknowledgements made before the lifecycle existed carry over, with their time and who.
+    db.conn.execute(
+        "INSERT OR IGNORE INTO alarm_state (event_id, state, opened_at, acknowledged_at, acknowledged_by,"
+        " updated_at) SELECT k.event_id, 'acknowledged', COALESCE(a.activity_time, k.at), k.at, k.slack_user,"
+        " k.at FROM alarm_acks k LEFT JOIN activities a ON a.event_id = k.event_id"
+    )
+    db.conn.execute(
+        "INSERT INTO alarm_changes (event_id, at, by_user, change) SELECT event_id, at, slack_user,"
+        " 'acknowledged' FROM alarm_acks"
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -330,6 +357,7 @@ MIGRATIONS: list[Migration] = [
     _v5_activity_time_covering_index,
     _v6_rejected_records,
     _v7_side_tables,
+    _v8_alarm_lifecycle,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

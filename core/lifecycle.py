@@ -6,6 +6,8 @@ is now) and `alarm_changes` (who changed what, when, with which note).
 Changes are idempotent: acknowledging an acknowledged alarm, or resolving a resolved one, changes nothing and
 says so (`Outcome.changed` False, `Outcome.reason`), so a double click or a Slack retry never writes twice.
 "Taking" an open alarm ("I'm on it") also acknowledges it: whoever owns it has seen it, and escalation stops.
+Resolving an open alarm acknowledges it at the same moment (both changes are recorded), so time to
+acknowledge is known for every handled alarm.
 """
 
 from __future__ import annotations
@@ -127,9 +129,16 @@ def apply(
         if reason:
             return Outcome(current, False, reason)
         _write(db, current, change, by_user, at, note)
-        db.execute(
+        recorded = [change]
+        if (
+            change is not Change.ACKNOWLEDGED
+            and current.acknowledged_at is None
+            and change is not Change.ESCALATED
+        ):
+            recorded.insert(0, Change.ACKNOWLEDGED)  # taking or resolving an open alarm acknowledges it too
+        db.conn.executemany(
             "INSERT INTO alarm_changes (event_id, at, by_user, change, note) VALUES (?, ?, ?, ?, ?)",
-            [event_id, at, by_user, change.value, note],
+            [(event_id, at, by_user, c.value, note if c is change else None) for c in recorded],
         )
         updated = get(db, event_id)
         assert updated is not None

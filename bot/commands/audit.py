@@ -3,6 +3,10 @@ reference id — the same rows as `samops audit` and the dashboard's Audit page 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from slack_sdk.models.blocks import Block
+
 from bot.context import AppContext
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, header, section
 from bot.roles import Role
@@ -16,12 +20,13 @@ ELSEWHERE = "The same rows: `samops audit` on the console, and the dashboard's A
 MARKS = {"ok": ":white_check_mark:", "unknown": ":warning:", "failed": ":x:"}
 
 
-def rows_wanted(args: tuple[str, ...]) -> int:
+def rows_wanted(args: Sequence[str]) -> int:
     if not args:
         return DEFAULT_ROWS
-    if len(args) > 1 or not args[0].isascii() or not args[0].isdigit() or not 1 <= int(args[0]) <= MAX_ROWS:
+    word = args[0]
+    if len(args) > 1 or not word.isascii() or not word.isdigit() or not 1 <= int(word) <= MAX_ROWS:
         raise UsageError(f"give how many rows to show, 1 to {MAX_ROWS}")
-    return int(args[0])
+    return int(word)
 
 
 def audit_line(entry: audit.AuditEntry) -> str:
@@ -45,7 +50,7 @@ def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
     if not entries:
         return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
     title = f"Audit log: the latest {len(entries)} rows, newest first"
-    blocks = [header(title)]
+    blocks: list[Block] = [header(title)]
     chunk: list[str] = []
     for line in map(audit_line, entries):
         if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:

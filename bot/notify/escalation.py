@@ -10,7 +10,7 @@ between the post and its record repeats that one post on the next start; nothing
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.notify.config import NotifyConfig
@@ -20,11 +20,14 @@ from core import lifecycle
 from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from
 from core.cache import claims
 from core.cache.writes import write_transaction
-from core.clock import MINUTE_MS
+from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
 from core.sqlite_lib import sqlite_utils
 
 MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
+# An alarm is looked at until this long after its last level was due: long enough for a notifier that was
+# down to catch up, short enough that years of alarms nobody closed do not crowd out today's.
+CATCH_UP_MS = DAY_MS
 
 
 @dataclass(frozen=True)
@@ -41,15 +44,20 @@ class Thread:
         return len(self.alarms) > 1
 
 
-def open_threads(db: sqlite_utils.Database, opened_before: int) -> list[Thread]:
-    """Posted cards with alarms still open that happened before `opened_before`, oldest first."""
+def open_threads(
+    db: sqlite_utils.Database, channels: Sequence[str], opened_after: int, opened_before: int
+) -> list[Thread]:
+    """Posted cards in `channels` with alarms still open that happened in [opened_after, opened_before],
+    oldest first."""
+    marks = ",".join("?" * len(channels))
     rows = db.execute(
         f"SELECT {ALARM_COLUMNS}, o.channel, o.ts, s.opened_at FROM alarm_state s"
         " JOIN notify_outbox o ON o.event_id = s.event_id JOIN activities a ON a.event_id = s.event_id"
         " LEFT JOIN panels p ON p.resource_id = a.resource_id"
-        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped') AND s.opened_at <= ?"
+        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped')"
+        f" AND o.channel IN ({marks}) AND s.opened_at >= ? AND s.opened_at <= ?"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",
-        [State.OPEN.value, opened_before, MAX_CHECKED],
+        [State.OPEN.value, *channels, opened_after, opened_before, MAX_CHECKED],
     ).fetchall()
     width = len(ALARM_FIELDS)
     by_card: dict[tuple[str, str], list[tuple[Alarm, int]]] = defaultdict(list)
@@ -76,12 +84,15 @@ class Escalator:
 
     def run(self) -> int:
         """Post every escalation level that is due; returns how many were posted."""
-        afters = [r.escalate_after[0] for r in self.config.routes if r.escalate_after]
-        if not afters or self.delivery.console:
+        routes = [r for r in self.config.routes if r.escalate_after]
+        if not routes or self.delivery.console:
             return 0
         now = self.clock()
+        first = min(r.escalate_after[0] for r in routes) * MINUTE_MS
+        last = max(r.escalate_after[-1] for r in routes) * MINUTE_MS
+        channels = sorted({r.channel for r in routes})
         posted = 0
-        for thread in open_threads(self.db, now - int(min(afters) * MINUTE_MS)):
+        for thread in open_threads(self.db, channels, now - int(last) - CATCH_UP_MS, now - int(first)):
             posted += self._escalate(thread, now)
         return posted
 

@@ -302,3 +302,19 @@ def test_escalation_targets_accept_ids_and_mentions() -> None:
     [level] = config.routes[0].escalation()
     assert level.targets == ("<!subteam^S0FIRE>", "<@U0A>", "<@W0B>", "<#C0OPS>")
     assert level.after_minutes == 5
+
+
+def test_alarms_past_the_catch_up_window_are_left_alone(db: Any) -> None:
+    clock = FakeClock()
+    with SlackStandIn() as slack:
+        n = make_notifier(db, slack, clock)
+        add_alarm(db, "E-OLD", 101, clock.real_now())
+        deliver_all(n)
+        clock.advance(30 + 24 * 60 + 1)  # the notifier was away past the last level and a day more
+        assert escalate(n) == 0 and escalations(slack) == []
+        add_alarm(db, "E-NEW", 101, clock.now)  # a day later, as the fake clock counts
+        deliver_all(n)
+        clock.advance(11)
+        assert escalate(n) == 1  # a new alarm still escalates, whatever lies open behind it
+        [(thread, _)] = escalations(slack)
+        assert thread == card_ts(db, "E-NEW")

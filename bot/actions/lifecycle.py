@@ -99,8 +99,9 @@ def change_alarm(
     before = lifecycle.get(db, event_id)
     verb = VERBS[change]
     summary = f"{verb} alarm {event_id}" + (f" with a note ({len(note)} characters)" if note else "")
-    if before is not None and lifecycle.refusal(before, change, user):
-        summary += f" (no change: {lifecycle.refusal(before, change, user)})"
+    unchanged = lifecycle.refusal(before, change, user) if before is not None else ""
+    if unchanged:  # read before the write: the summary only; the write itself decides
+        summary += f" (no change: {unchanged})"
     request = WriteRequest(user, f"alarm {verb} {event_id}", summary, key, alarm.org_id, reference)
     opened_at = alarm.activity_time
     outcome = run_write(

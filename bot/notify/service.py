@@ -299,11 +299,8 @@ class Notifier:
         self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
     ) -> render.Rendered:
         zone = self.config.zone_for(alarm.org_id)
-        handled = None
-        if ts is not None:  # an edit: keep the card's handling line and buttons as the team left them
-            handled = handling.state_counts(
-                self.db, [e for e, _ in handling.card_alarms(self.db, channel, ts)]
-            )
+        # An edit keeps the card's handling line and buttons as the team left them.
+        handled = handling.card_states(self.db, channel, ts) if ts is not None else None
         return render.storm_card(
             alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
         )

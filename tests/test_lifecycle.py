@@ -23,6 +23,7 @@ from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
 from core.read import handling
 from core.sqlite_lib import sqlite_utils
+from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
 
 MIN = MINUTE_MS
@@ -318,3 +319,30 @@ def test_alarms_past_the_catch_up_window_are_left_alone(db: Any) -> None:
         assert escalate(n) == 1  # a new alarm still escalates, whatever lies open behind it
         [(thread, _)] = escalations(slack)
         assert thread == card_ts(db, "E-NEW")
+
+
+def test_the_notifier_keeps_a_storm_cards_handling_when_it_edits_the_card(db: Any) -> None:
+    clock = FakeClock()
+    with SlackStandIn() as slack:
+        cfg = parse_notify({"default_channel": "C_ALL", "storm": {"threshold": 1, "posts_per_second": 50}})
+        delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
+        n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock)
+        n.start()
+        now = clock.real_now()
+        for i in range(4):
+            add_alarm(db, f"E{i}", 102, now + i)
+        deliver_all(n)
+        [card] = outbox.cards(db, "C_ALL")
+        grouped = [event for event, _ in handling.card_alarms(db, "C_ALL", card.ts)]
+        assert len(grouped) == 3
+        for event in grouped[:2]:  # someone acknowledged two of them from the card
+            lifecycle.apply(db, event, Change.ACKNOWLEDGED, "U_A", now + MIN, opened_at=now)
+        add_alarm(db, "E-MORE", 102, now + 10)  # a new alarm joins the card: the notifier edits it
+        deliver_all(n)
+        edits = [c for c in slack.calls_to("chat.update") if c.params["ts"] == card.ts]
+        assert edits, "the card was not edited"
+        text = blocks_text(edits[-1].params["attachments"][0]["blocks"])
+        assert "4 alarms" in text and "2 open · 2 acknowledged · 0 resolved" in text
+        blocks = edits[-1].params["attachments"][0]["blocks"]
+        actions = [e["action_id"] for b in blocks for e in b.get("elements", []) if e["type"] == "button"]
+        assert actions[:2] == ["alarm_ack_all", "alarm_resolve_all"]

@@ -15,6 +15,8 @@ pages = [
     st.Page("views/alarms.py", title="Alarms", icon=":material/notifications_active:", url_path="alarms"),
     st.Page("views/cameras.py", title="Cameras", icon=":material/videocam:", url_path="cameras"),
     st.Page("views/panels.py", title="Panels & sensors", icon=":material/sensors:", url_path="panels"),
+    st.Page("views/handling.py", title="Handling", icon=":material/timer:", url_path="handling"),
+    st.Page("views/audit.py", title="Audit", icon=":material/fact_check:", url_path="audit"),
 ]
 with boundary.guard("this page"):
     auth.gate()

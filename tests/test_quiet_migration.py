@@ -13,7 +13,7 @@ from core.sqlite_lib import sqlite_utils
 def test_silences_in_force_move_to_quiet_windows(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     old = sqlite_utils.Database(path)
-    before = schema.MIGRATIONS.index(schema._quiet_windows)
+    before = schema.MIGRATIONS.index(schema._v9_quiet_windows)
     for migration in schema.MIGRATIONS[:before]:
         migration(old)
     old["meta"].insert({"key": "schema_version", "value": str(before)}, pk="key")

@@ -1,4 +1,5 @@
-"""The buttons: alarm cards' (`alarms.py`) and the confirm dialogs of destructive commands (`confirm.py`)."""
+"""The buttons: alarm cards' (`alarms.py`; the lifecycle's in `lifecycle.py`), the Lift of silences and
+maintenance windows (`quiet.py`) and the confirm dialogs of destructive commands (`confirm.py`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 
 from slack_bolt import App
 
-from bot.actions import alarms, confirm, quiet
+from bot.actions import alarms, confirm, lifecycle, quiet
 from bot.context import AppContext, with_context
 from bot.render import alarms as cards
 from bot.render import quiet as quiet_cards
@@ -14,7 +15,11 @@ from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
 
 
 def register(app: App, ctx: AppContext) -> None:
-    app.action(cards.ACK)(with_context(alarms.on_ack, ctx))
+    app.action(cards.ACK)(with_context(lifecycle.on_ack, ctx))
+    app.action(cards.TAKE)(with_context(lifecycle.on_take, ctx))
+    app.action(cards.RESOLVE)(with_context(lifecycle.on_resolve, ctx))
+    app.action(cards.ACK_ALL)(with_context(lifecycle.on_ack_all, ctx))
+    app.action(cards.RESOLVE_ALL)(with_context(lifecycle.on_resolve_all, ctx))
     app.action(cards.PANEL_STATUS)(with_context(alarms.on_panel_status, ctx))
     app.action(re.compile(rf"^{cards.SILENCE_PREFIX}\d+$"))(with_context(alarms.on_silence, ctx))
     app.action(cards.DASHBOARD)(alarms.on_dashboard)

@@ -1,6 +1,6 @@
-"""The buttons of alarm cards: Acknowledge (edits the card in place, once), Panel status (an ephemeral
-summary), Silence panel 30 min / 2 h / 24 h (technicians and admins; a quiet window, core/cache/quiet.py:
-the notifier records but does not post the panel's alarms until then; its card can lift it early)."""
+"""The buttons of alarm cards besides the lifecycle's (`lifecycle.py`): Panel status (an ephemeral summary),
+Silence panel 30 min / 2 h / 24 h (technicians and admins; a quiet window, core/cache/quiet.py: the notifier
+records but does not post the panel's alarms until then; its card can lift it early)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import logging
 from typing import Any
 
 from slack_bolt import Ack, Respond
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
+from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
-from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
-from bot.payloads import PayloadError, SilenceValue, read_event_id, read_id, read_json, slack_user
+from bot.notify.config import NotifyConfig
+from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
 from bot.render import alarms as render
 from bot.render import quiet as quiet_render
 from bot.render.common import escape
@@ -29,13 +28,6 @@ from core.sqlite_lib import sqlite_utils
 log = logging.getLogger(__name__)
 
 
-def acknowledge(db: sqlite_utils.Database, event_id: str, user: str, at: int) -> tuple[outbox.Ack, bool]:
-    """Record the first acknowledgement; a second click returns the first one and False."""
-    with write_transaction(db):
-        outbox.ensure_tables(db)
-        return outbox.acknowledge(db, event_id, user, at)
-
-
 def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
     """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
     with write_transaction(db):
@@ -44,16 +36,6 @@ def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str
         found = quiet_read.window(db, window_id)
     assert found is not None
     return found
-
-
-def acked_card(
-    db: sqlite_utils.Database, event_id: str, ack: outbox.Ack, config: NotifyConfig, dashboard_url: str
-) -> render.Rendered | None:
-    """The alarm card as it looks once acknowledged, or None for an alarm not in the cache."""
-    alarm = outbox.get_alarm(db, event_id)
-    if alarm is None:
-        return None
-    return render.alarm_card(alarm, config.zone_for(alarm.org_id), _data_as_of(db), dashboard_url, ack=ack)
 
 
 def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyConfig) -> str:
@@ -83,62 +65,6 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
     return "\n".join(lines)
 
 
-def _data_as_of(db: sqlite_utils.Database) -> int | None:
-    return next((r.last_success for r in read.freshness(db) if r.table == "activities"), None)
-
-
-def _config(ctx: AppContext) -> tuple[NotifyConfig, str]:
-    try:
-        config = parse_notify(ctx.config.notify)
-    except NotifyConfigError:
-        config = NotifyConfig()  # the notifier reports config errors; buttons still work with defaults
-    url = config.dashboard_url or ctx.config.dashboard.url or ctx.settings.dashboard_url
-    return config, url
-
-
-def on_ack(
-    ctx: AppContext,
-    ack: Ack,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    client: WebClient,
-    respond: Respond,
-) -> None:
-    ack()
-    user = slack_user(body)
-    if ctx.roles.role_of(user) == Role.NONE:
-        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
-        return
-    try:
-        event_id = read_event_id(action.get("value"))
-    except PayloadError as err:
-        respond(text=str(err), response_type="ephemeral", replace_original=False)
-        return
-    db = ctx.db()
-    if outbox.get_alarm(db, event_id) is None:
-        text = "This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded."
-        respond(text=text, response_type="ephemeral", replace_original=False)
-        return
-    recorded, created = acknowledge(db, event_id, user, now_ms())
-    if not created:
-        config, _ = _config(ctx)
-        when = render.local_time(recorded.at, config.zone_for(None))
-        text = f"Already acknowledged by <@{recorded.slack_user}> at {when}."
-        respond(text=text, response_type="ephemeral", replace_original=False)
-        return
-    config, url = _config(ctx)
-    card = acked_card(db, event_id, recorded, config, url)
-    channel = (body.get("channel") or {}).get("id")
-    ts = (body.get("container") or {}).get("message_ts") or (body.get("message") or {}).get("ts")
-    if card is None or not channel or not ts:
-        respond(text="Acknowledged.", response_type="ephemeral", replace_original=False)
-        return
-    try:
-        client.chat_update(channel=channel, ts=ts, text=card.text, attachments=card.attachments, blocks=[])
-    except SlackApiError as err:
-        log.warning("could not update the alarm card: %s", err.response.get("error"))
-
-
 def on_panel_status(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
@@ -151,7 +77,7 @@ def on_panel_status(
     except PayloadError:
         respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
         return
-    config, _ = _config(ctx)
+    config, _ = notify_config(ctx)
     text = panel_summary(ctx.db(), resource_id, config)
     respond(text=text, response_type="ephemeral", replace_original=False)
 
@@ -178,7 +104,7 @@ def on_silence(
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
         respond(text=text, response_type="ephemeral", replace_original=False)
         return
-    config, _ = _config(ctx)
+    config, _ = notify_config(ctx)
     at = now_ms()
     shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
     # Nothing between the silence and its audit row can raise: the words are ready before the write.

@@ -8,7 +8,7 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
-from bot.actions.alarms import _config as notify_config
+from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
 from bot.payloads import PayloadError, read_id, slack_user
 from bot.render import quiet as render

@@ -4,6 +4,7 @@
 from bot.commands import (  # noqa: F401  # imported for their @subcommand declarations
     access,
     alarms,
+    audit,
     bills,
     camera,
     cameras,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.actions.alarms import _config as notify_config
+from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
 from bot.notify.config import ChannelNotify
 from bot.notify.handover import shift_start

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.actions.alarms import _config as notify_config
+from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
 from bot.forms.fields import FieldError, looks_like_id, parse_id, parse_name
 from bot.render import quiet as render

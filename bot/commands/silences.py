@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.actions.alarms import _config as notify_config
+from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
 from bot.render import quiet as render
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand

@@ -15,6 +15,8 @@ org = 1001
 panels = [100101]
 event_types = ["violation"]
 violation_types = ["alarm"]
+escalate_after = [10, 30]     # minutes an alarm may stay open (unacknowledged) before each level
+escalate_to = ["S0FIRE", ["U0LEAD", "C0MANAGERS"]]  # per level: a user group, users, channels
 
 [notify.storm]
 threshold = 10                # more than this many alarms for a channel within `window` → grouped cards
@@ -42,9 +44,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -67,17 +71,87 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_MENTION = re.compile(r"<!subteam\^([A-Z0-9]+)(?:\|[^>]*)?>|<@([A-Z0-9]+)>|<#([A-Z0-9]+)(?:\|[^>]*)?>")
+
+
+def escalation_target(value: str) -> str:
+    """An escalation target as a Slack mention: a user group (S…), a user (U… or W…) or a channel (C…, G…),
+    given as its id or as the mention itself (`<!subteam^S0FIRE>`, `<@U0LEAD>`, `<#C0OPS>`)."""
+    text = value.strip()
+    if match := _MENTION.fullmatch(text):
+        text = next(group for group in match.groups() if group)
+    if not re.fullmatch(r"[A-Z][A-Z0-9]{1,30}", text or ""):
+        raise ValueError(f"{value!r} is not a user group, user or channel id (like S0123, U0123, C0123)")
+    if text[0] == "S":
+        return f"<!subteam^{text}>"
+    if text[0] in "UW":
+        return f"<@{text}>"
+    if text[0] in "CG":
+        return f"<#{text}>"
+    raise ValueError(f"{value!r} is not a user group (S…), user (U…, W…) or channel (C…, G…) id")
+
+
+@dataclass(frozen=True)
+class EscalationLevel:
+    after_minutes: float
+    targets: tuple[str, ...]  # Slack mentions
+
+
 class Route(_Section):
     channel: str
     org: int | None = None
     panels: tuple[int, ...] = ()
     event_types: tuple[str, ...] = ()
     violation_types: tuple[str, ...] = ()
+    # Minutes, one per level (a single number: one level). Targets: a list of lists, one per level; a
+    # single target or a flat list of targets is the same for every level.
+    escalate_after: tuple[Annotated[float, Field(gt=0, le=7 * 24 * 60)], ...] = ()
+    escalate_to: tuple[tuple[str, ...], ...] = ()
 
     @field_validator("channel")
     @classmethod
     def _channel(cls, value: str) -> str:
         return _channel_id(value)
+
+    @field_validator("escalate_after", mode="before")
+    @classmethod
+    def _after(cls, value: Any) -> Any:
+        return [value] if isinstance(value, int | float) else value
+
+    @field_validator("escalate_to", mode="before")
+    @classmethod
+    def _to(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [[value]]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return [value]  # one list of targets, for every level
+        if isinstance(value, list):
+            return [[v] if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("escalate_to")
+    @classmethod
+    def _targets(cls, value: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        if any(not level for level in value):
+            raise ValueError("every level needs at least one target")
+        return tuple(tuple(escalation_target(t) for t in level) for level in value)
+
+    @model_validator(mode="after")
+    def _levels_match(self) -> Route:
+        if bool(self.escalate_after) != bool(self.escalate_to):
+            raise ValueError("escalate_after and escalate_to go together")
+        if len(self.escalate_to) not in {1, len(self.escalate_after)}:
+            raise ValueError("escalate_to needs one list of targets, or one per escalate_after level")
+        if list(self.escalate_after) != sorted(set(self.escalate_after)):
+            raise ValueError("escalate_after levels must be increasing")
+        return self
+
+    def escalation(self) -> tuple[EscalationLevel, ...]:
+        """The levels, in order: when each one is due (minutes after the alarm) and whom it mentions."""
+        targets = (
+            self.escalate_to * len(self.escalate_after) if len(self.escalate_to) == 1 else self.escalate_to
+        )
+        return tuple(EscalationLevel(a, t) for a, t in zip(self.escalate_after, targets, strict=True))
 
     def matches(self, alarm: Alarm) -> bool:
         return (
@@ -231,6 +305,10 @@ class NotifyConfig(_Section):
         for zone in value.values():
             _zone_info(zone)
         return value
+
+    def route_for(self, alarm: Alarm) -> Route | None:
+        """The first matching route (None: the default channel)."""
+        return next((route for route in self.routes if route.matches(alarm)), None)
 
     def channel_for(self, alarm: Alarm) -> str | None:
         """The first matching route's channel, else the default channel."""

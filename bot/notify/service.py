@@ -13,21 +13,24 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
+from core import lifecycle
 from core.cache import outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
 from core.errors import SamError
+from core.read import handling
 from core.sqlite_lib import sqlite_utils
 
 CONSOLE_CHANNEL = "console"
@@ -51,7 +54,8 @@ class Notifier:
     _service_failing_since: int | None = None
     storm: StormCards = field(init=False)
     _service_error: str = ""
-    clock: Callable[[], int] = now_ms  # silences, maintenance and handovers run on it (tests move it)
+    # Silences, maintenance, handovers and escalation run on it (tests pass a fake clock).
+    clock: Callable[[], int] = now_ms
     quiet: QuietHours = field(init=False)
     handovers: Handovers = field(init=False)
 
@@ -87,7 +91,9 @@ class Notifier:
         self.quiet.tick()
         self.handovers.tick()
         self._check_health()
-        return self.deliver()
+        wait = self.deliver()
+        self.escalate()
+        return wait
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
         started, next_poll = False, 0.0
@@ -139,9 +145,22 @@ class Notifier:
             ]
             outbox.enqueue(self.db, entries)
             self.quiet.record_held(held)
+            self._open_lifecycle(found, held)
         if entries:
             self.log(f"notify: {len(entries)} new alarms")
         return len(entries)
+
+    # --- the alarm lifecycle -----------------------------------------------------------------------------
+
+    def _open_lifecycle(self, found: list[Alarm], held: Mapping[str, int]) -> None:
+        """Alarms to be posted start their lifecycle open (in discovery's transaction); those held back by a
+        silence or maintenance window are recorded only."""
+        opened = [(a.event_id, a.activity_time) for a in found if a.event_id not in held]
+        lifecycle.open_alarms(self.db, opened, self.clock())
+
+    def escalate(self) -> int:
+        """Post the escalation levels that are due (bot/notify/escalation.py)."""
+        return Escalator(self.db, self.config, self.delivery, self.clock, self.log).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL
@@ -282,6 +301,12 @@ class Notifier:
         zone = self.config.zone_for(alarm.org_id)
         return render.alarm_card(alarm, zone, self.source.data_as_of(self.db), self.dashboard_url)
 
-    def _storm_card(self, alarm: Alarm, counts: CardCounts) -> render.Rendered:
+    def _storm_card(
+        self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
+    ) -> render.Rendered:
         zone = self.config.zone_for(alarm.org_id)
-        return render.storm_card(alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url)
+        # An edit keeps the card's handling line and buttons as the team left them.
+        handled = handling.card_states(self.db, channel, ts) if ts is not None else None
+        return render.storm_card(
+            alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
+        )

@@ -28,7 +28,7 @@ class StormCards:
     db: sqlite_utils.Database
     config: NotifyConfig
     delivery: Delivery
-    render_card: Callable[[Alarm, CardCounts], render.Rendered]
+    render_card: Callable[[Alarm, CardCounts, str, str | None], render.Rendered]  # (…, channel, ts)
     dirty: set[str] = field(default_factory=set)  # cards whose counts changed since their last edit
 
     def window_start(self) -> int:
@@ -64,7 +64,7 @@ class StormCards:
                 max(e.alarm.activity_time for e in batch),
                 tuple(sorted({e.alarm.violation_name or e.alarm.violation_type or "alarm" for e in batch})),
             )
-            ts = self.delivery.post(channel, self.render_card(batch[0].alarm, counts))
+            ts = self.delivery.post(channel, self.render_card(batch[0].alarm, counts, channel, None))
             assert ts is not None
             with write_transaction(self.db):
                 outbox.mark_delivered(self.db, ids, outbox.GROUPED, ts)
@@ -78,7 +78,9 @@ class StormCards:
             first = outbox.undetailed(self.db, Card(card.ts, channel, card.resource_id, 0, 0, 0), limit=1)
             if first:
                 counts = outbox.card_counts(self.db, card.ts)
-                self.delivery.update(channel, card.ts, self.render_card(first[0].alarm, counts))
+                self.delivery.update(
+                    channel, card.ts, self.render_card(first[0].alarm, counts, channel, card.ts)
+                )
             self.dirty.discard(card.ts)
 
     def post_details(self, channel: str) -> None:

@@ -13,13 +13,29 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, PlainTextObject
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    InputBlock,
+    PlainTextInputElement,
+    PlainTextObject,
+)
+from slack_sdk.models.views import View
 
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, or_dash, section
+from bot.render.forms import VALUE, modal
 from core.alarms import LEVELS, level_of
-from core.cache.outbox import Ack, Alarm, CardCounts
+from core.cache.outbox import Alarm, CardCounts
+from core.lifecycle import MAX_NOTE, AlarmState, Change, State
 
 ACK = "alarm_ack"
+TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
+RESOLVE = "alarm_resolve"  # opens the resolve modal
+ACK_ALL = "alarm_ack_all"  # storm cards: every alarm of the card
+RESOLVE_ALL = "alarm_resolve_all"
+RESOLVE_MODAL = "alarm_resolve_modal"  # the view's callback_id
+NOTE = "note"  # the resolve modal's field
 PANEL_STATUS = "alarm_panel_status"
 SILENCE_PREFIX = "alarm_silence_"
 SILENCE_MINUTES = {30: "30 min", 120: "2 h", 1440: "24 h"}
@@ -87,8 +103,38 @@ def _attachment(colour: str, blocks: Sequence[Block]) -> dict[str, Any]:
     return {"color": LEVELS[colour].card_colour, "blocks": [b.to_dict() for b in blocks], "fallback": ""}
 
 
+def _lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonElement]:
+    """What may still happen to the alarm: Acknowledge while open, I'm on it and Resolve until resolved."""
+    current = state.state if state else State.OPEN
+    buttons: list[ButtonElement] = []
+    if current is State.OPEN:
+        buttons.append(ButtonElement(text=PlainTextObject(text="Acknowledge"), action_id=ACK, value=event_id,
+                                     style="primary"))  # fmt: skip
+    if current is not State.RESOLVED:
+        buttons.append(ButtonElement(text=PlainTextObject(text="I'm on it"), action_id=TAKE, value=event_id))
+        buttons.append(ButtonElement(text=PlainTextObject(text="Resolve"), action_id=RESOLVE, value=event_id))
+    return buttons
+
+
+def state_line(state: AlarmState, zone: ZoneInfo) -> str:
+    """The card's line saying where the alarm stands and who holds it."""
+    if state.state is State.RESOLVED and state.resolved_at is not None:
+        who, when = escape(state.resolved_by or "?"), local_time(state.resolved_at, zone)
+        line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}"
+        return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
+    parts = []
+    if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
+        parts.append(f":white_check_mark: *Acknowledged* by <@{escape(state.acknowledged_by or '?')}> at "
+                     f"{local_time(state.acknowledged_at, zone)}")  # fmt: skip
+    else:
+        parts.append(":rotating_light: *Open*")
+    if state.assignee:
+        parts.append(f":raising_hand: held by <@{escape(state.assignee)}>")
+    return " · ".join(parts)
+
+
 def alarm_card(
-    alarm: Alarm, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str, ack: Ack | None = None
+    alarm: Alarm, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str, state: AlarmState | None = None
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -102,20 +148,20 @@ def alarm_card(
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
     as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
-    if ack is None:
-        ack_button = ButtonElement(
-            text=PlainTextObject(text="Acknowledge"), action_id=ACK, value=alarm.event_id, style="primary"
-        )
-        blocks.append(ActionsBlock(elements=[ack_button, *_panel_buttons(alarm.resource_id, dashboard_url)]))
-    else:
-        blocks.append(context(f":white_check_mark: Acknowledged by <@{escape(ack.slack_user)}> at "
-                              f"{local_time(ack.at, zone)}"))  # fmt: skip
-        blocks.append(ActionsBlock(elements=_panel_buttons(alarm.resource_id, dashboard_url)))
+    if state is not None and (state.state is not State.OPEN or state.assignee):
+        blocks.append(context(state_line(state, zone)))
+    buttons = _lifecycle_buttons(alarm.event_id, state) + _panel_buttons(alarm.resource_id, dashboard_url)
+    blocks.append(ActionsBlock(elements=buttons))
     return Rendered(text=clip(escape(title), 300), attachments=[_attachment(level, blocks)])
 
 
 def storm_card(
-    alarm: Alarm, counts: CardCounts, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str
+    alarm: Alarm,
+    counts: CardCounts,
+    zone: ZoneInfo,
+    data_as_of: int | None,
+    dashboard_url: str,
+    handled: dict[State, int] | None = None,
 ) -> Rendered:
     """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread."""
     level = severity(alarm.violation_type, alarm.event_type)
@@ -133,8 +179,19 @@ def storm_card(
         context(
             f"Grouped to keep the channel readable; every alarm is listed in the thread · data as of {as_of}"
         ),
-        ActionsBlock(elements=_panel_buttons(alarm.resource_id, dashboard_url)),
     ]
+    handled = handled or {State.OPEN: counts.count}
+    if handled.get(State.ACKNOWLEDGED) or handled.get(State.RESOLVED):
+        blocks.append(context(handling_line(handled)))
+    group_buttons: list[ButtonElement] = []
+    value = str(alarm.resource_id if alarm.resource_id is not None else "")
+    if handled.get(State.OPEN):
+        group_buttons.append(ButtonElement(text=PlainTextObject(text="Acknowledge all"), action_id=ACK_ALL,
+                                           value=value, style="primary"))  # fmt: skip
+    if handled.get(State.OPEN) or handled.get(State.ACKNOWLEDGED):
+        group_buttons.append(ButtonElement(text=PlainTextObject(text="Resolve all"), action_id=RESOLVE_ALL,
+                                           value=value))  # fmt: skip
+    blocks.append(ActionsBlock(elements=group_buttons + _panel_buttons(alarm.resource_id, dashboard_url)))
     return Rendered(text=clip(escape(title), 300), attachments=[_attachment(level, blocks)])
 
 
@@ -157,6 +214,62 @@ def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:
         blocks.append(section("\n".join(chunk)))
     blocks = blocks[:MAX_BLOCKS]
     return Rendered(text=f"{len(alarms)} alarms", blocks=[b.to_dict() for b in blocks])
+
+
+def handling_line(handled: dict[State, int]) -> str:
+    return " · ".join(f"{handled.get(state, 0)} {state.value}" for state in State)
+
+
+_DONE = {Change.ACKNOWLEDGED: "acknowledged", Change.RESOLVED: "resolved", Change.ASSIGNED: "took"}
+
+
+def group_handled(
+    user: str, change: Change, alarms: Sequence[tuple[str, int]], zone: ZoneInfo, note: str | None = None
+) -> Rendered:
+    """The storm thread's record of "Acknowledge all" / "Resolve all": who, and which alarms."""
+    head = (
+        f"<@{escape(user)}> {_DONE[change]} {len(alarms)} alarm{'s' if len(alarms) != 1 else ''} of this card"
+    )
+    if note:
+        head += f" — {escape(clip(note, 500))}"
+    lines = [f"`{local_time(at, zone)}` `{escape(event_id)}`" for event_id, at in alarms]
+    blocks: list[Block] = [section(head)]
+    chunk: list[str] = []
+    for line in lines:
+        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
+            blocks.append(section("\n".join(chunk)))
+            chunk = []
+        chunk.append(line)
+    if chunk:
+        blocks.append(section("\n".join(chunk)))
+    if len(blocks) > MAX_BLOCKS:
+        blocks = [*blocks[: MAX_BLOCKS - 1], context("… and more; every alarm is in the dashboard")]
+    return Rendered(text=head, blocks=[b.to_dict() for b in blocks])
+
+
+def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm, count: int = 1) -> Rendered:
+    """An escalation post in a card's thread; `targets` are mentions (<!subteam^ID>, <@U…>, <#C…>)."""
+    whom = " ".join(targets)
+    what = "this alarm" if count == 1 else f"{count} alarms of this card"
+    text = (f":rotating_light: Escalation level {level}: {whom} — {what} on {escape(panel_label(alarm))} "
+            f"{'has' if count == 1 else 'have'} been open for over {minutes:g} min; nobody has acknowledged "
+            f"{'it' if count == 1 else 'them'}.")  # fmt: skip
+    return Rendered(text=text, blocks=[section(text).to_dict()])
+
+
+def resolve_modal(metadata: dict[str, Any], what: str) -> View:
+    """The Resolve modal: an optional note, kept with the alarm and shown on its card."""
+    blocks: list[Block] = [
+        section(f"Resolve {escape(what)}."),
+        InputBlock(
+            block_id=NOTE,
+            label="Note",
+            optional=True,
+            element=PlainTextInputElement(action_id=VALUE, multiline=True, max_length=MAX_NOTE,
+                                          placeholder="What was it, what was done"),
+        ),
+    ]  # fmt: skip
+    return modal(RESOLVE_MODAL, "Resolve alarm", blocks, metadata, submit="Resolve")
 
 
 def notice(text: str) -> Rendered:

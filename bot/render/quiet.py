@@ -104,24 +104,22 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     scope = f"organization {digest.org_id}" if digest.org_id is not None else "all organizations"
     blocks: list[Block] = [header("Shift handover"), context(f"{span} · {scope}")]
     life = digest.lifecycle
-    figures = [f"*Alarms received*\n{digest.alarms_received}"]
-    if life.recorded:
-        tta = _duration(life.median_tta_ms) if life.median_tta_ms is not None else "–"
-        figures += [
-            f"*Acknowledged*\n{life.acknowledged}",
-            f"*Resolved*\n{life.resolved}",
-            f"*Median time to acknowledge*\n{tta}",
-        ]
+    tta = _duration(life.median_tta_ms) if life.median_tta_ms is not None else "–"
+    figures = [
+        f"*Alarms received*\n{digest.alarms_received}",
+        f"*Acknowledged*\n{life.acknowledged}",
+        f"*Resolved*\n{life.resolved}",
+        f"*Median time to acknowledge*\n{tta}",
+    ]
     blocks.append(section("*This shift*", figures))
-    if life.recorded:
-        held = [
-            f"• {local_time(h.opened_at, zone)} {escape(h.kind or 'alarm')} on "
-            f"{escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
-            + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")
-            for h in life.held
-        ]
-        title = f"*Still open or acknowledged: {life.held_count}*"
-        blocks.append(section(title + ("\n" + join_lines(held, total=life.held_count) if held else "")))
+    held = [
+        f"• {local_time(h.opened_at, zone)} {escape(h.kind or 'alarm')} on "
+        f"{escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
+        + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")
+        for h in life.held
+    ]
+    title = f"*Still open or acknowledged: {life.held_count}*"
+    blocks.append(section(title + ("\n" + join_lines(held, total=life.held_count) if held else "")))
     noisy = [f"• {escape(p.name or 'panel')} ({p.resource_id}): {p.count}" for p in digest.noisiest]
     blocks.append(section("*Noisiest panels*\n" + (join_lines(noisy) if noisy else "none: no alarms")))
     cams = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_offline]

@@ -1,4 +1,5 @@
-"""The audit log of the bot's writes and refused write commands, in the `audit_log` table (schema v1).
+"""The audit log of the bot's writes and refused write commands, in the `audit_log` table (schema v1), and
+the one read of it.
 
 Summaries are stored as given: callers pass text that holds no secret (see `bot/writes.py`), and `record`
 masks `name=value` pairs of the known secret names again as a last guard.
@@ -21,7 +22,8 @@ class AuditEntry:
     command: str
     org_id: int | None
     # "ok", "failed", "unknown" (a write whose effect is not known), or a refusal before any write:
-    # "denied", "usage", "not found", "error".
+    # "denied", "usage", "not found", "error". An alarm action that changed nothing (already acknowledged)
+    # is "ok" with "(no change: …)" in its summary.
     outcome: str
     summary: str
     reference: str
@@ -57,19 +59,52 @@ def record(
     return int(cursor.lastrowid or 0)
 
 
+MAX_ROWS = 10_000  # the most any reader asks for at once
+
+
 def recent(
-    db: sqlite_utils.Database, limit: int = 50, slack_user: str | None = None, command: str | None = None
+    db: sqlite_utils.Database,
+    limit: int = 50,
+    slack_user: str | None = None,
+    command: str | None = None,
+    *,
+    outcome: str | None = None,
+    since: int | None = None,
+    until: int | None = None,
 ) -> list[AuditEntry]:
-    """The latest audit rows, newest first, optionally for one Slack user or one command word."""
-    clauses, params = [], []
-    if slack_user is not None:
-        clauses.append("slack_user = ?")
-        params.append(slack_user)
-    if command is not None:
-        clauses.append("command LIKE ?")
-        params.append(f"{command}%")
+    """The latest audit rows, newest first: the one read behind `/sam audit`, `samops audit` and the
+    dashboard's Audit page. Optionally for one Slack user, commands starting with `command`, one outcome,
+    and a time span [since, until) in epoch-ms. Text is masked again on the way out (a row written by an
+    older samops, or by hand, must not show a secret either)."""
+    clauses: list[str] = []
+    params: list[object] = []
+    for clause, value in (
+        ("slack_user = ?", slack_user),
+        ("command LIKE ? ESCAPE '\\'", _prefix(command) if command is not None else None),
+        ("outcome = ?", outcome),
+        ("at >= ?", since),
+        ("at < ?", until),
+    ):
+        if value is not None:
+            clauses.append(clause)
+            params.append(value)
     sql = "SELECT id, at, slack_user, command, org_id, outcome, summary, reference FROM audit_log"
     if clauses:
         sql += " WHERE " + " AND ".join(clauses)
     sql += " ORDER BY at DESC, id DESC LIMIT ?"
-    return [AuditEntry(**row) for row in db.query(sql, [*params, limit])]
+    rows = db.query(sql, [*params, max(0, min(int(limit), MAX_ROWS))])
+    return [
+        AuditEntry(**{**row, "command": mask_secret_words(row["command"] or ""),
+                      "summary": mask_secret_words(row["summary"] or "")})
+        for row in rows
+    ]  # fmt: skip
+
+
+def _prefix(text: str) -> str:
+    """A LIKE pattern for "starts with `text`", its own % and _ taken literally."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def outcomes(db: sqlite_utils.Database) -> list[str]:
+    """The outcomes recorded so far, for filters."""
+    return [r[0] for r in db.execute("SELECT DISTINCT outcome FROM audit_log ORDER BY outcome").fetchall()]

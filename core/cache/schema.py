@@ -319,7 +319,34 @@ def _v7_side_tables(db: sqlite_utils.Database) -> None:
     )
 
 
-def _quiet_windows(db: sqlite_utils.Database) -> None:
+def _v8_alarm_lifecycle(db: sqlite_utils.Database) -> None:
+    # The alarm lifecycle (core/lifecycle.py): where each alarm is now, and every change to it. Column
+    # names are a contract: the handover digest reads them too.
+    db.conn.execute(
+        "CREATE TABLE IF NOT EXISTS alarm_state (event_id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+        " assignee TEXT NULL, opened_at INT NOT NULL, acknowledged_at INT NULL, acknowledged_by TEXT NULL,"
+        " resolved_at INT NULL, resolved_by TEXT NULL, note TEXT NULL, updated_at INT)"
+    )
+    db.conn.execute(
+        "CREATE TABLE IF NOT EXISTS alarm_changes (id INTEGER PRIMARY KEY, event_id TEXT, at INT,"
+        " by_user TEXT, change TEXT, note TEXT NULL)"
+    )
+    db.table("alarm_changes").create_index(["event_id"], if_not_exists=True)
+    db.table("alarm_changes").create_index(["at"], if_not_exists=True)
+    db.table("alarm_state").create_index(["state"], if_not_exists=True)
+    # Acknowledgements made before the lifecycle existed carry over, with their time and who.
+    db.conn.execute(
+        "INSERT OR IGNORE INTO alarm_state (event_id, state, opened_at, acknowledged_at, acknowledged_by,"
+        " updated_at) SELECT k.event_id, 'acknowledged', COALESCE(a.activity_time, k.at), k.at, k.slack_user,"
+        " k.at FROM alarm_acks k LEFT JOIN activities a ON a.event_id = k.event_id"
+    )
+    db.conn.execute(
+        "INSERT INTO alarm_changes (event_id, at, by_user, change) SELECT event_id, at, slack_user,"
+        " 'acknowledged' FROM alarm_acks"
+    )
+
+
+def _v9_quiet_windows(db: sqlite_utils.Database) -> None:
     # Silences (of a panel, from a card's button) and maintenance windows (of a panel or an organization,
     # from /sam maintenance or an occurrence of a weekly [[notify.maintenance]] entry), in one table so that
     # "is this alarm held back, and by what" has one answer. `lifted_at` ends one early; `summarized_at`
@@ -366,7 +393,8 @@ MIGRATIONS: list[Migration] = [
     _v5_activity_time_covering_index,
     _v6_rejected_records,
     _v7_side_tables,
-    _quiet_windows,
+    _v8_alarm_lifecycle,
+    _v9_quiet_windows,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -11,6 +11,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from core.alarms import alarm_sql
+from core.lifecycle import State
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import camera_summary
 from core.read.quiet import QuietWindow, windows_in_force
@@ -45,7 +46,6 @@ class HeldAlarm:
 
 @dataclass(frozen=True)
 class Lifecycle:
-    recorded: bool  # False: this cache has no alarm states (yet), so the figures below say nothing
     held: tuple[HeldAlarm, ...] = ()  # the oldest HELD_SHOWN
     held_count: int = 0
     acknowledged: int = 0  # in the shift
@@ -62,7 +62,7 @@ class Handover:
     noisiest: tuple[PanelCount, ...]
     cameras_offline: tuple[CameraRow, ...]
     quiet: tuple[QuietWindow, ...]  # silences and maintenance windows in force at `until`
-    lifecycle: Lifecycle = field(default_factory=lambda: Lifecycle(recorded=False))
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
 
 
 def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None) -> Handover:
@@ -95,12 +95,10 @@ def _noisiest(db: sqlite_utils.Database, since: int, until: int, org_id: int | N
 
 
 def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> Lifecycle:
-    # Guard: alarm_state comes with the lifecycle's migration (another branch); without it, nothing to say.
-    if not db["alarm_state"].exists():
-        return Lifecycle(recorded=False)
     org, org_params = ("AND a.org_id = ?", [org_id]) if org_id is not None else ("", [])
     base = "FROM alarm_state s JOIN activities a ON a.event_id = s.event_id"
-    held_where = f"WHERE s.state IN ('open', 'acknowledged') {org}"
+    # Open at the handover: an alarm of the next shift (its own time at or after `until`) is not this one's.
+    held_where = f"WHERE s.state IN ('{State.OPEN}', '{State.ACKNOWLEDGED}') AND s.opened_at < ? {org}"
     held = query(
         db,
         "SELECT s.event_id AS event_id, s.state AS state, COALESCE(s.assignee, s.acknowledged_by) AS holder,"
@@ -108,9 +106,9 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind"
         f" {base} LEFT JOIN panels p ON p.resource_id = a.resource_id {held_where}"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",
-        [*org_params, HELD_SHOWN],
+        [until, *org_params, HELD_SHOWN],
     )
-    held_count = int(scalar(db, f"SELECT count(*) {base} {held_where}", org_params))
+    held_count = int(scalar(db, f"SELECT count(*) {base} {held_where}", [until, *org_params]))
     resolved = int(scalar(db, f"SELECT count(*) {base} WHERE s.resolved_at >= ? AND s.resolved_at < ? {org}",
                           [since, until, *org_params]))  # fmt: skip
     waits = [
@@ -122,7 +120,6 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         ).fetchall()
     ]
     return Lifecycle(
-        recorded=True,
         held=tuple(HeldAlarm(**r) for r in held),
         held_count=held_count,
         acknowledged=len(waits),

@@ -1,6 +1,6 @@
-"""The alarm card's buttons through the running bot (signed block_actions payloads): Acknowledge edits the
-card once and records who and when, even on a double click; Silence records the panel; Panel status answers
-ephemerally."""
+"""The alarm card's buttons through the running bot (signed block_actions payloads): Acknowledge (by a
+technician: viewers may not act on alarms) edits the card once and records who and when, even on a double
+click; Silence records the panel; Panel status answers ephemerally."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import time
 from pathlib import Path
 
+from core import lifecycle
 from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
@@ -41,18 +42,18 @@ def click(action_id: str, value: str, user: str, response: str) -> dict:
 def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     db_path = tmp_path / "cache.db"
     seed(db_path)
-    roles = '[roles]\ntechnicians = ["U_BOB"]\n'
+    roles = '[roles]\ntechnicians = ["U_BOB", "U_CAROL"]\n'
     with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=roles) as bot:
-        first = bot.send_action(click("alarm_ack", EVENT, "U_ALICE", slack.response_url("ack1")))
+        first = bot.send_action(click("alarm_ack", EVENT, "U_CAROL", slack.response_url("ack1")))
         assert first.status_code == 200
         [update] = slack.wait_for(lambda: slack.calls_to("chat.update"), timeout=30)
         assert update.params["ts"] == "1700000000.000100" and update.params["channel"] == "C_ALARMS"
         text = blocks_text(update.params["attachments"][0]["blocks"])
-        assert "Acknowledged by <@U_ALICE>" in text and "Depot (777)" in text
+        assert "Acknowledged* by <@U_CAROL>" in text and "Depot (777)" in text
         # The double click, by someone else: nothing changes, and they are told who was first.
         bot.send_action(click("alarm_ack", EVENT, "U_BOB", slack.response_url("ack2")))
         [answer] = slack.wait_for(lambda: slack.responses("ack2"), timeout=30)
-        assert "Already acknowledged by <@U_ALICE>" in answer.params["text"]
+        assert "Already acknowledged by <@U_CAROL>" in answer.params["text"]
         assert len(slack.calls_to("chat.update")) == 1
 
         bot.send_action(click("alarm_silence_30", json.dumps({"r": 777, "m": 30}), "U_ALICE",
@@ -70,8 +71,8 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
         assert "silenced until" in status.params["text"]
 
     db = open_cache(db_path)
-    ack = outbox.get_ack(db, EVENT)
-    assert ack is not None and ack.slack_user == "U_ALICE"
+    state = lifecycle.get(db, EVENT)
+    assert state is not None and state.acknowledged_by == "U_CAROL"
     until = outbox.silence_until(db, 777) or 0
     assert 115 * 60_000 < until - int(time.time() * 1000) <= 120 * 60_000
     [entry] = [e for e in audit.recent(db) if e.command.startswith("alarm silence")]
@@ -92,6 +93,6 @@ def test_acknowledge_and_silence_refuse_what_the_cache_does_not_hold(tmp_path: P
         assert "not in samops' cache" in refused.params["text"]
         assert slack.calls_to("chat.update") == []
     db = open_cache(db_path)
-    assert outbox.get_ack(db, "EV-NOT-CACHED") is None
+    assert lifecycle.get(db, "EV-NOT-CACHED") is None
     assert outbox.silence_until(db, 4242424242) is None
     assert [e for e in audit.recent(db) if e.command.startswith("alarm silence")] == []

@@ -39,7 +39,7 @@ def seed(path: Path) -> None:
 def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterator[subprocess.Popen[bytes]]:
     data = tmp_path_factory.mktemp("socket")
     seed(data / "cache.db")
-    (data / "samops.toml").write_text("")
+    (data / "samops.toml").write_text('[roles]\ntechnicians = ["U_SOCKET"]\n')  # acting on alarms is theirs
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
     env.update(
         SLACK_APP_TOKEN=APP_TOKEN,
@@ -115,7 +115,7 @@ def test_an_acknowledge_click_over_the_socket_edits_the_card(
     [update] = slack.wait_for(lambda: slack.calls_to("chat.update"), timeout=30)
     assert (update.params["channel"], update.params["ts"]) == ("C_ALARMS", CARD_TS)
     text = update.params["text"] + blocks_text(update.params.get("attachments"))
-    assert "Acknowledged by <@U_SOCKET>" in text
+    assert "Acknowledged* by <@U_SOCKET>" in text
 
 
 def test_sigterm_closes_the_connection_and_exits_0(bot: subprocess.Popen[bytes]) -> None:

@@ -21,10 +21,6 @@ CONFIG = {
     "timezones": {"1001": "Europe/Berlin"},
     "channels": {"C_SHIFT": {"handover": ["07:00", "19:00"], "org": 1001}},
 }
-# The lifecycle's tables, exactly as the alarm-states branch creates them.
-ALARM_STATE = """CREATE TABLE IF NOT EXISTS alarm_state (event_id TEXT PRIMARY KEY, state TEXT, assignee TEXT,
-    opened_at INTEGER, acknowledged_at INTEGER, acknowledged_by TEXT, resolved_at INTEGER, resolved_by TEXT,
-    note TEXT, updated_at INTEGER)"""
 
 
 def berlin(text: str) -> int:
@@ -47,7 +43,6 @@ def seed_shift(db: Any) -> dict[str, Any]:
             {"resource_id": 503, "org_id": 1002, "name": "Pier cam", "status": "offline"},
         ], "resource_id")  # fmt: skip
         quiet.silence_panel(db, 102, berlin("2026-11-23 09:00"), "U_TECH", berlin("2026-11-23 06:00"))
-        db.conn.execute(ALARM_STATE)
         opened = in_shift
         states = [  # event, state, assignee, acknowledged after (min), by, resolved
             (a101[0], "acknowledged", None, 2, "U_ANA", None),
@@ -82,7 +77,7 @@ def test_the_digest_figures_match_counting_by_hand(tmp_path: Path) -> None:
     assert [c.resource_id for c in digest.cameras_offline] == [501]
     assert [(w.resource_id, w.kind) for w in digest.quiet] == [(102, "silence")]
     life = digest.lifecycle
-    assert life.recorded and (life.acknowledged, life.resolved) == (
+    assert (life.acknowledged, life.resolved) == (
         expected["acknowledged"],
         expected["resolved"],
     )
@@ -90,11 +85,13 @@ def test_the_digest_figures_match_counting_by_hand(tmp_path: Path) -> None:
     assert {h.event_id: h.holder for h in life.held} == expected["held"] and life.held_count == 4
 
 
-def test_without_the_lifecycle_tables_the_digest_says_nothing_of_states(tmp_path: Path) -> None:
+def test_alarms_nobody_handled_count_as_received_only(tmp_path: Path) -> None:
     db = cache(tmp_path)
     add_alarms(db, 101, berlin("2026-11-22 20:00"), 2)
     digest = handover(db, berlin("2026-11-22 19:00"), berlin("2026-11-23 07:00"), None)
-    assert digest.alarms_received == 2 and not digest.lifecycle.recorded
+    life = digest.lifecycle
+    assert digest.alarms_received == 2
+    assert (life.acknowledged, life.resolved, life.median_tta_ms, life.held_count) == (0, 0, None, 0)
 
 
 def test_posted_at_its_time_once_even_across_a_restart(tmp_path: Path) -> None:

@@ -1,0 +1,354 @@
+"""The lifecycle buttons of alarm cards: Acknowledge, "I'm on it", Resolve (a modal with a note), and on storm
+cards "Acknowledge all" and "Resolve all".
+
+Each click re-checks the role (technicians and admins act; a viewer is refused, and the refusal audited),
+goes through `bot/writes.run_write` (its payload claimed once: a Slack retry runs nothing; audited; announced
+in the audit channel), applies the change with `core/lifecycle.py` (a double click changes nothing and says
+who was first), and edits the card in place. Group actions also say in the card's thread which alarms.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from slack_bolt import Ack, Respond
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.modals import modal_meta, open_modal
+from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
+from bot.payloads import PayloadError, read_event_id, slack_user
+from bot.render import alarms as render
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply
+from bot.writes import WriteOutcome, WriteRequest, audit_denied, dedupe_key, role_denied, run_write
+from core import lifecycle, read
+from core.cache import outbox
+from core.cache.transactions import write_transaction
+from core.clock import now_ms
+from core.lifecycle import AlarmState, Change, Outcome
+from core.read import handling
+from core.reference import new_reference
+
+if TYPE_CHECKING:
+    from bot.context import AppContext
+    from core.sqlite_lib import sqlite_utils
+
+log = logging.getLogger(__name__)
+
+NEEDED = Role.TECHNICIAN  # acting on an alarm is a write: viewers watch
+VERBS = {Change.ACKNOWLEDGED: "acknowledge", Change.ASSIGNED: "take", Change.RESOLVED: "resolve"}
+
+
+@dataclass(frozen=True)
+class Card:
+    """Where the clicked card is: its channel and message ts (None for a click outside a message)."""
+
+    channel: str | None
+    ts: str | None
+
+
+def card_of(body: dict[str, Any]) -> Card:
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
+    ts = (body.get("container") or {}).get("message_ts") or (body.get("message") or {}).get("ts")
+    ok = isinstance(channel, str) and isinstance(ts, str) and len(channel) <= 64 and len(ts) <= 64
+    return Card(channel, ts) if ok else Card(None, None)
+
+
+def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
+    """One click: Slack repeats the payload (action_ts included) on a retry; a second click has its own."""
+    card = card_of(body)
+    return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
+                      slack_user(body), card.channel, card.ts)  # fmt: skip
+
+
+def notify_config(ctx: AppContext) -> tuple[NotifyConfig, str]:
+    try:
+        config = parse_notify(ctx.config.notify)
+    except NotifyConfigError:
+        config = NotifyConfig()  # the notifier reports config errors; buttons still work with defaults
+    return config, config.dashboard_url or ctx.config.dashboard.url or ctx.settings.dashboard_url
+
+
+def _say(respond: Respond, text: str) -> None:
+    respond(text=text, response_type="ephemeral", replace_original=False)
+
+
+def _refused(ctx: AppContext, user: str, command: str, respond: Respond) -> bool:
+    """True (and the person told, the attempt audited) when `user` may not act on alarms."""
+    denied = role_denied(ctx, user, NEEDED)
+    if denied is None:
+        return False
+    audit_denied(ctx, user, command)
+    _say(respond, denied)
+    return True
+
+
+# --- one alarm ---------------------------------------------------------------------------------------------
+
+
+def change_alarm(
+    ctx: AppContext, user: str, event_id: str, change: Change, key: str, note: str | None = None,
+    reference: str = "",
+) -> tuple[WriteOutcome, Outcome | None]:  # fmt: skip
+    """Apply `change` to one cached alarm, once per `key`, audited."""
+    db = ctx.db()
+    alarm = outbox.get_alarm(db, event_id)
+    assert alarm is not None
+    before = lifecycle.get(db, event_id)
+    verb = VERBS[change]
+    summary = f"{verb} alarm {event_id}" + (f" with a note ({len(note)} characters)" if note else "")
+    unchanged = lifecycle.refusal(before, change, user) if before is not None else ""
+    if unchanged:  # read before the write: the summary only; the write itself decides
+        summary += f" (no change: {unchanged})"
+    request = WriteRequest(user, f"alarm {verb} {event_id}", summary, key, alarm.org_id, reference)
+    opened_at = alarm.activity_time
+    outcome = run_write(
+        ctx,
+        request,
+        lambda: lifecycle.apply(db, event_id, change, user, now_ms(), opened_at=opened_at, note=note),
+    )
+    return outcome, outcome.result if isinstance(outcome.result, Outcome) else None
+
+
+def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
+    config, _ = notify_config(ctx)
+    zone = config.zone_for(None)
+    if reason == "already acknowledged" and state.acknowledged_at is not None:
+        when = render.local_time(state.acknowledged_at, zone)
+        return f"Already acknowledged by <@{state.acknowledged_by}> at {when}."
+    if reason == "already resolved" and state.resolved_at is not None:
+        return f"Already resolved by <@{state.resolved_by}> at {render.local_time(state.resolved_at, zone)}."
+    if reason == "already yours":
+        return "You already hold this alarm."
+    return f"Nothing changed: the alarm is {reason}."
+
+
+def update_alarm_card(ctx: AppContext, event_id: str, card: Card) -> bool:
+    """Edit the alarm's card in place to show its state; False when it could not be."""
+    db = ctx.db()
+    alarm = outbox.get_alarm(db, event_id)
+    if alarm is None or card.channel is None or card.ts is None:
+        return False
+    config, url = notify_config(ctx)
+    rendered = render.alarm_card(alarm, config.zone_for(alarm.org_id), _data_as_of(db), url,
+                                 state=lifecycle.get(db, event_id))  # fmt: skip
+    return _update(ctx, card, rendered)
+
+
+def _update(ctx: AppContext, card: Card, rendered: render.Rendered) -> bool:
+    if card.channel is None or card.ts is None:
+        return False
+    try:
+        ctx.web_client.chat_update(channel=card.channel, ts=card.ts, text=rendered.text,
+                                   attachments=rendered.attachments, blocks=rendered.blocks)  # fmt: skip
+    except (SlackApiError, SlackClientError, OSError) as err:
+        log.warning("could not update the alarm card: %s", err)
+        return False
+    return True
+
+
+def _data_as_of(db: sqlite_utils.Database) -> int | None:
+    return next((r.last_success for r in read.freshness(db) if r.table == "activities"), None)
+
+
+def _cached_event(ctx: AppContext, action: dict[str, Any], respond: Respond) -> str | None:
+    try:
+        event_id = read_event_id(action.get("value"))
+    except PayloadError as err:
+        _say(respond, str(err))
+        return None
+    if outbox.get_alarm(ctx.db(), event_id) is None:
+        _say(
+            respond,
+            "This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded.",
+        )
+        return None
+    return event_id
+
+
+def _on_change(
+    ctx: AppContext, change: Change, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    user = slack_user(body)
+    value = str(action.get("value") or "")[:200]
+    if _refused(ctx, user, f"alarm {VERBS[change]} {value}", respond):
+        return
+    event_id = _cached_event(ctx, action, respond)
+    if event_id is None:
+        return
+    outcome, result = change_alarm(ctx, user, event_id, change, action_key(body, action))
+    if not outcome.ran:
+        return  # a Slack retry of a click already handled: the first one answered
+    if result is None:
+        _say(respond, outcome.message)
+        return
+    if not result.changed:
+        _say(respond, unchanged_text(result.state, result.reason, ctx))
+        return
+    if not update_alarm_card(ctx, event_id, card_of(body)):
+        _say(respond, f"Done: the alarm is {result.state.state.value}.")
+
+
+def on_ack(ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
+    ack()
+    _on_change(ctx, Change.ACKNOWLEDGED, body, action, respond)
+
+
+def on_take(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    _on_change(ctx, Change.ASSIGNED, body, action, respond)
+
+
+# --- the resolve modal ----------------------------------------------------------------------------------
+
+
+def _invocation(body: dict[str, Any], user: str, role: Role) -> Invocation:
+    card = card_of(body)
+    trigger = body.get("trigger_id")
+    url = body.get("response_url")
+    return Invocation(
+        user_id=user,
+        channel_id=card.channel or "",
+        team_id=str((body.get("team") or {}).get("id") or ""),
+        text="",
+        args=(),
+        org_id=None,
+        role=role,
+        trigger_id=trigger if isinstance(trigger, str) else None,
+        response_url=url if isinstance(url, str) else None,
+        reference=new_reference(),
+    )
+
+
+def _open_resolve(ctx: AppContext, body: dict[str, Any], respond: Respond, what: str, **target: Any) -> None:
+    user = slack_user(body)
+    inv = _invocation(body, user, ctx.roles.role_of(user))
+    meta = modal_meta(inv, ts=card_of(body).ts, **target)
+    reply = open_modal(
+        ctx,
+        inv,
+        "Resolve alarm",
+        lambda: render.resolve_modal(meta, what),
+        without_slack=lambda: Reply(text="Resolving opens a form, which needs Slack; use the card in Slack."),
+    )
+    if reply is not None:
+        _say(respond, reply.text)
+
+
+def on_resolve(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    user = slack_user(body)
+    if _refused(ctx, user, f"alarm resolve {str(action.get('value') or '')[:200]}", respond):
+        return
+    event_id = _cached_event(ctx, action, respond)
+    if event_id is None:
+        return
+    state = lifecycle.get(ctx.db(), event_id)
+    if state is not None and state.state is lifecycle.State.RESOLVED:
+        _say(respond, unchanged_text(state, "already resolved", ctx))
+        return
+    _open_resolve(ctx, body, respond, f"alarm `{event_id}`", e=event_id)
+
+
+# --- storm cards: every alarm of the card ------------------------------------------------------------------
+
+
+def change_card(
+    ctx: AppContext, user: str, card: Card, change: Change, key: str, note: str | None = None,
+    reference: str = "",
+) -> tuple[WriteOutcome, list[tuple[str, int]]]:  # fmt: skip
+    """Apply `change` to every alarm of the storm card in one transaction, once per `key`, audited as one
+    write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
+    db = ctx.db()
+    assert card.channel is not None and card.ts is not None
+    alarms = handling.card_alarms(db, card.channel, card.ts)
+    verb = VERBS[change]
+    summary = f"{verb} all {len(alarms)} alarms of the storm card {card.ts} in {card.channel}"
+    if note:
+        summary += f" with a note ({len(note)} characters)"
+    request = WriteRequest(user, f"alarm {verb} all {card.ts}", summary, key, None, reference)
+
+    def apply_all() -> list[tuple[str, int]]:
+        at = now_ms()
+        changed = []
+        with write_transaction(db):
+            for event_id, opened_at in alarms:
+                result = lifecycle.apply(db, event_id, change, user, at, opened_at=opened_at, note=note)
+                if result.changed:
+                    changed.append((event_id, opened_at))
+        return changed
+
+    outcome = run_write(ctx, request, apply_all)
+    return outcome, outcome.result if isinstance(outcome.result, list) else []
+
+
+def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, changed: list[tuple[str, int]],
+                      note: str | None = None) -> None:  # fmt: skip
+    """Say in the card's thread which alarms changed, and edit the card to its new counts."""
+    db = ctx.db()
+    assert card.channel is not None and card.ts is not None
+    alarms = handling.card_alarms(db, card.channel, card.ts)
+    first = outbox.get_alarm(db, alarms[0][0]) if alarms else None
+    if first is None:
+        return
+    config, url = notify_config(ctx)
+    zone = config.zone_for(first.org_id)
+    if changed:
+        message = render.group_handled(user, change, changed, zone, note)
+        try:
+            ctx.web_client.chat_postMessage(channel=card.channel, thread_ts=card.ts, text=message.text,
+                                            blocks=message.blocks, unfurl_links=False)  # fmt: skip
+        except (SlackApiError, SlackClientError, OSError) as err:
+            log.warning("could not post in the storm card's thread: %s", err)
+    counts = outbox.card_counts(db, card.ts)
+    handled = handling.card_states(db, card.channel, card.ts)
+    _update(ctx, card, render.storm_card(first, counts, zone, _data_as_of(db), url, handled))
+
+
+def _storm_card(ctx: AppContext, body: dict[str, Any], respond: Respond) -> Card | None:
+    card = card_of(body)
+    if card.channel is None or card.ts is None or not handling.card_alarms(ctx.db(), card.channel, card.ts):
+        _say(respond, "This card holds no alarms samops knows of; nothing was recorded.")
+        return None
+    return card
+
+
+def on_ack_all(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    user = slack_user(body)
+    if _refused(ctx, user, "alarm acknowledge all", respond):
+        return
+    card = _storm_card(ctx, body, respond)
+    if card is None:
+        return
+    outcome, changed = change_card(ctx, user, card, Change.ACKNOWLEDGED, action_key(body, action))
+    if not outcome.ran:
+        return
+    if not outcome.ok:
+        _say(respond, outcome.message)
+        return
+    if not changed:
+        _say(respond, "Every alarm of this card was already acknowledged or resolved.")
+    after_card_change(ctx, user, card, Change.ACKNOWLEDGED, changed)
+
+
+def on_resolve_all(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    user = slack_user(body)
+    if _refused(ctx, user, "alarm resolve all", respond):
+        return
+    card = _storm_card(ctx, body, respond)
+    if card is None:
+        return
+    count = len(handling.card_alarms(ctx.db(), card.channel or "", card.ts or ""))
+    _open_resolve(ctx, body, respond, f"all {count} alarms of this storm card", all=True)

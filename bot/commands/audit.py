@@ -1,0 +1,65 @@
+"""`/sam audit [n]` (admins): the latest n rows of the audit log — who did what, when, the outcome and the
+reference id — the same rows as `samops audit` and the dashboard's Audit page (`core.cache.audit.recent`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from slack_sdk.models.blocks import Block
+
+from bot.context import AppContext
+from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, header, section
+from bot.roles import Role
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core.cache import audit
+from core.timefmt import utc
+
+DEFAULT_ROWS = 20
+MAX_ROWS = 100
+ELSEWHERE = "The same rows: `samops audit` on the console, and the dashboard's Audit page (filters, CSV)."
+MARKS = {"ok": ":white_check_mark:", "unknown": ":warning:", "failed": ":x:"}
+
+
+def rows_wanted(args: Sequence[str]) -> int:
+    if not args:
+        return DEFAULT_ROWS
+    word = args[0]
+    if len(args) > 1 or not word.isascii() or not word.isdigit() or not 1 <= int(word) <= MAX_ROWS:
+        raise UsageError(f"give how many rows to show, 1 to {MAX_ROWS}")
+    return int(word)
+
+
+def audit_line(entry: audit.AuditEntry) -> str:
+    mark = MARKS.get(entry.outcome, ":no_entry:")
+    return clip(
+        f"{mark} `{utc(entry.at)}` <@{escape(entry.slack_user)}> `{escape(clip(entry.command, 120))}` — "
+        f"*{escape(entry.outcome)}*: {escape(clip(entry.summary, 300))} (ref `{escape(entry.reference)}`)",
+        MAX_SECTION_TEXT - 10,
+    )
+
+
+@subcommand(
+    "audit",
+    usage="/sam audit [n]",
+    summary="the latest writes through the bot: who, what, when, outcome, reference (admins)",
+    role=Role.ADMIN,
+    examples=("/sam audit", "/sam audit 50"),
+)
+def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
+    entries = audit.recent(ctx.db(), rows_wanted(inv.args))
+    if not entries:
+        return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
+    title = f"Audit log: the latest {len(entries)} rows, newest first"
+    blocks: list[Block] = [header(title)]
+    chunk: list[str] = []
+    for line in map(audit_line, entries):
+        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
+            blocks.append(section("\n".join(chunk)))
+            chunk = []
+        chunk.append(line)
+    blocks.append(section("\n".join(chunk)))
+    blocks = blocks[: MAX_BLOCKS - 1]
+    blocks.append(
+        context("The same rows: `samops audit` on the console, the dashboard's Audit page (filters, CSV).")
+    )
+    return Reply(text=title, blocks=blocks)

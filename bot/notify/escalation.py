@@ -1,0 +1,126 @@
+"""Escalation: an alarm of a route with `escalate_after`/`escalate_to` that is still open (nobody has
+acknowledged, taken or resolved it) that many minutes after it happened gets one post in its card's thread
+per level, mentioning the level's targets. A storm card escalates once per level for its open alarms.
+
+A level happens once: the alarms' `alarm_changes` record it ('escalated', the note naming the level), and a
+`claim_once` key per (card, level) keeps two notifiers from posting it both. As with alarm cards, a crash
+between the post and its record repeats that one post on the next start; nothing is skipped.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bot.notify.config import NotifyConfig
+from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.render import alarms as render
+from core import lifecycle
+from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from
+from core.cache import claims
+from core.cache.writes import write_transaction
+from core.clock import DAY_MS, MINUTE_MS
+from core.lifecycle import Change, State
+from core.sqlite_lib import sqlite_utils
+
+MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
+# An alarm is looked at until this long after its last level was due: long enough for a notifier that was
+# down to catch up, short enough that years of alarms nobody closed do not crowd out today's.
+CATCH_UP_MS = DAY_MS
+
+
+@dataclass(frozen=True)
+class Thread:
+    """A card's thread and the alarms in it that are still open."""
+
+    channel: str
+    ts: str
+    alarms: tuple[Alarm, ...]
+    opened_at: int  # the oldest open alarm's time
+
+    @property
+    def grouped(self) -> bool:
+        return len(self.alarms) > 1
+
+
+def open_threads(
+    db: sqlite_utils.Database, channels: Sequence[str], opened_after: int, opened_before: int
+) -> list[Thread]:
+    """Posted cards in `channels` with alarms still open that happened in [opened_after, opened_before],
+    oldest first."""
+    marks = ",".join("?" * len(channels))
+    rows = db.execute(
+        f"SELECT {ALARM_COLUMNS}, o.channel, o.ts, s.opened_at FROM alarm_state s"
+        " JOIN notify_outbox o ON o.event_id = s.event_id JOIN activities a ON a.event_id = s.event_id"
+        " LEFT JOIN panels p ON p.resource_id = a.resource_id"
+        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped')"
+        f" AND o.channel IN ({marks}) AND s.opened_at >= ? AND s.opened_at <= ?"
+        " ORDER BY s.opened_at, s.event_id LIMIT ?",
+        [State.OPEN.value, *channels, opened_after, opened_before, MAX_CHECKED],
+    ).fetchall()
+    width = len(ALARM_FIELDS)
+    by_card: dict[tuple[str, str], list[tuple[Alarm, int]]] = defaultdict(list)
+    for row in rows:
+        alarm = alarm_from(dict(zip(ALARM_FIELDS, row[:width], strict=True)))
+        by_card[(row[width], row[width + 1])].append((alarm, int(row[width + 2])))
+    return [
+        Thread(channel, ts, tuple(a for a, _ in alarms), min(at for _, at in alarms))
+        for (channel, ts), alarms in by_card.items()
+    ]
+
+
+def level_note(level: int) -> str:
+    return f"level {level}"
+
+
+@dataclass
+class Escalator:
+    db: sqlite_utils.Database
+    config: NotifyConfig
+    delivery: Delivery
+    clock: Callable[[], int]
+    log: Callable[[str], None] = print
+
+    def run(self) -> int:
+        """Post every escalation level that is due; returns how many were posted."""
+        routes = [r for r in self.config.routes if r.escalate_after]
+        if not routes or self.delivery.console:
+            return 0
+        now = self.clock()
+        first = min(r.escalate_after[0] for r in routes) * MINUTE_MS
+        last = max(r.escalate_after[-1] for r in routes) * MINUTE_MS
+        channels = sorted({r.channel for r in routes})
+        posted = 0
+        for thread in open_threads(self.db, channels, now - int(last) - CATCH_UP_MS, now - int(first)):
+            posted += self._escalate(thread, now)
+        return posted
+
+    def _escalate(self, thread: Thread, now: int) -> int:
+        route = self.config.route_for(thread.alarms[0])
+        if route is None or route.channel != thread.channel or not route.escalate_after:
+            return 0
+        levels = route.escalation()
+        done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
+        if done >= len(levels):
+            return 0
+        level = levels[done]
+        if now - thread.opened_at < level.after_minutes * MINUTE_MS:
+            return 0
+        number = done + 1
+        message = render.escalation(number, level.targets, level.after_minutes, thread.alarms[0],
+                                    len(thread.alarms))  # fmt: skip
+        try:
+            self.delivery.post(thread.channel, message, thread_ts=thread.ts)
+        except (NotYet, DeliveryError) as err:
+            self.log(f"notify: escalation level {number} in {thread.channel} waits ({err})")
+            return 0
+        if not claims.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
+            self.log(f"notify: escalation level {number} of {thread.ts} was already recorded")
+            return 1
+        with write_transaction(self.db):
+            for alarm in thread.alarms:
+                lifecycle.apply(self.db, alarm.event_id, Change.ESCALATED, "samops", now,
+                                opened_at=alarm.activity_time, note=level_note(number))  # fmt: skip
+        self.log(f"notify: escalated {len(thread.alarms)} alarm(s) in {thread.channel} to level {number}")
+        return 1

@@ -1,0 +1,85 @@
+"""`samops audit`: who did what through the bot, when, the outcome and the reference id, newest first.
+
+    samops audit [--limit N] [--user SLACK_ID] [--outcome OUTCOME] [--command WORDS] [--db PATH]
+
+The same rows as `/sam audit` and the dashboard's Audit page (`core.cache.audit.recent`); secrets were kept
+out when they were written and are masked again on the way out.
+
+Exit codes: 0 shown (also when there is nothing to show), 1 no cache there (or it cannot be read), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+PROG = "samops audit"
+DEFAULT_LIMIT = 50
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= 10_000:
+        raise argparse.ArgumentTypeError("must be between 1 and 10000")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Show the audit log of the bot's writes, newest first."
+    )
+    p.add_argument(
+        "--limit", "-n", type=_limit, default=DEFAULT_LIMIT, help=f"rows (default {DEFAULT_LIMIT})"
+    )
+    p.add_argument("--user", metavar="SLACK_ID", help="only this Slack user's rows")
+    p.add_argument("--outcome", help="only this outcome (ok, failed, unknown, denied, usage, ...)")
+    p.add_argument("--command", metavar="WORDS", help="only commands starting with these words")
+    p.add_argument(
+        "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
+    )
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from core.cache import audit
+    from core.cache.db import open_reader
+    from core.settings import settings_or_report
+    from core.timefmt import utc
+
+    settings = settings_or_report(PROG)
+    if settings is None:
+        return 2
+    path = args.db or settings.db_path
+    if not path.exists():
+        print(f"{PROG}: no cache at {path}; run `samops sync` first", file=sys.stderr)
+        return 1
+    try:
+        db = open_reader(path)
+        rows = audit.recent(db, args.limit, args.user, args.command, outcome=args.outcome)
+        db.close()
+    except Exception as exc:
+        print(f"{PROG}: cannot read the audit log in {path}: {exc}", file=sys.stderr)
+        return 1
+    console = Console()
+    if not rows:
+        console.print("No audit rows" + (" match these filters." if argv else " yet."))
+        return 0
+    table = Table(title=f"Audit log, newest first ({len(rows)} rows)", title_justify="left")
+    for column in ("when (UTC)", "who", "command", "outcome", "summary", "reference"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        colour = "green" if row.outcome == "ok" else "yellow" if row.outcome == "unknown" else "red"
+        outcome = f"[{colour}]{escape(row.outcome)}[/{colour}]"
+        cells = (escape(row.slack_user), escape(row.command), outcome, escape(row.summary), row.reference)
+        table.add_row(utc(row.at), *cells)
+    console.print(table)
+    return 0

@@ -1,0 +1,189 @@
+"""The alarm lifecycle: an alarm is open, then acknowledged, then resolved, and may be assigned to one person
+at any time before it is resolved. The one definition of the states, the changes and which change is
+allowed from which state; every change is applied in one write transaction to `alarm_state` (where the alarm
+is now) and `alarm_changes` (who changed what, when, with which note).
+
+Changes are idempotent: acknowledging an acknowledged alarm, or resolving a resolved one, changes nothing and
+says so (`Outcome.changed` False, `Outcome.reason`), so a double click or a Slack retry never writes twice.
+"Taking" an open alarm ("I'm on it") also acknowledges it: whoever owns it has seen it, and escalation stops.
+Resolving an open alarm acknowledges it at the same moment (both changes are recorded), so time to
+acknowledge is known for every handled alarm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core.cache.transactions import joined
+from core.sqlite_lib import sqlite_utils
+
+
+class State(StrEnum):
+    OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+
+
+class Change(StrEnum):
+    ACKNOWLEDGED = "acknowledged"
+    ASSIGNED = "assigned"
+    RESOLVED = "resolved"
+    ESCALATED = "escalated"  # a record of a post, not a state change
+
+
+# What each change may start from; anything else is a no-op with a reason.
+ALLOWED: dict[Change, frozenset[State]] = {
+    Change.ACKNOWLEDGED: frozenset({State.OPEN}),
+    Change.ASSIGNED: frozenset({State.OPEN, State.ACKNOWLEDGED}),
+    Change.RESOLVED: frozenset({State.OPEN, State.ACKNOWLEDGED}),
+    Change.ESCALATED: frozenset({State.OPEN}),
+}
+
+MAX_NOTE = 2000
+
+_COLUMNS = (
+    "event_id, state, assignee, opened_at, acknowledged_at, acknowledged_by, resolved_at, resolved_by, note,"
+    " updated_at"
+)
+
+
+@dataclass(frozen=True)
+class AlarmState:
+    event_id: str
+    state: State
+    assignee: str | None
+    opened_at: int
+    acknowledged_at: int | None
+    acknowledged_by: str | None
+    resolved_at: int | None
+    resolved_by: str | None
+    note: str | None
+    updated_at: int | None
+
+    @property
+    def holder(self) -> str | None:
+        """Who holds the alarm: its assignee, else whoever acknowledged it."""
+        return self.assignee or self.acknowledged_by
+
+
+@dataclass(frozen=True)
+class Outcome:
+    state: AlarmState
+    changed: bool
+    reason: str = ""  # why nothing changed, in words ("already acknowledged")
+
+
+def _row(row: Sequence[object]) -> AlarmState:
+    values = list(row)
+    values[1] = State(str(values[1]))
+    return AlarmState(*values)  # type: ignore[arg-type]
+
+
+def get(db: sqlite_utils.Database, event_id: str) -> AlarmState | None:
+    row = db.execute(f"SELECT {_COLUMNS} FROM alarm_state WHERE event_id = ?", [event_id]).fetchone()
+    return _row(row) if row else None
+
+
+def states(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, AlarmState]:
+    ids = list(event_ids)
+    found: dict[str, AlarmState] = {}
+    for start in range(0, len(ids), 500):  # SQLite's variable limit
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT {_COLUMNS} FROM alarm_state WHERE event_id IN ({marks})", chunk)
+        found.update((r[0], _row(r)) for r in rows.fetchall())
+    return found
+
+
+def open_alarms(db: sqlite_utils.Database, entries: Iterable[tuple[str, int]], at: int) -> None:
+    """Record (event_id, opened_at) alarms as open; an alarm already recorded is left as it is. Runs in the
+    caller's transaction when there is one."""
+    with joined(db):
+        db.conn.executemany(
+            "INSERT INTO alarm_state (event_id, state, opened_at, updated_at) VALUES (?, 'open', ?, ?)"
+            " ON CONFLICT(event_id) DO NOTHING",
+            [(event_id, opened_at, at) for event_id, opened_at in entries],
+        )
+
+
+def apply(
+    db: sqlite_utils.Database,
+    event_id: str,
+    change: Change,
+    by_user: str,
+    at: int,
+    *,
+    opened_at: int,
+    note: str | None = None,
+) -> Outcome:
+    """Apply one change in one write transaction (joining the caller's, if any). `opened_at` is used when
+    the alarm has no state yet (the alarm's own time)."""
+    note = note[:MAX_NOTE] if note else None
+    with joined(db):
+        open_alarms(db, [(event_id, opened_at)], at)
+        current = get(db, event_id)
+        assert current is not None
+        reason = refusal(current, change, by_user)
+        if reason:
+            return Outcome(current, False, reason)
+        _write(db, current, change, by_user, at, note)
+        recorded = [change]
+        if (
+            change is not Change.ACKNOWLEDGED
+            and current.acknowledged_at is None
+            and change is not Change.ESCALATED
+        ):
+            recorded.insert(0, Change.ACKNOWLEDGED)  # taking or resolving an open alarm acknowledges it too
+        db.conn.executemany(
+            "INSERT INTO alarm_changes (event_id, at, by_user, change, note) VALUES (?, ?, ?, ?, ?)",
+            [(event_id, at, by_user, c.value, note if c is change else None) for c in recorded],
+        )
+        updated = get(db, event_id)
+        assert updated is not None
+        return Outcome(updated, True)
+
+
+def refusal(current: AlarmState, change: Change, by_user: str) -> str:
+    """Why `change` by `by_user` would change nothing ("already acknowledged"), or "" when it applies."""
+    if current.state not in ALLOWED[change]:
+        return f"already {current.state.value}"
+    if change is Change.ASSIGNED and current.assignee == by_user:
+        return "already yours"
+    return ""
+
+
+def _write(
+    db: sqlite_utils.Database, current: AlarmState, change: Change, by_user: str, at: int, note: str | None
+) -> None:
+    if change is Change.ESCALATED:
+        return  # recorded in alarm_changes only
+    sets: dict[str, object] = {"updated_at": at}
+    if change is Change.ACKNOWLEDGED or (change is Change.ASSIGNED and current.state is State.OPEN):
+        sets |= {"state": State.ACKNOWLEDGED.value, "acknowledged_at": at, "acknowledged_by": by_user}
+    if change is Change.ASSIGNED:
+        sets["assignee"] = by_user
+    if change is Change.RESOLVED:
+        sets |= {"state": State.RESOLVED.value, "resolved_at": at, "resolved_by": by_user, "note": note}
+        if current.acknowledged_at is None:
+            # Resolving is the first sign anyone saw it: time to acknowledge ends here too.
+            sets |= {"acknowledged_at": at, "acknowledged_by": by_user}
+    assignments = ", ".join(f"{name} = ?" for name in sets)
+    db.execute(f"UPDATE alarm_state SET {assignments} WHERE event_id = ?", [*sets.values(), current.event_id])
+
+
+def changes(db: sqlite_utils.Database, event_id: str) -> list[tuple[int, str, str, str | None]]:
+    """(at, by_user, change, note) of one alarm, oldest first."""
+    rows = db.execute(
+        "SELECT at, by_user, change, note FROM alarm_changes WHERE event_id = ? ORDER BY at, id", [event_id]
+    ).fetchall()
+    return [(int(r[0]), str(r[1]), str(r[2]), r[3]) for r in rows]
+
+
+def escalated_levels(db: sqlite_utils.Database, event_id: str) -> int:
+    """How many escalation levels an alarm has had."""
+    row = db.execute(
+        "SELECT count(*) FROM alarm_changes WHERE event_id = ? AND change = ?", [event_id, Change.ESCALATED]
+    ).fetchone()
+    return int(row[0])

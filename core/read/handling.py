@@ -1,0 +1,170 @@
+"""How alarms are handled (core/lifecycle.py's tables): time to acknowledge and to resolve, per day and per
+panel; the alarms still open, by age; the states of a storm card's alarms.
+
+Time to acknowledge is acknowledged_at - opened_at (opened_at is the alarm's own time), time to resolve is
+resolved_at - opened_at. The median is the middle value (the mean of the two middle ones for an even count);
+p90 is the nearest-rank 90th percentile: the smallest value with at least 90 % of the values at or below it.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from core.clock import HOUR_MS, MINUTE_MS
+from core.lifecycle import State
+from core.read.rows import query
+from core.sqlite_lib import sqlite_utils
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Handling times of one group (a day, a panel) in milliseconds; None where nothing was handled."""
+
+    key: str  # the day ("2026-11-23") or the panel id
+    label: str  # the day, or the panel's name and id
+    alarms: int  # alarms opened in the group
+    acknowledged: int
+    tta_median: float | None
+    tta_p90: float | None
+    resolved: int
+    ttr_median: float | None
+    ttr_p90: float | None
+
+
+@dataclass(frozen=True)
+class OpenAlarm:
+    event_id: str
+    resource_id: int | None
+    panel_name: str | None
+    opened_at: int
+    state: State
+    holder: str | None
+    age_ms: int
+
+
+# Age buckets of open alarms: (upper bound in ms, label); the last catches the rest.
+AGE_BUCKETS: tuple[tuple[float, str], ...] = (
+    (15 * MINUTE_MS, "< 15 min"),
+    (HOUR_MS, "15–60 min"),
+    (4 * HOUR_MS, "1–4 h"),
+    (24 * HOUR_MS, "4–24 h"),
+    (math.inf, "> 24 h"),
+)
+
+
+def median(values: Sequence[float]) -> float | None:
+    return float(statistics.median(values)) if values else None
+
+
+def p90(values: Sequence[float]) -> float | None:
+    """Nearest rank: the ceil(0.9 n)-th smallest value."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return float(ordered[max(1, math.ceil(0.9 * len(ordered))) - 1])
+
+
+_ROWS = (
+    "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
+    " s.acknowledged_at AS acknowledged_at, s.resolved_at AS resolved_at, a.resource_id AS resource_id,"
+    " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
+    " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.opened_at >= ? AND s.opened_at < ?"
+)
+
+
+def handling_times(
+    db: sqlite_utils.Database, since: int, until: int, *, by: str = "day", zone: ZoneInfo | None = None
+) -> list[Figures]:
+    """Figures per day (in `zone`, UTC by default) or per panel (`by="panel"`) of the alarms opened in
+    [since, until); days oldest first, panels slowest (median time to acknowledge) first."""
+    if by not in {"day", "panel"}:
+        raise ValueError("by must be 'day' or 'panel'")
+    tz = zone or UTC
+    groups: dict[str, list[dict]] = defaultdict(list)
+    labels: dict[str, str] = {}
+    for row in query(db, _ROWS, [since, until]):
+        if by == "day":
+            key = datetime.fromtimestamp(row["opened_at"] / 1000, tz).date().isoformat()
+            labels[key] = key
+        else:
+            rid = row["resource_id"]
+            key = str(rid) if rid is not None else "?"
+            labels[key] = f"{row['panel_name'] or 'panel'} ({key})"
+        groups[key].append(row)
+    figures = [_figures(key, labels[key], rows) for key, rows in groups.items()]
+    if by == "day":
+        return sorted(figures, key=lambda f: f.key)
+    return sorted(figures, key=lambda f: (-(f.tta_median or -1), f.key))
+
+
+def _figures(key: str, label: str, rows: Iterable[dict]) -> Figures:
+    rows = list(rows)
+    tta = [r["acknowledged_at"] - r["opened_at"] for r in rows if r["acknowledged_at"] is not None]
+    ttr = [r["resolved_at"] - r["opened_at"] for r in rows if r["resolved_at"] is not None]
+    return Figures(key, label, len(rows), len(tta), median(tta), p90(tta), len(ttr), median(ttr), p90(ttr))
+
+
+def open_alarms(db: sqlite_utils.Database, now: int, limit: int = 1000) -> list[OpenAlarm]:
+    """Alarms not resolved yet (open or acknowledged), oldest first."""
+    rows = query(
+        db,
+        "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
+        " COALESCE(s.assignee, s.acknowledged_by) AS holder, a.resource_id AS resource_id,"
+        " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
+        " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.state != ?"
+        " ORDER BY s.opened_at, s.event_id LIMIT ?",
+        [State.RESOLVED.value, limit],
+    )
+    return [
+        OpenAlarm(r["event_id"], r["resource_id"], r["panel_name"], r["opened_at"], State(r["state"]),
+                  r["holder"], max(0, now - r["opened_at"]))
+        for r in rows
+    ]  # fmt: skip
+
+
+def open_by_age(alarms: Iterable[OpenAlarm]) -> list[tuple[str, int, int]]:
+    """(bucket label, open, acknowledged) for each age bucket, youngest first; every bucket is listed."""
+    counts: Counter[tuple[str, State]] = Counter()
+    for alarm in alarms:
+        label = next(label for bound, label in AGE_BUCKETS if alarm.age_ms < bound)
+        counts[(label, alarm.state)] += 1
+    return [
+        (label, counts[(label, State.OPEN)], counts[(label, State.ACKNOWLEDGED)]) for _, label in AGE_BUCKETS
+    ]
+
+
+def state_counts(db: sqlite_utils.Database, event_ids: Sequence[str]) -> dict[State, int]:
+    """How many of `event_ids` are in each state (an alarm with no state yet counts as open)."""
+    counts = dict.fromkeys(State, 0)
+    for start in range(0, len(event_ids), 500):
+        chunk = list(event_ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        found = dict(
+            db.execute(
+                f"SELECT event_id, state FROM alarm_state WHERE event_id IN ({marks})", chunk
+            ).fetchall()
+        )
+        for event_id in chunk:
+            counts[State(found.get(event_id, State.OPEN.value))] += 1
+    return counts
+
+
+def card_alarms(db: sqlite_utils.Database, channel: str, ts: str) -> list[tuple[str, int]]:
+    """(event_id, activity_time) of the alarms grouped into the storm card at (channel, ts), oldest first."""
+    rows = db.execute(
+        "SELECT o.event_id, a.activity_time FROM notify_outbox o JOIN activities a ON a.event_id = o.event_id"
+        " WHERE o.channel = ? AND o.ts = ? AND o.state = 'grouped' ORDER BY a.activity_time, o.rowid",
+        [channel, ts],
+    ).fetchall()
+    return [(str(r[0]), int(r[1] or 0)) for r in rows]
+
+
+def card_states(db: sqlite_utils.Database, channel: str, ts: str) -> dict[State, int]:
+    """How many alarms of the storm card at (channel, ts) are in each state."""
+    return state_counts(db, [event_id for event_id, _ in card_alarms(db, channel, ts)])

@@ -1,0 +1,113 @@
+"""Handling: how fast alarms are acknowledged and resolved (median and p90, per day and per panel), and the
+alarms still open, by age. The figures are `core.read.handling`'s; days are UTC days."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.read import handling
+from dashboard import boundary, data, filters, ui
+
+PERIODS = {"7d": 7, "30d": 30, "90d": 90}
+PERIOD_LABELS = {"7d": "Last 7 days", "30d": "Last 30 days", "90d": "Last 90 days"}
+OLDEST_SHOWN = 200
+
+
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def handling_times(path: str, since: int, until: int, by: str) -> list[handling.Figures]:
+    from core.cache.db import open_reader
+
+    db = open_reader(path)
+    try:
+        return handling.handling_times(db, since, until, by=by)
+    finally:
+        db.conn.close()
+
+
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def open_alarms(path: str, now: int) -> list[handling.OpenAlarm]:
+    from core.cache.db import open_reader
+
+    db = open_reader(path)
+    try:
+        return handling.open_alarms(db, now)
+    finally:
+        db.conn.close()
+
+
+def minutes(ms: float | None) -> float | None:
+    return None if ms is None else round(ms / 60_000, 1)
+
+
+def figures_frame(rows: list[handling.Figures], label: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            label: [r.label for r in rows],
+            "Alarms": [r.alarms for r in rows],
+            "Acknowledged": [r.acknowledged for r in rows],
+            "TTA median (min)": pd.Series([minutes(r.tta_median) for r in rows], dtype="Float64"),
+            "TTA p90 (min)": pd.Series([minutes(r.tta_p90) for r in rows], dtype="Float64"),
+            "Resolved": [r.resolved for r in rows],
+            "TTR median (min)": pd.Series([minutes(r.ttr_median) for r in rows], dtype="Float64"),
+            "TTR p90 (min)": pd.Series([minutes(r.ttr_p90) for r in rows], dtype="Float64"),
+        }
+    )
+
+
+path = ui.start_page("Handling")
+filters.seed("handling_period", "period", filters.choice(list(PERIODS)), default="7d")
+period = st.selectbox("Period", list(PERIODS), key="handling_period", format_func=PERIOD_LABELS.__getitem__)
+filters.publish({"period": period if period != "7d" else None})
+st.caption(
+    "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time. Median: the middle "
+    "value; p90: 90 % of the alarms were handled at least this fast. Days are UTC days."
+)
+
+
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
+def handling_figures(period: str) -> None:
+    now = data.now_ms()
+    until = data.floor_to(now, 60_000) + 60_000
+    since = data.floor_to(until - PERIODS[period] * data.DAY_MS, data.DAY_MS)
+    days = handling_times(path, since, until, "day")
+    if not days:
+        st.info("No alarms were handled in samops in this period (acknowledge them from their Slack cards).")
+        return
+    st.subheader("Per day")
+    st.dataframe(figures_frame(days, "Day"), hide_index=True, width="stretch")
+    st.subheader("Per panel, slowest to acknowledge first")
+    panels = handling_times(path, since, until, "panel")
+    st.dataframe(figures_frame(panels, "Panel"), hide_index=True, width="stretch")
+
+
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
+def open_by_age() -> None:
+    st.subheader("Open alarms by age")
+    now = data.floor_to(data.now_ms(), 60_000)
+    alarms = open_alarms(path, now)
+    buckets = handling.open_by_age(alarms)
+    tiles = st.columns(len(buckets))
+    for tile, (label, still_open, acknowledged) in zip(tiles, buckets, strict=True):
+        tile.metric(label, still_open + acknowledged, border=True,
+                    help=f"{still_open} open, {acknowledged} acknowledged but not resolved")  # fmt: skip
+    if not alarms:
+        st.info("No alarm is open: every alarm samops posted has been resolved.")
+        return
+    oldest = alarms[:OLDEST_SHOWN]
+    frame = pd.DataFrame(
+        {
+            "Opened": ui.timestamps([a.opened_at for a in oldest]),
+            "Age": [f"{a.age_ms // 3_600_000} h {a.age_ms // 60_000 % 60} min" for a in oldest],
+            "State": [a.state.value for a in oldest],
+            "Held by": [a.holder or "" for a in oldest],
+            "Panel": [f"{a.panel_name or 'panel'} ({a.resource_id})" for a in oldest],
+            "Event": [a.event_id for a in oldest],
+        }
+    )
+    st.caption(f"The {len(oldest)} oldest of {len(alarms)} alarms not resolved")
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={"Opened": ui.time_column("Opened")})
+
+
+handling_figures(period)
+open_by_age()

@@ -163,7 +163,6 @@ def one_size(size: int, alarms: int) -> dict[str, Any]:
 def cache_of(path: Path, count: int, now: int) -> Any:
     """`count` alarms over the last 30 days, already discovered, plus 500 in the last five minutes."""
     db = open_cache(path)
-    outbox.ensure_tables(db)
     start = now - 30 * 24 * HOUR
     step = max(1, (now - HOUR - start) // count)
     batch = 50_000

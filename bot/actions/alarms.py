@@ -29,14 +29,12 @@ log = logging.getLogger(__name__)
 def acknowledge(db: sqlite_utils.Database, event_id: str, user: str, at: int) -> tuple[outbox.Ack, bool]:
     """Record the first acknowledgement; a second click returns the first one and False."""
     with write_transaction(db):
-        outbox.ensure_tables(db)
         return outbox.acknowledge(db, event_id, user, at)
 
 
 def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> int:
     until = at + minutes * 60_000
     with write_transaction(db):
-        outbox.ensure_tables(db)
         outbox.silence_panel(db, resource_id, until, user)
     return until
 

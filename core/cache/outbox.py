@@ -15,7 +15,6 @@ from typing import Any
 
 # Alarm is the one alarm record (core.alarms); the notifier imports it from here too.
 from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from, alarm_sql
-from core.cache.schema import migrate
 from core.clock import now_ms
 from core.sqlite_lib import sqlite_utils
 
@@ -60,12 +59,6 @@ class CardCounts:
     first_time: int
     last_time: int
     kinds: tuple[str, ...]
-
-
-def ensure_tables(db: sqlite_utils.Database) -> None:
-    """Bring `db` to the current schema, whose migrations create the notifier's tables. A cache from
-    `open_cache` is already there: this then costs one read and takes no lock."""
-    migrate(db)
 
 
 # --- state -------------------------------------------------------------------------------------------------

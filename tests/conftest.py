@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.support.processes import Simulator, run_simulator
+from tests.support.processes import OUR_PREFIXES, Simulator, run_simulator
 
 
 @pytest.fixture(scope="session")
@@ -16,3 +18,13 @@ def simulator() -> Iterator[Simulator]:
     """
     with run_simulator("--alarm-rate", "0") as sim:
         yield sim
+
+
+@pytest.fixture
+def no_samops_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty folder as the current one, and no samops or Slack variable in the environment."""
+    for name in list(os.environ):
+        if name.startswith(OUR_PREFIXES):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -25,6 +25,7 @@ from core.errors import SamError
 from core.poller import CURSOR_TABLE, Poller
 from core.settings import Settings
 from tests.support.processes import Simulator, run_simulator
+from tests.support.seed_cache import insert_posted_alarms
 from tests.test_attribution import attributed, inject
 
 PANELS = 64
@@ -187,15 +188,7 @@ def cache_with_discovered_alarms(path: Path, count: int, baseline: int, now: int
     rows = [(f"E{i}", 1, 1, baseline + i * step, "violation", "alarm") for i in range(count)]
     rows += [(f"R{i}", 1, 1, now - 300_000 + i * 600, "violation", "alarm") for i in range(500)]
     with db.conn:
-        db.conn.executemany(
-            "INSERT INTO activities (event_id, resource_id, org_id, activity_time, event_type,"
-            " violation_type) VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        db.conn.executemany(
-            "INSERT INTO notify_outbox (event_id, channel, state, attempts) VALUES (?, 'C', 'posted', 0)",
-            [(r[0],) for r in rows],
-        )
+        insert_posted_alarms(db, rows)
         outbox.set_state(db, outbox.WATERMARK, str(now))
     return db
 

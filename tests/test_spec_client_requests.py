@@ -6,7 +6,6 @@ module's own code (tests/support/spec_check.py) decodes to a current stamp."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import httpx
 import pytest
 
 from tests.support import spec_check as S
-from tests.support.processes import ROOT, Simulator, run_simulator
+from tests.support.processes import ROOT, Simulator, run_simulator, samops_free_env
 from tests.support.spec_endpoints import ENDPOINTS
 
 ORG = 1001  # simulator/README.md: organizations 1001, 1002, ...; the demo user (7001) is in the first two
@@ -75,7 +74,7 @@ def sim() -> Iterator[Simulator]:
 
 
 def samops_call(sim: Simulator, workdir: Path, call: Call, org: int = ORG) -> Call:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_"))}
+    env = samops_free_env()
     env |= {
         "SAM_BASE_URL": sim.base_url,
         "SAM_SCREEN_NAME": "demo",

@@ -17,6 +17,15 @@ import httpx
 ROOT = Path(__file__).resolve().parents[2]
 
 
+OUR_PREFIXES = ("SAM_", "SAMOPS_", "SLACK_")  # the variables samops reads
+
+
+def samops_free_env(**extra: str) -> dict[str, str]:
+    """This process' environment without any samops or Slack variable (a developer's own must not reach a
+    test's process), plus `extra`."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(OUR_PREFIXES)} | extra
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

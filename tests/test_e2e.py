@@ -7,7 +7,6 @@ stops everything with nothing left running.
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 from tests.support.bot import slack_signature
 from tests.support.browser import alarms_page_shows
 from tests.support.chaos import processes_with
-from tests.support.processes import free_port, samops_cmd, samops_free_env
+from tests.support.processes import ctrl_c, free_port, samops_cmd, samops_free_env
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
 pytestmark = pytest.mark.slow
@@ -102,12 +101,8 @@ def test_samops_up_runs_the_whole_product_and_stops_cleanly(tmp_path: Path) -> N
             run_checks(proc, slack, sim_port, bot_port, dash_port)
         finally:
             started = time.monotonic()
-            proc.send_signal(signal.SIGINT)
             try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                raise
+                ctrl_c(proc)
             finally:
                 log.close()
             stop_took = time.monotonic() - started

@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import errno
 import os
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -27,7 +26,7 @@ import pytest
 from core.settings import Settings
 from samops import up
 from tests.support.browser import alarms_page_shows
-from tests.support.processes import ROOT, free_port, run_simulator, samops_cmd, samops_free_env
+from tests.support.processes import ROOT, ctrl_c, free_port, run_simulator, samops_cmd, samops_free_env
 
 START_TIMEOUT_S = 180.0  # first sync, then bot and dashboard cold starts on a loaded 2-core box
 
@@ -188,15 +187,20 @@ def make_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}}
 
 
-def test_make_test_without_chromium_stops_first_with_one_line() -> None:
-    done = subprocess.run(
-        ["make", "-n", "test", "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
+def make_without_chromium(target: str) -> subprocess.CompletedProcess[str]:
+    """`make -n target` on a machine without chromium (nor apt-get to install it)."""
+    return subprocess.run(
+        ["make", "-n", target, "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
         cwd=ROOT,
         env=make_env(),
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_make_test_without_chromium_stops_first_with_one_line() -> None:
+    done = make_without_chromium("test")
     assert done.returncode != 0
     assert done.stdout == ""  # nothing else would have run first
     [line] = done.stderr.splitlines()
@@ -204,14 +208,7 @@ def test_make_test_without_chromium_stops_first_with_one_line() -> None:
 
 
 def test_make_run_does_not_need_chromium() -> None:
-    done = subprocess.run(
-        ["make", "-n", "run", "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
-        cwd=ROOT,
-        env=make_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = make_without_chromium("run")
     assert done.returncode == 0, done.stderr
     assert "chromium" not in done.stdout + done.stderr
 
@@ -268,12 +265,7 @@ def test_dotenv_service_and_data_folder_are_what_every_part_uses(tmp_path: Path)
                 # No simulator of its own: nothing listens on the port it would have used.
                 assert up.port_is_free(up.LOOPBACK, sim_port)
             finally:
-                proc.send_signal(signal.SIGINT)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    raise
+                ctrl_c(proc)
         text = log.read_text()
         assert proc.returncode == 0, text[-3000:]
         assert f"using the service at {service.base_url} (SAM_BASE_URL from the .env)" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +54,17 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def ctrl_c(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
+    """Interrupt `proc` as Ctrl-C does and wait for it; its exit code. One still running after `timeout` is
+    killed, and that is a failure: TimeoutExpired propagates."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
 
 
 def samops_cmd(*args: str) -> list[str]:

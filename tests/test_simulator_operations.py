@@ -19,7 +19,8 @@ from tests.support.processes import Simulator, run_simulator
 from tests.support.spec_client import SpecClient
 from tests.support.spec_endpoints import ENDPOINTS, field_names
 
-SENSOR_FIELDS = {
+# The spec's sensor and controller records share the fields of an I/O point.
+IO_POINT_FIELDS = {
     "id",
     "resourceId",
     "orderNo",
@@ -28,25 +29,11 @@ SENSOR_FIELDS = {
     "trueValue",
     "falseValue",
     "partitions",
-    "sensorId",
     "description",
     "hardwareSerialNumber",
-    "sensorName",
 }
-CONTROLLER_FIELDS = {
-    "hardwareSerialNumber",
-    "id",
-    "resourceId",
-    "orderNo",
-    "ioType",
-    "ioDirection",
-    "trueValue",
-    "falseValue",
-    "description",
-    "controllerName",
-    "controllerId",
-    "partitions",
-}
+SENSOR_FIELDS = IO_POINT_FIELDS | {"sensorId", "sensorName"}
+CONTROLLER_FIELDS = IO_POINT_FIELDS | {"controllerId", "controllerName"}
 ACTIVITY_FIELDS = {
     "eventId",
     "activityTime",

@@ -42,6 +42,7 @@ from core.client import SamClient  # noqa: E402
 from core.poller import known_events  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from tests.support.processes import Simulator, run_simulator, samops_cmd, stop  # noqa: E402
+from tests.support.seed_cache import insert_posted_alarms  # noqa: E402
 from tests.support.slack_standin import SlackStandIn  # noqa: E402
 
 INTERVAL = Settings().poll_interval  # samops' default (unless the environment sets it)
@@ -163,7 +164,6 @@ def one_size(size: int, alarms: int) -> dict[str, Any]:
 def cache_of(path: Path, count: int, now: int) -> Any:
     """`count` alarms over the last 30 days, already discovered, plus 500 in the last five minutes."""
     db = open_cache(path)
-    outbox.ensure_tables(db)
     start = now - 30 * 24 * HOUR
     step = max(1, (now - HOUR - start) // count)
     batch = 50_000
@@ -173,15 +173,7 @@ def cache_of(path: Path, count: int, now: int) -> Any:
             for i in range(at, min(at + batch, count + 500)):
                 t = start + i * step if i < count else now - 300_000 + (i - count) * 600
                 rows.append((f"E{i}", 100_000 + i % 10_000, 1001, t, "violation", "alarm"))
-            db.conn.executemany(
-                "INSERT INTO activities (event_id, resource_id, org_id, activity_time, event_type,"
-                " violation_type) VALUES (?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            db.conn.executemany(
-                "INSERT INTO notify_outbox (event_id, channel, state, attempts) VALUES (?, 'C', 'posted', 0)",
-                [(r[0],) for r in rows],
-            )
+            insert_posted_alarms(db, rows)
         outbox.set_state(db, outbox.WATERMARK, str(now))
     return db
 

@@ -115,7 +115,7 @@ def read_json(shape: type[T] | Any, raw: object, what: str) -> T:
     if not isinstance(raw, str) or not raw or len(raw) > MAX_PAYLOAD_VALUE:
         raise PayloadError(f"{what} is not one samops made; run the command again.")
     try:
-        return _adapter(shape).validate_json(raw)  # type: ignore[no-any-return]
+        return _adapter(shape).validate_json(raw)
     except ValidationError:
         raise PayloadError(f"{what} is not one samops made; run the command again.") from None
 

@@ -210,7 +210,7 @@ class _DeadlineProtocol(H11Protocol):
 
     header_timeout = REQUEST_TIMEOUT_S
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)
         self._arm_deadline()
 

@@ -53,7 +53,7 @@ def import_sqlite_utils_without_pandas() -> None:
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # None makes `import` raise ImportError
     try:
-        from core.sqlite_lib import sqlite_utils  # noqa: F401  # pyright: ignore[reportUnusedImport]
+        from core.sqlite_lib import sqlite_utils  # noqa: F401
     finally:
         for name in hidden:
             del sys.modules[name]

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from tests.support.processes import Simulator, run_simulator
+from tests.support.processes import OUR_PREFIXES, Simulator, run_simulator
 
 # No test may depend on the machine's speed: hypothesis' per-example deadline (200 ms) is a speed test.
 settings.register_profile("samops", deadline=None)
@@ -21,3 +23,13 @@ def simulator() -> Iterator[Simulator]:
     """
     with run_simulator("--alarm-rate", "0") as sim:
         yield sim
+
+
+@pytest.fixture
+def no_samops_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty folder as the current one, and no samops or Slack variable in the environment."""
+    for name in list(os.environ):
+        if name.startswith(OUR_PREFIXES):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

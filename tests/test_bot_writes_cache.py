@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from core.cache import audit, claims
 from core.cache.db import open_cache
 from core.cache.tasks import load_task, save_task
+from tests.support.threads import at_once
 
 # -- audit, dedupe, task state -------------------------------------------------------------------------------
 
@@ -15,19 +15,7 @@ from core.cache.tasks import load_task, save_task
 def test_claim_once_is_true_exactly_once_across_threads(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
     open_cache(path)
-    results: list[bool] = []
-    lock = threading.Lock()
-
-    def claim() -> None:
-        ok = claims.claim_once(open_cache(path), "view:V1:hash")
-        with lock:
-            results.append(ok)
-
-    threads = [threading.Thread(target=claim) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = at_once(lambda: claims.claim_once(open_cache(path), "view:V1:hash"), 8)
     assert sorted(results) == [False] * 7 + [True]
     db = open_cache(path)
     assert claims.claim_once(db, "other") is True

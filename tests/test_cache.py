@@ -24,6 +24,7 @@ from core.cache.writes import (
     write_transaction,
 )
 from core.sqlite_lib import sqlite_utils
+from tests.support.seed_cache import version_1_cache, version_999_cache
 
 
 def mode(path: Path) -> int:
@@ -118,11 +119,7 @@ def test_a_failing_migration_leaves_the_previous_version(
 
 
 def test_newer_cache_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
-    db = open_cache(path)
-    db.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
-    db.conn.commit()
-    db.close()
+    path = version_999_cache(tmp_path / "c.db")
     with pytest.raises(schema.SchemaTooNewError, match="999"):
         open_cache(path)
 
@@ -215,11 +212,7 @@ def test_reader_refuses_a_missing_cache_and_creates_nothing(tmp_path: Path) -> N
 
 
 def test_reader_refuses_an_older_cache_and_leaves_it_as_it_was(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    old = sqlite_utils.Database(path)
-    schema.MIGRATIONS[0](old)
-    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
-    old.close()
+    path = version_1_cache(tmp_path / "old.db")
     before = path.read_bytes()
     with pytest.raises(CacheUnavailableError, match=r"version 1, older .* run `samops sync`"):
         open_reader(path)
@@ -228,10 +221,6 @@ def test_reader_refuses_an_older_cache_and_leaves_it_as_it_was(tmp_path: Path) -
 
 
 def test_reader_refuses_a_newer_cache(tmp_path: Path) -> None:
-    path = tmp_path / "c.db"
-    db = open_cache(path)
-    db.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
-    db.conn.commit()
-    db.close()
+    path = version_999_cache(tmp_path / "c.db")
     with pytest.raises(CacheUnavailableError, match="version 999, newer"):
         open_reader(path)

@@ -8,18 +8,13 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from core.cache import schema
-from core.sqlite_lib import sqlite_utils
+from tests.support.seed_cache import version_1_cache
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 
 def test_an_older_cache_says_run_samops_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "cache.db"
-    old = sqlite_utils.Database(path)
-    schema.MIGRATIONS[0](old)
-    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
-    old.close()
+    path = version_1_cache(tmp_path / "cache.db")
     before = path.read_bytes()
     monkeypatch.setenv("SAMOPS_DB", str(path))
     monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)

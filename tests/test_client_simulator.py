@@ -4,7 +4,6 @@ scoping, pagination, re-login, retries under faults, a retried POST executed onc
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from core.models import (
 )
 from core.settings import Settings
 from tests.support.processes import Simulator, run_simulator
+from tests.support.threads import at_once
 
 SEED = 7
 ALL_GROUPS = range(1, 7)  # the simulator's privilege groups; operation 4 must list every one
@@ -326,20 +326,15 @@ def test_expired_token_is_renewed_once_for_all_threads(short_lived: Simulator) -
         sam.list_cameras()
         assert login_count(short_lived) == 1
         time.sleep(2.2)
-        barrier, errors = threading.Barrier(8), []
+        errors: list[Exception] = []
 
         def worker() -> None:
             try:
-                barrier.wait()
                 sam.list_cameras()
             except Exception as exc:
                 errors.append(exc)
 
-        threads = [threading.Thread(target=worker) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        at_once(worker, 8)
         assert errors == []
         assert login_count(short_lived) == 2  # one re-login, not eight
 

@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from Crypto.Cipher import DES3
@@ -29,6 +28,7 @@ from core.errors import (
 )
 from core.models import CameraSummary
 from core.settings import Settings
+from tests.support.http_stub import QuietHandler, StubServer
 
 PASSWORD = "pa55-word-never-logged"
 TOKEN = "tok-en-never-logged"
@@ -59,9 +59,8 @@ class FakeService:
         self.seen: list[Seen] = []
         self.logins = 0
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/api"
+        self.server = StubServer(self._handler())
+        self.base_url = self.server.base_url
 
     def next_reply(self, path: str) -> Reply:
         with self.lock:
@@ -70,18 +69,11 @@ class FakeService:
                 return Reply(body=LOGIN)
             return self.script.pop(0) if self.script else Reply()
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         service = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _serve(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
+        class Handler(QuietHandler):
+            def serve(self, body: bytes) -> None:
                 with service.lock:
                     service.seen.append(Seen(self.command, self.path, dict(self.headers), body))
                 reply = service.next_reply(self.path)
@@ -105,19 +97,15 @@ class FakeService:
                 if reply.mode == "truncate":
                     self.close_connection = True
 
-            do_GET = do_POST = do_PUT = do_DELETE = _serve
-
         return Handler
 
 
 @pytest.fixture
 def service() -> Iterator[FakeService]:
     fake = FakeService()
-    thread = threading.Thread(target=fake.server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    fake.server.start()
     yield fake
-    fake.server.shutdown()
-    fake.server.server_close()
+    fake.server.stop()
 
 
 @pytest.fixture

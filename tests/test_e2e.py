@@ -7,8 +7,6 @@ stops everything with nothing left running.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -16,11 +14,11 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests.support.bot import slack_signature
-from tests.support.browser import launch, screenshot, shows
-from tests.support.processes import free_port, samops_cmd
+from tests.support.browser import alarms_page_shows
+from tests.support.chaos import processes_with
+from tests.support.processes import ctrl_c, free_port, samops_cmd, samops_free_env
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
 pytestmark = pytest.mark.slow
@@ -38,22 +36,6 @@ default_channel = "{ALARMS}"
 interval = 1
 summary_hours = 24
 """
-
-
-def processes_with(marker: str) -> list[int]:
-    """Pids of live processes whose environment holds `marker` (our unique data folder)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().split()[2]
-        except OSError:
-            continue
-        if marker.encode() in environ and state != "Z":
-            found.append(int(entry.name))
-    return found
 
 
 def wait_until(predicate, timeout: float, what: str, proc: subprocess.Popen[bytes]):  # type: ignore[no-untyped-def]
@@ -100,7 +82,7 @@ def test_samops_up_runs_the_whole_product_and_stops_cleanly(tmp_path: Path) -> N
     config = tmp_path / "samops.toml"
     config.write_text(CONFIG)
     with SlackStandIn(channels={ALARMS}) as slack:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
+        env = samops_free_env()
         env.update(
             SAMOPS_DATA_DIR=str(data_dir),
             SAMOPS_CONFIG=str(config),
@@ -119,12 +101,8 @@ def test_samops_up_runs_the_whole_product_and_stops_cleanly(tmp_path: Path) -> N
             run_checks(proc, slack, sim_port, bot_port, dash_port)
         finally:
             started = time.monotonic()
-            proc.send_signal(signal.SIGINT)
             try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                raise
+                ctrl_c(proc)
             finally:
                 log.close()
             stop_took = time.monotonic() - started
@@ -166,12 +144,4 @@ def run_checks(
     assert "error" not in str(answer.params.get("text", "")).lower()
 
     # 3. The dashboard shows the alarm on the page the card links to.
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{dashboard}/alarms?panel={panel}")
-            shows(page, alarm["description"])
-            screenshot(page, "e2e-alarms")
-        finally:
-            browser.close()
+    alarms_page_shows(dashboard, panel, alarm["description"], "e2e-alarms")

@@ -40,7 +40,7 @@ from tests.support.hostile_service import (
     HostileService,
     Hostility,
 )
-from tests.support.processes import ROOT, samops_cmd, stop
+from tests.support.processes import ROOT, samops_cmd, samops_free_env, stop
 from tests.support.slack_standin import SlackStandIn
 
 PASSWORD = "hostile-sam-password-never-shown"
@@ -100,8 +100,7 @@ def service() -> Iterator[HostileService]:
 
 
 def environment(service: HostileService, data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
-    return env | {
+    return samops_free_env() | {
         "SAM_BASE_URL": service.base_url,
         "SAM_PASSWORD": PASSWORD,
         "SAM_TIMEOUT": str(TIMEOUT_S),

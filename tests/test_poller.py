@@ -25,6 +25,7 @@ from core.errors import SamError
 from core.poller import CURSOR_TABLE, Poller
 from core.settings import Settings
 from tests.support.processes import Simulator, run_simulator
+from tests.support.seed_cache import insert_posted_alarms
 from tests.test_attribution import attributed, inject
 
 PANELS = 64
@@ -183,20 +184,11 @@ def cache_with_discovered_alarms(path: Path, count: int, baseline: int, now: int
     """`count` alarms after the baseline, and 500 in the last five minutes, every one of them already in the
     outbox (already posted); the watermark at now."""
     db = open_cache(path)
-    outbox.ensure_tables(db)
     step = (now - HOUR - baseline) // count
     rows = [(f"E{i}", 1, 1, baseline + i * step, "violation", "alarm") for i in range(count)]
     rows += [(f"R{i}", 1, 1, now - 300_000 + i * 600, "violation", "alarm") for i in range(500)]
     with db.conn:
-        db.conn.executemany(
-            "INSERT INTO activities (event_id, resource_id, org_id, activity_time, event_type,"
-            " violation_type) VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        db.conn.executemany(
-            "INSERT INTO notify_outbox (event_id, channel, state, attempts) VALUES (?, 'C', 'posted', 0)",
-            [(r[0],) for r in rows],
-        )
+        insert_posted_alarms(db, rows)
         outbox.set_state(db, outbox.WATERMARK, str(now))
     return db
 
@@ -244,7 +236,6 @@ def test_the_discovery_query_reads_the_activity_time_index(tmp_path: Path) -> No
 
 def test_the_watermark_waits_for_an_organization_that_failed(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "c.db")
-    outbox.ensure_tables(db)
     baseline, now = 1_000_000, 50 * HOUR
     assert outbox.discovery_since(db, baseline) == baseline  # nothing discovered yet
     alarm = outbox.Alarm("E", 1, 1, now + HOUR, None, "violation", None, "alarm", None)

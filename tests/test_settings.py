@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -12,25 +11,9 @@ import pytest
 from pydantic import SecretStr
 
 from core.settings import Settings, SettingsError, load_settings
-from tests.support.processes import ROOT, samops_cmd
+from tests.support.processes import ROOT, samops_cmd, samops_free_env
 
 VARIABLE = re.compile(r"`((?:SAM|SAMOPS|SLACK)_[A-Z_]+)`")
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """This process' environment without any samops variable, plus `extra`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
-    return env | extra
-
-
-@pytest.fixture
-def no_samops_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """An empty folder as the current one, and no samops variable in the environment."""
-    for name in list(os.environ):
-        if name.startswith(("SAM_", "SAMOPS_", "SLACK_")):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) -> None:
@@ -143,7 +126,7 @@ def test_every_program_stops_at_start_on_an_invalid_value(program: str, tmp_path
     done = subprocess.run(
         samops_cmd(*PROGRAMS[program]),
         cwd=tmp_path,
-        env=clean_env(SAM_TIMEOUT="abc", PYTHONPATH=str(ROOT)),
+        env=samops_free_env(SAM_TIMEOUT="abc", PYTHONPATH=str(ROOT)),
         capture_output=True,
         text=True,
         timeout=60,

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from tests.support import spec_check as S
 from tests.support.processes import Simulator, run_simulator
 from tests.support.spec_client import SpecClient
+from tests.support.spec_endpoints import ENDPOINTS
 
 SECRET_KEYS = {"pinCode", "mqPassword", "securityCode", "ncCode", "password", "token"}
 # Where a successful answer legitimately carries the caller's own secrets (op 1, 2 and 6 of the spec).
@@ -32,76 +33,7 @@ SECRETS_ANSWERED = {
 }
 # The 21 operations: method, path with {} for a path parameter, body field names.
 OPERATIONS: list[tuple[str, str, tuple[str, ...]]] = [
-    ("POST", "/auth/login", ("screenName", "password", "rememberMe")),
-    ("GET", "/enterprise/bulk/get-organization-users", ()),
-    (
-        "POST",
-        "/activities",
-        (
-            "resourceIds",
-            "page",
-            "pageSize",
-            "startTime",
-            "endTime",
-            "startSec",
-            "finishSec",
-            "types",
-            "groupIds",
-        ),
-    ),
-    (
-        "POST",
-        "/user/privilege-groups-and-resources/add-or-update",
-        (
-            "userId",
-            "authorizedResourceIds",
-            "privilegeGroups",
-            "organizationId",
-            "expirationTime",
-            "period",
-            "validityStart",
-        ),
-    ),
-    (
-        "POST",
-        "/enterprise/schedule/tasks/update",
-        (
-            "taskName",
-            "taskType",
-            "taskDates",
-            "notificationOptions",
-            "selection",
-            "resources",
-            "users",
-            "combinedData",
-            "taskId",
-            "userType",
-        ),
-    ),
-    (
-        "POST",
-        "/camera/add",
-        ("brand", "deviceSerial", "name", "organizationId", "securityCode", "ncCode", "subscriptionId"),
-    ),
-    ("POST", "/subscription/bill", ("organizationId", "subscriptionId", "billId", "monthFilter")),
-    ("POST", "/customer/phone", ("phoneNumber", "identityNumber")),
-    ("PUT", "/panel/sensor/{}/update-description", ("locale", "description")),
-    ("DELETE", "/resource/user/delete", ("resourceId", "userId")),
-    ("DELETE", "/user/delete", ("userId",)),
-    ("GET", "/user/{}/organization-users", ()),
-    ("GET", "/user/email/{}", ()),
-    ("GET", "/panel/{}/controller/list", ()),
-    ("GET", "/role/user/{}/privilege-groups", ()),
-    ("GET", "/role/{}/privilege-groups", ()),
-    ("GET", "/camera/list", ()),
-    ("GET", "/panel/{}/sensor/list", ()),
-    ("GET", "/activities/controller/list", ()),
-    (
-        "POST",
-        "/resource/pushnotification/history",
-        ("resourceId", "page", "pageSize", "startTime", "endTime"),
-    ),
-    ("POST", "/devicetoken/addorupdate", ("userId", "requestToken", "appId")),
+    (e.method, e.blank_path, e.body) for e in ENDPOINTS.values()
 ]
 
 

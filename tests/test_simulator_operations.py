@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 
 from tests.support.processes import Simulator, run_simulator
 from tests.support.spec_client import SpecClient
+from tests.support.spec_endpoints import ENDPOINTS, field_names
 
-SENSOR_FIELDS = {
+# The spec's sensor and controller records share the fields of an I/O point.
+IO_POINT_FIELDS = {
     "id",
     "resourceId",
     "orderNo",
@@ -27,25 +29,11 @@ SENSOR_FIELDS = {
     "trueValue",
     "falseValue",
     "partitions",
-    "sensorId",
     "description",
     "hardwareSerialNumber",
-    "sensorName",
 }
-CONTROLLER_FIELDS = {
-    "hardwareSerialNumber",
-    "id",
-    "resourceId",
-    "orderNo",
-    "ioType",
-    "ioDirection",
-    "trueValue",
-    "falseValue",
-    "description",
-    "controllerName",
-    "controllerId",
-    "partitions",
-}
+SENSOR_FIELDS = IO_POINT_FIELDS | {"sensorId", "sensorName"}
+CONTROLLER_FIELDS = IO_POINT_FIELDS | {"controllerId", "controllerName"}
 ACTIVITY_FIELDS = {
     "eventId",
     "activityTime",
@@ -571,45 +559,7 @@ def test_device_token_is_stored(writer: tuple[SpecClient, dict], own: Simulator)
 
 
 # --- no input makes a 500 -------------------------------------------------------------------------------
-FIELDS = [
-    "resourceIds",
-    "page",
-    "pageSize",
-    "startTime",
-    "endTime",
-    "startSec",
-    "finishSec",
-    "types",
-    "groupIds",
-    "userId",
-    "authorizedResourceIds",
-    "privilegeGroups",
-    "privilegeGroupId",
-    "authorized",
-    "organizationId",
-    "period",
-    "dayOfWeek",
-    "start",
-    "end",
-    "taskId",
-    "notificationOptions",
-    "resources",
-    "users",
-    "brand",
-    "deviceSerial",
-    "name",
-    "subscriptionId",
-    "billId",
-    "monthFilter",
-    "phoneNumber",
-    "identityNumber",
-    "description",
-    "resourceId",
-    "requestToken",
-    "appId",
-    "screenName",
-    "password",
-]
+FIELDS = field_names()
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20),
     lambda inner: (
@@ -618,26 +568,8 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=12,
 )
-BODY_OPERATIONS = [
-    ("POST", "/activities"),
-    ("POST", "/user/privilege-groups-and-resources/add-or-update"),
-    ("POST", "/enterprise/schedule/tasks/update"),
-    ("POST", "/camera/add"),
-    ("POST", "/subscription/bill"),
-    ("POST", "/customer/phone"),
-    ("PUT", "/panel/sensor/{}/update-description"),
-    ("DELETE", "/resource/user/delete"),
-    ("DELETE", "/user/delete"),
-    ("POST", "/resource/pushnotification/history"),
-    ("POST", "/devicetoken/addorupdate"),
-    ("POST", "/auth/login"),
-    ("GET", "/user/{}/organization-users"),
-    ("GET", "/user/email/{}"),
-    ("GET", "/panel/{}/controller/list"),
-    ("GET", "/role/user/{}/privilege-groups"),
-    ("GET", "/role/{}/privilege-groups"),
-    ("GET", "/panel/{}/sensor/list"),
-]
+# Every operation with a body or a path parameter: what arbitrary input can reach.
+BODY_OPERATIONS = [(e.method, e.blank_path) for e in ENDPOINTS.values() if e.body or e.has_path_param]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -18,7 +18,6 @@ from bot.notify.source import ServiceSource
 from bot.render.lists import cameras_blocks
 from core import read
 from core.cache.db import open_cache
-from core.cache.outbox import ensure_tables
 from core.client import SamClient
 from core.settings import Settings
 from core.sync import run_sync
@@ -150,14 +149,8 @@ def attributed(db: Any, events: list[str]) -> dict[str, int]:
     return dict(db.execute(sql, events).fetchall())
 
 
-def notifier_cache(path: Path) -> Any:
-    db = open_cache(path)
-    ensure_tables(db)  # the notifier's own tables, as Notifier makes them
-    return db
-
-
 def test_service_source_attributes_every_alarm_to_its_own_panel(tmp_path: Path, exact: Simulator) -> None:
-    db = notifier_cache(tmp_path / "cache.db")
+    db = open_cache(tmp_path / "cache.db")
     with SamClient(Settings(base_url=exact.base_url, max_retries=0)) as client:
         login = client.login()
         panels = {p.resource_id: p.org_id for p in login.panels}
@@ -174,7 +167,7 @@ def test_service_source_attributes_every_alarm_to_its_own_panel(tmp_path: Path, 
 
 
 def test_service_source_uses_a_panel_id_the_service_sends(tmp_path: Path, extended: Simulator) -> None:
-    db = notifier_cache(tmp_path / "cache.db")
+    db = open_cache(tmp_path / "cache.db")
     with SamClient(Settings(base_url=extended.base_url, max_retries=0)) as client:
         panels = sorted(p.resource_id for p in client.login().panels if p.org_id == 1001)
         source = ServiceSource(client)

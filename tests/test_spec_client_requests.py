@@ -6,7 +6,6 @@ module's own code (tests/support/spec_check.py) decodes to a current stamp."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -21,7 +20,8 @@ import httpx
 import pytest
 
 from tests.support import spec_check as S
-from tests.support.processes import ROOT, Simulator, run_simulator
+from tests.support.processes import ROOT, Simulator, run_simulator, samops_free_env
+from tests.support.spec_endpoints import ENDPOINTS
 
 ORG = 1001  # simulator/README.md: organizations 1001, 1002, ...; the demo user (7001) is in the first two
 PANEL = ORG * 100 + 1  # resourceId = orgId * 100 + n
@@ -37,84 +37,7 @@ FIVE_MINUTES_MS = 5 * 60_000
 
 # The spec's endpoint table: operation name (samops call --list) -> method, path template, body fields.
 SPEC: dict[str, tuple[str, str, set[str] | None]] = {
-    "login": ("POST", "/auth/login", {"screenName", "password", "rememberMe"}),
-    "get_organization_users": ("GET", "/enterprise/bulk/get-organization-users", None),
-    "list_activities": (
-        "POST",
-        "/activities",
-        {
-            "resourceIds",
-            "page",
-            "pageSize",
-            "startTime",
-            "endTime",
-            "startSec",
-            "finishSec",
-            "types",
-            "groupIds",
-        },
-    ),
-    "set_user_privileges": (
-        "POST",
-        "/user/privilege-groups-and-resources/add-or-update",
-        {
-            "userId",
-            "authorizedResourceIds",
-            "privilegeGroups",
-            "organizationId",
-            "expirationTime",
-            "period",
-            "validityStart",
-        },
-    ),
-    "update_schedule_task": (
-        "POST",
-        "/enterprise/schedule/tasks/update",
-        {
-            "taskName",
-            "taskType",
-            "taskDates",
-            "notificationOptions",
-            "selection",
-            "resources",
-            "users",
-            "combinedData",
-            "taskId",
-            "userType",
-        },
-    ),
-    "add_camera": (
-        "POST",
-        "/camera/add",
-        {"brand", "deviceSerial", "name", "organizationId", "securityCode", "ncCode", "subscriptionId"},
-    ),
-    "list_bills": (
-        "POST",
-        "/subscription/bill",
-        {"organizationId", "subscriptionId", "billId", "monthFilter"},
-    ),
-    "find_customers": ("POST", "/customer/phone", {"phoneNumber", "identityNumber"}),
-    "update_sensor_description": (
-        "PUT",
-        "/panel/sensor/{resourceSensorId}/update-description",
-        {"locale", "description"},
-    ),
-    "delete_resource_user": ("DELETE", "/resource/user/delete", {"resourceId", "userId"}),
-    "delete_user": ("DELETE", "/user/delete", {"userId"}),
-    "list_organization_users": ("GET", "/user/{userId}/organization-users", None),
-    "get_user_by_email": ("GET", "/user/email/{emailAddress}", None),
-    "list_panel_controllers": ("GET", "/panel/{resourceId}/controller/list", None),
-    "get_user_privilege_groups": ("GET", "/role/user/{userId}/privilege-groups", None),
-    "get_role_privilege_groups": ("GET", "/role/{roleId}/privilege-groups", None),
-    "list_cameras": ("GET", "/camera/list", None),
-    "list_panel_sensors": ("GET", "/panel/{resourceId}/sensor/list", None),
-    "list_controller_data_log": ("GET", "/activities/controller/list", None),
-    "get_push_history": (
-        "POST",
-        "/resource/pushnotification/history",
-        {"resourceId", "page", "pageSize", "startTime", "endTime"},
-    ),
-    "register_device_token": ("POST", "/devicetoken/addorupdate", {"userId", "requestToken", "appId"}),
+    name: (endpoint.method, endpoint.path, set(endpoint.body) or None) for name, endpoint in ENDPOINTS.items()
 }
 SECRET_VALUES = {"password": PASSWORD, "securityCode": SECURITY_CODE, "ncCode": NC_CODE}
 
@@ -151,7 +74,7 @@ def sim() -> Iterator[Simulator]:
 
 
 def samops_call(sim: Simulator, workdir: Path, call: Call, org: int = ORG) -> Call:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_"))}
+    env = samops_free_env()
     env |= {
         "SAM_BASE_URL": sim.base_url,
         "SAM_SCREEN_NAME": "demo",

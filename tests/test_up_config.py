@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import errno
 import os
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -23,28 +22,17 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import sync_playwright
 
 from core.settings import Settings
 from samops import up
-from tests.support.browser import launch, screenshot, shows
-from tests.support.processes import ROOT, free_port, run_simulator, samops_cmd
+from tests.support.browser import alarms_page_shows
+from tests.support.processes import ROOT, ctrl_c, free_port, run_simulator, samops_cmd, samops_free_env
 
 START_TIMEOUT_S = 180.0  # first sync, then bot and dashboard cold starts on a loaded 2-core box
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
-    return env | {"PYTHONPATH": str(ROOT)} | extra
-
-
-@pytest.fixture
-def in_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in list(os.environ):
-        if name.startswith(("SAM_", "SAMOPS_", "SLACK_")):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return samops_free_env(PYTHONPATH=str(ROOT), **extra)
 
 
 def plan_for(*argv: str) -> up.Plan:
@@ -54,29 +42,31 @@ def plan_for(*argv: str) -> up.Plan:
 # --- what up decides --------------------------------------------------------------------------------------
 
 
-def test_without_a_service_up_runs_the_simulator(in_folder: Path) -> None:
+def test_without_a_service_up_runs_the_simulator(no_samops_env: Path) -> None:
     where = plan_for("--dashboard-port", "8600")
     assert where.embedded and where.problem is None
     assert "SAM_BASE_URL" not in where.env  # set to the simulator's URL once it runs
     assert where.env["SAMOPS_DASHBOARD_URL"] == "http://127.0.0.1:8600"
-    assert where.cache == str(in_folder / ".samops" / "cache.db")
+    assert where.cache == str(no_samops_env / ".samops" / "cache.db")
 
 
-def test_the_demo_account_written_out_still_means_the_simulator(in_folder: Path) -> None:
-    (in_folder / ".env").write_text("SAM_SCREEN_NAME=demo\nSAM_PASSWORD=demo\n")
+def test_the_demo_account_written_out_still_means_the_simulator(no_samops_env: Path) -> None:
+    (no_samops_env / ".env").write_text("SAM_SCREEN_NAME=demo\nSAM_PASSWORD=demo\n")
     where = plan_for()
     assert where.embedded and where.problem is None
 
 
-def test_credentials_without_a_service_are_refused_not_replaced(in_folder: Path) -> None:
-    (in_folder / ".env").write_text("SAM_SCREEN_NAME=field-ops\nSAM_PASSWORD=real-secret\n")
+def test_credentials_without_a_service_are_refused_not_replaced(no_samops_env: Path) -> None:
+    (no_samops_env / ".env").write_text("SAM_SCREEN_NAME=field-ops\nSAM_PASSWORD=real-secret\n")
     where = plan_for()
     assert where.problem is not None and "SAM_BASE_URL" in where.problem
     assert "real-secret" not in where.problem
 
 
-def test_a_configured_service_is_used_as_configured(in_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (in_folder / ".env").write_text(
+def test_a_configured_service_is_used_as_configured(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (no_samops_env / ".env").write_text(
         "SAM_BASE_URL=http://127.0.0.1:1/api\nSAM_SCREEN_NAME=field-ops\nSAM_PASSWORD=real-secret\n"
         "SAMOPS_DATA_DIR=field\nSAMOPS_BOT_PORT=3300\nSAMOPS_DASHBOARD_URL=https://dash.example.com\n"
     )
@@ -87,7 +77,7 @@ def test_a_configured_service_is_used_as_configured(in_folder: Path, monkeypatch
     assert (where.env["SAM_SCREEN_NAME"], where.env["SAM_PASSWORD"]) == ("field-ops", "real-secret")
     assert (where.bot_port, where.dashboard_port) == (3300, 8700)
     assert where.env["SAMOPS_DASHBOARD_URL"] == "https://dash.example.com"  # the user's, not up's
-    assert where.cache == str(in_folder / "field" / "cache.db")
+    assert where.cache == str(no_samops_env / "field" / "cache.db")
     assert up.plan(up.parse_args(["--bot-port", "3400"]), Settings()).bot_port == 3400  # an option wins
 
 
@@ -197,15 +187,20 @@ def make_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}}
 
 
-def test_make_test_without_chromium_stops_first_with_one_line() -> None:
-    done = subprocess.run(
-        ["make", "-n", "test", "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
+def make_without_chromium(target: str) -> subprocess.CompletedProcess[str]:
+    """`make -n target` on a machine without chromium (nor apt-get to install it)."""
+    return subprocess.run(
+        ["make", "-n", target, "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
         cwd=ROOT,
         env=make_env(),
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_make_test_without_chromium_stops_first_with_one_line() -> None:
+    done = make_without_chromium("test")
     assert done.returncode != 0
     assert done.stdout == ""  # nothing else would have run first
     [line] = done.stderr.splitlines()
@@ -213,14 +208,7 @@ def test_make_test_without_chromium_stops_first_with_one_line() -> None:
 
 
 def test_make_run_does_not_need_chromium() -> None:
-    done = subprocess.run(
-        ["make", "-n", "run", "CHROMIUM=/nonexistent/chromium", "APT_GET=/nonexistent/apt-get"],
-        cwd=ROOT,
-        env=make_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = make_without_chromium("run")
     assert done.returncode == 0, done.stderr
     assert "chromium" not in done.stdout + done.stderr
 
@@ -277,12 +265,7 @@ def test_dotenv_service_and_data_folder_are_what_every_part_uses(tmp_path: Path)
                 # No simulator of its own: nothing listens on the port it would have used.
                 assert up.port_is_free(up.LOOPBACK, sim_port)
             finally:
-                proc.send_signal(signal.SIGINT)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    raise
+                ctrl_c(proc)
         text = log.read_text()
         assert proc.returncode == 0, text[-3000:]
         assert f"using the service at {service.base_url} (SAM_BASE_URL from the .env)" in text
@@ -328,15 +311,7 @@ def check_every_part(
     assert f"*{alarm['violationName']}* ({alarm['violationType']})" in answer.stdout
 
     # The dashboard's pages show that service's alarm.
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{dashboard}/alarms?panel={panel}")
-            shows(page, alarm["description"])
-            screenshot(page, "up-config-alarms")
-        finally:
-            browser.close()
+    alarms_page_shows(dashboard, panel, alarm["description"], "up-config-alarms")
 
 
 def test_parse_args_takes_ports_from_the_settings_only_when_not_given() -> None:

@@ -31,7 +31,6 @@ log = logging.getLogger(__name__)
 def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
     """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
     with write_transaction(db):
-        outbox.ensure_tables(db)
         window_id = quiet.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
         found = quiet_read.window(db, window_id)
     assert found is not None
@@ -44,7 +43,7 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
         return f"Panel {resource_id} is not in the cache (yet)."
     zone = config.zone_for(detail.panel.org_id)
     sensors = sum(len(group) for group in detail.sensors_by_type.values())
-    enabled = {True: "enabled", False: "disabled"}.get(detail.panel.enabled, "state unknown")  # type: ignore[arg-type]
+    enabled = {True: "enabled", False: "disabled"}.get(detail.panel.enabled, "state unknown")  # type: ignore[arg-type]  # None (not reported) is a key .get may miss
     model = escape(detail.panel.model or "model unknown")
     lines = [
         f"*{escape(detail.panel.name or 'Panel')}* ({resource_id}) · {model} · {enabled}",

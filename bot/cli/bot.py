@@ -14,6 +14,8 @@ from bot.secrets import secure_data_dir
 from core.settings import settings_or_report
 
 if TYPE_CHECKING:
+    from slack_bolt import App
+
     from bot.context import AppContext
 
 log = logging.getLogger("samops.bot")
@@ -93,7 +95,7 @@ def _log_in_early(ctx: AppContext) -> None:
         log.warning("could not log in to the service yet: %s", err)
 
 
-def _socket_mode(app, app_token: str) -> int:  # type: ignore[no-untyped-def]
+def _socket_mode(app: App, app_token: str) -> int:
     """Hold a Socket Mode connection until SIGTERM or SIGINT, then close it and finish the answers being
     worked on (lazy listeners)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -117,7 +119,7 @@ def _socket_mode(app, app_token: str) -> int:  # type: ignore[no-untyped-def]
     return 0
 
 
-def _http(app, ctx: AppContext, host: str, port: int, request_timeout: float | None) -> int:  # type: ignore[no-untyped-def]
+def _http(app: App, ctx: AppContext, host: str, port: int, request_timeout: float | None) -> int:
     from bot.server import EVENTS_PATH, REQUEST_TIMEOUT_S, listen, make_server
 
     if request_timeout is not None and not 0 < request_timeout <= 3600:

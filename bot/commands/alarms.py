@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 from bot.context import AppContext
 from bot.forms.fields import looks_like_id, parse_id
-from bot.render.common import escape, join_lines, section
+from bot.render.common import escape
 from bot.render.lists import alarms_blocks
-from bot.slash.panels_lookup import resolve_panels
+from bot.slash.panels_lookup import not_one_panel, resolve_panels
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.clock import DAY_MS, HOUR_MS, MINUTE_MS, WEEK_MS, now_ms
 from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
@@ -58,17 +58,10 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
         if typed_id is not None:
             wanted = str(typed_id)
         panels = resolve_panels(ctx, wanted, inv.org_id)
-        if not panels:
-            if typed_id is not None:
-                resource_id = typed_id
-            else:
-                return Reply(text=f"Not found: no panel named like `{escape(wanted)}`.")
-        elif len(panels) > 1:
-            lines = [f"• `{p.resource_id}` {escape(p.name or '')} (org {p.org_id})" for p in panels[:20]]
-            text = f"{len(panels)} panels match `{escape(wanted)}`; say which by id:\n" + join_lines(
-                lines, total=len(panels)
-            )
-            return Reply(text=text, blocks=[section(text)])
+        if not panels and typed_id is not None:
+            resource_id = typed_id  # not known by name: the id as typed
+        elif len(panels) != 1:
+            return not_one_panel(wanted, panels)
         else:
             resource_id = panels[0].resource_id
         name = panels[0].name if panels else None

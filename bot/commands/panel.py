@@ -6,9 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from bot.context import AppContext
 from bot.forms.fields import looks_like_id, parse_id
-from bot.render.common import escape, join_lines, section
 from bot.render.panels import PanelStatus, panel_blocks
-from bot.slash.panels_lookup import PanelRef, resolve_panels, summary_for
+from bot.slash.panels_lookup import PanelRef, not_one_panel, resolve_panels, summary_for
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.clock import DAY_MS, now_ms
 from core.models import Sensor
@@ -29,15 +28,7 @@ def pick_panel(ctx: AppContext, inv: Invocation) -> PanelRef | Reply:
         refs = resolve_panels(ctx, str(resource_id), inv.org_id)
         return refs[0] if refs else PanelRef(resource_id, None, None)
     refs = resolve_panels(ctx, wanted, inv.org_id)
-    if not refs:
-        return Reply(text=f"Not found: no panel named like `{escape(wanted)}`.")
-    if len(refs) > 1:
-        lines = [f"• `{r.resource_id}` {escape(r.name or '')} (org {r.org_id})" for r in refs[:20]]
-        text = f"{len(refs)} panels match `{escape(wanted)}`; say which by id:\n" + join_lines(
-            lines, total=len(refs)
-        )
-        return Reply(text=text, blocks=[section(text)])
-    return refs[0]
+    return refs[0] if len(refs) == 1 else not_one_panel(wanted, refs)
 
 
 def fetch_status(ctx: AppContext, ref: PanelRef, org: int | None) -> PanelStatus:

@@ -94,7 +94,7 @@ def grant_from_values(
             panels=panels,
             validity_start=day_start_ms(start_day) if start_day else None,
             expiration=day_end_ms(expiry_day) if expiry_day else None,
-            period=period,  # type: ignore[arg-type]
+            period=period,
         ),
         {},
     )

@@ -35,6 +35,8 @@ TASK_USAGE = (
     "[audience=a,b] [selection=WORD] [resources=ID,...] [users=ID,...]"
 )
 TASK_KEYS = ("name", "type", "dates", "channels", "audience", "selection", "resources", "users")
+# The one-line key of each TaskUpdate attribute is the attribute's name, but for these.
+_ATTRIBUTE = {"type": "task_type"}
 
 
 @dataclass(frozen=True)
@@ -54,17 +56,7 @@ class TaskUpdate:
 
     def changes(self) -> dict[str, Any]:
         """The given fields, by their one-line key."""
-        values = {
-            "name": self.name,
-            "type": self.task_type,
-            "dates": self.dates,
-            "channels": self.channels,
-            "audience": self.audience,
-            "selection": self.selection,
-            "resources": self.resources,
-            "users": self.users,
-        }
-        return {k: values[k] for k in self.given}
+        return {key: getattr(self, _ATTRIBUTE.get(key, key)) for key in self.given}
 
 
 def parse_task_args(args: Sequence[str]) -> TaskUpdate:
@@ -98,19 +90,8 @@ def task_update_from(task_id: int, values: dict[str, str]) -> TaskUpdate:
         "resources": lambda v: parse_id_list(v, "resources"),
         "users": lambda v: parse_id_list(v, "users"),
     }
-    parsed = {key: parsers[key](value) for key, value in values.items()}
-    return TaskUpdate(
-        task_id=task_id,
-        name=parsed.get("name"),
-        task_type=parsed.get("type"),
-        dates=parsed.get("dates"),
-        channels=parsed.get("channels"),
-        audience=parsed.get("audience"),
-        selection=parsed.get("selection"),
-        resources=parsed.get("resources"),
-        users=parsed.get("users"),
-        given=tuple(values),
-    )
+    parsed = {_ATTRIBUTE.get(key, key): parsers[key](value) for key, value in values.items()}
+    return TaskUpdate(task_id=task_id, given=tuple(values), **parsed)
 
 
 def task_update_errors(task_id: int, values: dict[str, str]) -> dict[str, str]:
@@ -221,19 +202,8 @@ def apply_task_update(
     )
 
     def send() -> object:
-        return ctx.client.update_schedule_task(
-            update.task_id,
-            task_name=body.get("taskName"),
-            task_type=body.get("taskType"),
-            task_dates=body.get("taskDates"),
-            notification_options=body.get("notificationOptions"),
-            selection=body.get("selection"),
-            resources=body.get("resources"),
-            users=body.get("users"),
-            combined_data=body.get("combinedData"),
-            user_type=body.get("userType"),
-            org=org_id,
-        )
+        # `body` is already the spec's operation-5 body: sent as it is, not taken apart into arguments.
+        return ctx.client.call("update_schedule_task", body=body, org=org_id)
 
     outcome = run_write(ctx, request, send)
     if outcome.ran and outcome.ok:

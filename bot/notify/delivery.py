@@ -113,7 +113,7 @@ class SlackDelivery:
 
     def _call(self, channel: str, kind: str, call: Callable[[], object]) -> dict:
         try:
-            return call()  # type: ignore[return-value]
+            return call()  # type: ignore[return-value]  # a SlackResponse, read like the dict it wraps
         except SlackApiError as err:
             if err.response.status_code == 429:
                 self.throttled += 1

@@ -67,9 +67,8 @@ class Notifier:
     # --- start ----------------------------------------------------------------------------------------
 
     def start(self) -> int:
-        """Create our tables, and on the very first start fix the baseline; returns the baseline."""
+        """On the very first start fix the baseline (the migrations made our tables); returns the baseline."""
         with write_transaction(self.db):
-            outbox.ensure_tables(self.db)
             baseline = outbox.get_state(self.db, "baseline")
             if baseline is None:
                 baseline = str(now_ms())

@@ -6,6 +6,8 @@ import logging
 from dataclasses import dataclass
 
 from bot.context import AppContext
+from bot.render.common import escape, join_lines, section
+from bot.slash.registry import Reply
 from core.errors import SamError
 from core.models import ResourceSummary
 from core.read import PanelRow, find_panels
@@ -68,6 +70,16 @@ def resolve_panels(ctx: AppContext, text: str, org_id: int | None) -> list[Panel
         ]
     exact = [r for r in refs if str(r.resource_id) == wanted or (r.name or "").lower() == wanted.lower()]
     return exact or refs
+
+
+def not_one_panel(wanted: str, refs: list[PanelRef]) -> Reply:
+    """The answer when `wanted` means no panel, or several: say so, listing the candidates by id."""
+    if not refs:
+        return Reply(text=f"Not found: no panel named like `{escape(wanted)}`.")
+    lines = [f"• `{r.resource_id}` {escape(r.name or '')} (org {r.org_id})" for r in refs[:20]]
+    heading = f"{len(refs)} panels match `{escape(wanted)}`; say which by id:"
+    text = heading + "\n" + join_lines(lines, total=len(refs))
+    return Reply(text=text, blocks=[section(text)])
 
 
 def summary_for(ctx: AppContext, resource_id: int) -> ResourceSummary | None:

@@ -16,7 +16,6 @@ from typing import Any
 # Alarm is the one alarm record (core.alarms); the notifier imports it from here too.
 from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from, alarm_sql
 from core.cache import quiet
-from core.cache.schema import migrate
 from core.clock import now_ms
 from core.sqlite_lib import sqlite_utils
 
@@ -37,13 +36,6 @@ class OutboxEntry:
 
 
 @dataclass(frozen=True)
-class Ack:
-    event_id: str
-    slack_user: str
-    at: int
-
-
-@dataclass(frozen=True)
 class Card:
     """A storm card: one message per (channel, panel) that counts the alarms grouped into it."""
 
@@ -61,12 +53,6 @@ class CardCounts:
     first_time: int
     last_time: int
     kinds: tuple[str, ...]
-
-
-def ensure_tables(db: sqlite_utils.Database) -> None:
-    """Bring `db` to the current schema, whose migrations create the notifier's tables. A cache from
-    `open_cache` is already there: this then costs one read and takes no lock."""
-    migrate(db)
 
 
 # --- state -------------------------------------------------------------------------------------------------
@@ -274,26 +260,7 @@ def undetailed(db: sqlite_utils.Database, card: Card, limit: int) -> list[Outbox
     return [OutboxEntry(_alarm(r), r[9], r[10], r[11], r[12] or 0, r[13]) for r in rows]
 
 
-# --- acknowledgements and silences -------------------------------------------------------------------------
-
-
-def acknowledge(db: sqlite_utils.Database, event_id: str, slack_user: str, at: int) -> tuple[Ack, bool]:
-    """Record the first acknowledgement of an alarm; returns (the recorded ack, whether this call made it)."""
-    cursor = db.execute(
-        "INSERT INTO alarm_acks (event_id, slack_user, at) VALUES (?, ?, ?) ON CONFLICT(event_id) DO NOTHING",
-        [event_id, slack_user, at],
-    )
-    created = cursor.rowcount == 1
-    ack = get_ack(db, event_id)
-    assert ack is not None
-    return ack, created
-
-
-def get_ack(db: sqlite_utils.Database, event_id: str) -> Ack | None:
-    row = db.execute(
-        "SELECT event_id, slack_user, at FROM alarm_acks WHERE event_id = ?", [event_id]
-    ).fetchone()
-    return Ack(*row) if row else None
+# --- silences (quiet windows: core/cache/quiet.py) -----------------------------------------------------
 
 
 def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack_user: str) -> None:

@@ -7,8 +7,9 @@ the spec's names. Arguments left as None are not sent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict, Unpack
 
 from core.client import operations as ops
 from core.client.base import BaseClient
@@ -36,16 +37,41 @@ from core.models import (
 
 
 def _json(value: Any) -> Any:
-    """Request parts given as models become the spec's JSON; everything else passes through."""
+    """Request parts given as models become the spec's JSON, any sequence an array; the rest as it is."""
     if isinstance(value, SamModel):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(value, list | tuple):
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         return [_json(v) for v in value]
     return value
 
 
 def _body(**fields: Any) -> dict[str, Any]:
     return {name: _json(value) for name, value in fields.items() if value is not None}
+
+
+class Period(TypedDict, total=False):
+    """The period filter of operations 3 and 20 (epoch milliseconds)."""
+
+    start_time: int | None
+    end_time: int | None
+
+
+class ActivityFilter(Period, total=False):
+    """Operation 3's filters, taken alike by `list_activities` and `iter_activities`."""
+
+    start_sec: int | None
+    finish_sec: int | None
+    types: int | None
+    group_ids: Sequence[int] | None
+
+
+def _filters(declared: type, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword filters (snake_case, as the TypedDict `declared` lists them) under the spec's camelCase
+    names; TypeError for one it does not list, as a misspelt keyword argument would raise."""
+    unknown = sorted(given.keys() - declared.__annotations__.keys())
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    return {re.sub(r"_([a-z])", lambda m: m[1].upper(), name): value for name, value in given.items()}
 
 
 class SamClient(BaseClient):
@@ -100,11 +126,11 @@ class SamClient(BaseClient):
         """(4) Set a user's privilege groups (all of them must be listed) and authorized panels."""
         body = _body(
             userId=user_id,
-            authorizedResourceIds=list(authorized_resource_ids),
-            privilegeGroups=list(privilege_groups),
+            authorizedResourceIds=authorized_resource_ids,
+            privilegeGroups=privilege_groups,
             organizationId=organization_id,
             expirationTime=expiration_time,
-            period=list(period) if period is not None else None,
+            period=period,
             validityStart=validity_start,
         )
         return self._call(ops.SET_USER_PRIVILEGES, body=body, org=org)
@@ -172,59 +198,27 @@ class SamClient(BaseClient):
         *,
         page: int | None = None,
         page_size: int | None = None,
-        start_time: int | None = None,
-        end_time: int | None = None,
-        start_sec: int | None = None,
-        finish_sec: int | None = None,
-        types: int | None = None,
-        group_ids: Sequence[int] | None = None,
         org: int | None = None,
+        **filters: Unpack[ActivityFilter],
     ) -> ActivityPage:
-        """(3) One page of activities of panels (page defaults to the first, SAM_FIRST_PAGE)."""
-        body = _body(
-            resourceIds=list(resource_ids),
-            page=self.settings.first_page if page is None else page,
-            pageSize=page_size or self.settings.page_size,
-            startTime=start_time,
-            endTime=end_time,
-            startSec=start_sec,
-            finishSec=finish_sec,
-            types=types,
-            groupIds=list(group_ids) if group_ids is not None else None,
-        )
-        return self._call(ops.LIST_ACTIVITIES, body=body, org=org)
+        """(3) One page of activities of panels (page defaults to the first, SAM_FIRST_PAGE), filtered by
+        `start_time`, `end_time`, `start_sec`, `finish_sec`, `types` and `group_ids`."""
+        body = self._page(page, page_size) | _filters(ActivityFilter, filters)
+        return self._call(ops.LIST_ACTIVITIES, body=_body(resourceIds=list(resource_ids), **body), org=org)
 
     def iter_activities(
         self,
         resource_ids: Iterable[int],
         *,
         page_size: int | None = None,
-        start_time: int | None = None,
-        end_time: int | None = None,
-        start_sec: int | None = None,
-        finish_sec: int | None = None,
-        types: int | None = None,
-        group_ids: Sequence[int] | None = None,
         org: int | None = None,
+        **filters: Unpack[ActivityFilter],
     ) -> Iterator[Activity]:
         """Every activity of operation 3, page after page."""
         ids = list(resource_ids)
 
         def fetch(page: int, size: int) -> list[ActivityPage]:
-            return [
-                self.list_activities(
-                    ids,
-                    page=page,
-                    page_size=size,
-                    start_time=start_time,
-                    end_time=end_time,
-                    start_sec=start_sec,
-                    finish_sec=finish_sec,
-                    types=types,
-                    group_ids=group_ids,
-                    org=org,
-                )
-            ]
+            return [self.list_activities(ids, page=page, page_size=size, org=org, **filters)]
 
         return self._walk(fetch, page_size)
 
@@ -234,39 +228,39 @@ class SamClient(BaseClient):
         *,
         page: int | None = None,
         page_size: int | None = None,
-        start_time: int | None = None,
-        end_time: int | None = None,
         org: int | None = None,
+        **period: Unpack[Period],
     ) -> list[ActivityPage]:
-        """(20) Push notification history of a panel: one page, as the spec's array of page objects."""
-        body = _body(
-            resourceId=resource_id,
-            page=self.settings.first_page if page is None else page,
-            pageSize=page_size or self.settings.page_size,
-            startTime=start_time,
-            endTime=end_time,
-        )
-        return self._call(ops.GET_PUSH_HISTORY, body=body, org=org)
+        """(20) Push notification history of a panel in a period (`start_time`, `end_time`): one page, as
+        the spec's array of page objects."""
+        body = self._page(page, page_size) | _filters(Period, period)
+        return self._call(ops.GET_PUSH_HISTORY, body=_body(resourceId=resource_id, **body), org=org)
 
     def iter_push_history(
         self,
         resource_id: int,
         *,
         page_size: int | None = None,
-        start_time: int | None = None,
-        end_time: int | None = None,
         org: int | None = None,
+        **period: Unpack[Period],
     ) -> Iterator[Activity]:
         """Every push notification of operation 20, page after page."""
 
         def fetch(page: int, size: int) -> list[ActivityPage]:
-            return self.get_push_history(
-                resource_id, page=page, page_size=size, start_time=start_time, end_time=end_time, org=org
-            )
+            return self.get_push_history(resource_id, page=page, page_size=size, org=org, **period)
 
         return self._walk(fetch, page_size)
 
-    def _walk(self, fetch: Any, page_size: int | None) -> Iterator[Activity]:
+    def _page(self, page: int | None, page_size: int | None) -> dict[str, int]:
+        """`page` and `pageSize` of a paged operation, the configured defaults where not given."""
+        return {
+            "page": self.settings.first_page if page is None else page,
+            "pageSize": page_size or self.settings.page_size,
+        }
+
+    def _walk(
+        self, fetch: Callable[[int, int], list[ActivityPage]], page_size: int | None
+    ) -> Iterator[Activity]:
         """Pages from the first (SAM_FIRST_PAGE) until a short or empty page or `totalRecords` is reached.
         New activities arriving meanwhile can shift pages; an event already yielded is not yielded again."""
         size = page_size or self.settings.page_size
@@ -336,12 +330,12 @@ class SamClient(BaseClient):
             taskId=task_id,
             taskName=task_name,
             taskType=task_type,
-            taskDates=list(task_dates) if task_dates is not None else None,
+            taskDates=task_dates,
             notificationOptions=notification_options,
             selection=selection,
-            resources=list(resources) if resources is not None else None,
-            users=list(users) if users is not None else None,
-            combinedData=list(combined_data) if combined_data is not None else None,
+            resources=resources,
+            users=users,
+            combinedData=combined_data,
             userType=user_type,
         )
         return self._call(ops.UPDATE_SCHEDULE_TASK, body=body, org=org)

@@ -33,9 +33,6 @@ from core.read.rows import (
 )
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
 
-# The name bot/commands/cameras.py imports; the public one is camera_problems.
-_camera_problems = camera_problems
-
 __all__ = [
     "SEVERITY",
     "SYNCED_TABLES",

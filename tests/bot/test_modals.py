@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from tests.support.bot import BotProcess, blocks_text, run_bot
-from tests.support.processes import Simulator, run_simulator
+from tests.support.bot import BotProcess, blocks_text, bot_fixtures
 from tests.support.slack_standin import Call, SlackStandIn
 
 TECH = "UTECH1"
@@ -24,20 +20,10 @@ CONFIG = f'[roles]\ntechnicians = ["{TECH}"]\n'
 LATENCY_MS = 2500
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    options = ("--alarm-rate", "0", "--panels", "6", "--history-days", "1", "--latency-ms", str(LATENCY_MS))
-    with run_simulator(*options, seed=5) as simulator:
-        yield simulator
-
-
-@pytest.fixture(scope="module")
-def bot(
-    tmp_path_factory: pytest.TempPathFactory, sim: Simulator, slack: SlackStandIn
-) -> Iterator[BotProcess]:
-    env = {"SAM_TIMEOUT": "10"}  # each call takes 2.5 s; the default test timeout of 5 s is too near
-    with run_bot(tmp_path_factory.mktemp("bot"), slack, simulator=sim, config=CONFIG, env=env) as process:
-        yield process
+# Every service call takes LATENCY_MS (2.5 s): SAM_TIMEOUT 10 s, as the default 5 s is too near.
+sim, bot = bot_fixtures(
+    CONFIG, seed=5, sim_options=("--latency-ms", str(LATENCY_MS)), env={"SAM_TIMEOUT": "10"}
+)
 
 
 def command(bot: BotProcess, slack: SlackStandIn, text: str) -> tuple[float, Call, str]:

@@ -12,18 +12,16 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cache import audit
 from core.cache.db import open_cache
-from tests.support.bot import BotProcess, run_bot
-from tests.support.processes import Simulator, run_simulator
+from tests.support.bot import BotProcess, bot_fixtures
+from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn
 
 CONFIG = """
@@ -49,18 +47,7 @@ ANSWER_TIMEOUT_S = 30.0  # a generous bound for a loaded machine; a healthy answ
 _names = itertools.count(1)
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with run_simulator("--alarm-rate", "0", "--panels", "6", "--history-days", "1", seed=7) as simulator:
-        yield simulator
-
-
-@pytest.fixture(scope="module")
-def bot(
-    tmp_path_factory: pytest.TempPathFactory, sim: Simulator, slack: SlackStandIn
-) -> Iterator[BotProcess]:
-    with run_bot(tmp_path_factory.mktemp("fuzz"), slack, simulator=sim, config=CONFIG) as process:
-        yield process
+sim, bot = bot_fixtures(CONFIG, seed=7)
 
 
 # -- values -------------------------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import pytest
 
 from core.cache import audit
 from core.cache.db import open_cache
-from tests.support.bot import BotProcess, blocks_text, opened_view, requests_to, run_bot, submit
-from tests.support.processes import Simulator, run_simulator
+from tests.support.bot import BotProcess, blocks_text, bot_fixtures, opened_view, requests_to, run_bot, submit
+from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn
 from tests.support.spec_client import SpecClient
 
@@ -33,18 +33,7 @@ channel = "C_AUDIT"
 ORG = 1001  # the demo user's first organization: the client's default
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[Simulator]:
-    with run_simulator("--alarm-rate", "0", "--panels", "6", "--history-days", "1", seed=5) as simulator:
-        yield simulator
-
-
-@pytest.fixture(scope="module")
-def bot(
-    tmp_path_factory: pytest.TempPathFactory, sim: Simulator, slack: SlackStandIn
-) -> Iterator[BotProcess]:
-    with run_bot(tmp_path_factory.mktemp("bot"), slack, simulator=sim, config=CONFIG) as process:
-        yield process
+sim, bot = bot_fixtures(CONFIG, seed=5)
 
 
 @pytest.fixture(scope="module")

@@ -28,6 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+import pytest
 from slack_sdk import WebClient
 
 from bot.config import parse_config
@@ -35,7 +36,7 @@ from bot.context import AppContext
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, blocks_to_dicts
 from bot.roles import RoleResolver
 from core.settings import Settings
-from tests.support.processes import ROOT, Simulator, free_port, samops_cmd, stop, wait_http
+from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, stop, wait_http
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
 SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
@@ -365,3 +366,28 @@ def state_of(values: dict[str, Any]) -> dict[str, Any]:
 def submit(bot: BotProcess, view: dict[str, Any], values: dict[str, Any], user: str) -> httpx.Response:
     payload_view = {**view, "state": state_of(values)}
     return bot.send_view_submission({"user": {"id": user}, "view": payload_view})
+
+
+# A small fleet: quick to start, no background alarms to shift what a test counts.
+SMALL_FLEET = ("--alarm-rate", "0", "--panels", "6", "--history-days", "1")
+
+
+def bot_fixtures(
+    config: str, *, seed: int, sim_options: Sequence[str] = (), env: Mapping[str, str] | None = None
+) -> tuple[Any, Any]:
+    """A test module's `sim` (a small fleet of its own) and `bot` (with `config`, against that simulator and
+    the module's `slack`) fixtures, module-scoped: `sim, bot = bot_fixtures(CONFIG, seed=5)`."""
+
+    @pytest.fixture(scope="module")
+    def sim() -> Iterator[Simulator]:
+        with run_simulator(*SMALL_FLEET, *sim_options, seed=seed) as simulator:
+            yield simulator
+
+    @pytest.fixture(scope="module")
+    def bot(
+        tmp_path_factory: pytest.TempPathFactory, sim: Simulator, slack: SlackStandIn
+    ) -> Iterator[BotProcess]:
+        with run_bot(tmp_path_factory.mktemp("bot"), slack, simulator=sim, config=config, env=env) as process:
+            yield process
+
+    return sim, bot

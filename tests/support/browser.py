@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, Playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from tests.support.processes import ROOT
 
@@ -35,6 +35,20 @@ def shows(page: Page, text: str) -> None:
     found.wait_for(state="attached", timeout=WAIT_MS)
     if found.evaluate("e => e.closest('[role=grid]') === null"):
         found.wait_for(state="visible", timeout=WAIT_MS)
+
+
+def alarms_page_shows(dashboard: str, panel: int, text: str, shot: str) -> None:
+    """The dashboard's Alarms page of `panel` (the page an alarm card links to) shows `text`; the page is
+    kept as the screenshot `shot`."""
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{dashboard}/alarms?panel={panel}")
+            shows(page, text)
+            screenshot(page, shot)
+        finally:
+            browser.close()
 
 
 def screenshot(page: Page, name: str) -> Path:

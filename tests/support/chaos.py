@@ -114,7 +114,7 @@ class Stack:
 
 
 def processes_with(marker: Path | str) -> list[int]:
-    """Pids of the processes whose environment mentions `marker` (our data folder)."""
+    """Pids of the live processes (zombies are dead) whose environment mentions `marker` (our data folder)."""
     needle = str(marker).encode()
     found = []
     for entry in Path("/proc").iterdir():
@@ -122,9 +122,11 @@ def processes_with(marker: Path | str) -> list[int]:
             continue
         try:
             environ = (entry / "environ").read_bytes()
+            # The state follows the name in parentheses, which may hold spaces.
+            state = (entry / "stat").read_text().rpartition(")")[2].split()[0]
         except OSError:  # gone, or not ours to read
             continue
-        if needle in environ:
+        if needle in environ and state != "Z":
             found.append(int(entry.name))
     return found
 

@@ -27,8 +27,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+
+from tests.support.http_stub import QuietHandler, StubServer
 
 TOKEN = "hostile-token-never-shown"
 MQ_PASSWORD = "hostile-mq-password-never-shown"
@@ -233,11 +234,6 @@ def _first_record(data: Any) -> dict[str, Any] | None:
     return None
 
 
-class _Server(ThreadingHTTPServer):
-    # samops syncs with 8 connections at once; the default backlog of 5 would drop SYNs on a busy machine.
-    request_queue_size = 128
-
-
 class HostileService:
     def __init__(self, *, limit_bytes: int = 4096, drip_s: float = 0.5) -> None:
         self.hostile: dict[str, Hostility] = {}
@@ -245,18 +241,15 @@ class HostileService:
         self.drip_s = drip_s
         self.requests: list[tuple[str, str]] = []
         self.lock = threading.Lock()
-        self.server = _Server(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/api"
-        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.server = StubServer(self._handler())
+        self.base_url = self.server.base_url
 
     def __enter__(self) -> Self:
-        self._thread.start()
+        self.server.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
     def set(self, hostile: dict[str, Hostility]) -> None:
         with self.lock:
@@ -304,18 +297,11 @@ class HostileService:
             body = body[: len(body) // 2]
         return 200, body, "application/json", hostility
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         service = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _serve(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                asked = self.rfile.read(length) if length else b""
+        class Handler(QuietHandler):
+            def serve(self, asked: bytes) -> None:
                 status, body, content_type, hostility = service.answer(self.command, self.path, asked)
                 kind = hostility.kind if hostility else None
                 if kind == "slow_head":
@@ -355,8 +341,6 @@ class HostileService:
                     self.wfile.write(b"0\r\n\r\n")
                 except OSError:
                     pass
-
-            do_GET = do_POST = do_PUT = do_DELETE = _serve
 
         return Handler
 

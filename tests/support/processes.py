@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +16,15 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+OUR_PREFIXES = ("SAM_", "SAMOPS_", "SLACK_")  # the variables samops reads
+
+
+def samops_free_env(**extra: str) -> dict[str, str]:
+    """This process' environment without any samops or Slack variable (a developer's own must not reach a
+    test's process), plus `extra`."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(OUR_PREFIXES)} | extra
 
 
 def free_port() -> int:
@@ -44,6 +54,17 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def ctrl_c(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
+    """Interrupt `proc` as Ctrl-C does and wait for it; its exit code. One still running after `timeout` is
+    killed, and that is a failure: TimeoutExpired propagates."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
 
 
 def samops_cmd(*args: str) -> list[str]:

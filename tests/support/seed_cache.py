@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from core.cache import writes
+from core.cache import schema, writes
 from core.cache.db import open_cache
+from core.sqlite_lib import sqlite_utils
 
 HOUR_MS = 3_600_000
 ORGS = [(1001, "Acme Security"), (1002, "Harbor Logistics")]
@@ -175,3 +177,35 @@ def _camera(db, out: Seeded, rid: int, org_id: int, n: int) -> None:
     }
     writes.upsert_dicts(db, "cameras", [writes.camera_row(record, org_id)], "resource_id")
     out.cameras[rid] = name
+
+
+def insert_posted_alarms(db: Any, rows: list[tuple[str, int, int, int, str, str]]) -> None:
+    """Alarm activities `(event_id, resource_id, org_id, activity_time, event_type, violation_type)`, each
+    already posted (in the notifier's outbox), inserted in the caller's transaction."""
+    db.conn.executemany(
+        "INSERT INTO activities (event_id, resource_id, org_id, activity_time, event_type,"
+        " violation_type) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    db.conn.executemany(
+        "INSERT INTO notify_outbox (event_id, channel, state, attempts) VALUES (?, 'C', 'posted', 0)",
+        [(r[0],) for r in rows],
+    )
+
+
+def version_1_cache(path: Path) -> Path:
+    """A cache file at schema version 1 (the first migration only), as an old samops left it."""
+    old = sqlite_utils.Database(path)
+    schema.MIGRATIONS[0](old)
+    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
+    old.close()
+    return path
+
+
+def version_999_cache(path: Path) -> Path:
+    """A cache file that claims schema version 999, as a newer samops would leave it."""
+    db = open_cache(path)
+    db.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    db.conn.commit()
+    db.close()
+    return path

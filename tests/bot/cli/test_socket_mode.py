@@ -6,7 +6,6 @@ over the socket, the card edited with chat.update).
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -18,7 +17,7 @@ import pytest
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from tests.support.bot import BOT_TOKEN, START_TIMEOUT_S, blocks_text
-from tests.support.processes import ROOT, samops_cmd, stop
+from tests.support.processes import ROOT, samops_cmd, samops_free_env, stop
 from tests.support.slack_standin import APP_ID, TEAM_ID, SlackStandIn
 
 APP_TOKEN = "xapp-1-samops-socket-test"
@@ -40,7 +39,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterat
     data = tmp_path_factory.mktemp("socket")
     seed(data / "cache.db")
     (data / "samops.toml").write_text('[roles]\ntechnicians = ["U_SOCKET"]\n')  # acting on alarms is theirs
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAM_", "SAMOPS_", "SLACK_"))}
+    env = samops_free_env()
     env.update(
         SLACK_APP_TOKEN=APP_TOKEN,
         SLACK_BOT_TOKEN=BOT_TOKEN,

@@ -1,5 +1,6 @@
-"""No import cycle among the bot's modules: every module-level import counts, those under TYPE_CHECKING too
-(a type checker follows them). Imports inside functions do not; there should be none that dodge a cycle.
+"""No import cycle among the modules of any package of ours (bot, core, dashboard, samops, simulator):
+every module-level import counts, those under TYPE_CHECKING too (a type checker follows them). Imports
+inside functions do not; there should be none that dodge a cycle.
 
 A package's `__init__.py` importing its own modules (to register their listeners) is how a package works:
 importing `bot.slash.parse` runs `bot/slash/__init__.py` first, but `parse` never uses the package, so that
@@ -11,12 +12,16 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from tests.support.processes import ROOT
 
+PACKAGES = ("bot", "core", "dashboard", "samops", "simulator")
 
-def module_names() -> dict[str, Path]:
+
+def module_names(package: str) -> dict[str, Path]:
     names: dict[str, Path] = {}
-    for path in (ROOT / "bot").rglob("*.py"):
+    for path in (ROOT / package).rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
         names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return names
@@ -80,8 +85,19 @@ def test_the_checker_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def import_graph(package: str) -> dict[str, set[str]]:
+    known = module_names(package)
+    return {name: imports_of(ast.parse(path.read_text()), known) - {name} for name, path in known.items()}
+
+
 def test_no_import_cycle_in_bot() -> None:
-    known = module_names()
-    graph = {name: imports_of(ast.parse(path.read_text()), known) - {name} for name, path in known.items()}
+    graph = import_graph("bot")
     assert "bot.slash.registry" in graph["bot.commands.panel"]  # the graph is read at all
+    assert cycles(graph) == []
+
+
+@pytest.mark.parametrize("package", [p for p in PACKAGES if p != "bot"])
+def test_no_import_cycle_in(package: str) -> None:
+    graph = import_graph(package)
+    assert any(graph.values()), f"{package}: no import of its own modules was read"
     assert cycles(graph) == []

@@ -1,4 +1,5 @@
-"""The buttons: alarm cards' (`alarms.py`) and the confirm dialogs of destructive commands (`confirm.py`)."""
+"""The buttons: alarm cards' (`alarms.py`; "Who can?" in `who_can.py`) and the confirm dialogs of
+destructive commands (`confirm.py`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import re
 
 from slack_bolt import App
 
-from bot.actions import alarms, confirm
+from bot.actions import alarms, confirm, who_can
 from bot.context import AppContext, with_context
 from bot.render import alarms as cards
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
+from bot.render.who_can import WHO_CAN_ACTION
 
 
 def register(app: App, ctx: AppContext) -> None:
@@ -17,5 +19,6 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(cards.PANEL_STATUS)(with_context(alarms.on_panel_status, ctx))
     app.action(re.compile(rf"^{cards.SILENCE_PREFIX}\d+$"))(with_context(alarms.on_silence, ctx))
     app.action(cards.DASHBOARD)(alarms.on_dashboard)
+    app.action(WHO_CAN_ACTION)(with_context(who_can.on_who_can, ctx))
     app.action(CONFIRM_ACTION)(ack=confirm.ack_click, lazy=[with_context(confirm.run_confirmed, ctx)])
     app.action(CANCEL_ACTION)(ack=confirm.ack_click, lazy=[confirm.run_cancel])

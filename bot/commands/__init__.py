@@ -15,4 +15,5 @@ from bot.commands import (  # noqa: F401  # imported for their @subcommand decla
     sensor,
     task,
     user,
+    who_can,
 )

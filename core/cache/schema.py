@@ -319,6 +319,24 @@ def _v7_side_tables(db: sqlite_utils.Database) -> None:
     )
 
 
+def _panel_access(db: sqlite_utils.Database) -> None:
+    # Who is authorized on each panel (operation 2) with their privilege groups and validity windows
+    # (operation 15), as core/panel_access.py last fetched them; read by core/read/who_can.py. No pin codes.
+    db.table("panel_access").create(
+        {
+            "resource_id": int,
+            "user_id": int,
+            "org_id": int,
+            "name": str,
+            "groups": str,  # JSON list of group names ("group 3" when the service gives no name)
+            "validity": str,  # JSON {start, expiration, windows: [[dayOfWeek, start, end], ...], listed}
+            "fetched_at": int,
+        },
+        pk=("resource_id", "user_id"),
+        if_not_exists=True,
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -330,6 +348,7 @@ MIGRATIONS: list[Migration] = [
     _v5_activity_time_covering_index,
     _v6_rejected_records,
     _v7_side_tables,
+    _panel_access,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -16,4 +16,5 @@ from bot.commands import (  # noqa: F401  # imported for their @subcommand decla
     task,
     user,
     who_can,
+    whoami,
 )

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import httpx
 import pytest
 
 from bot.commands.who_can import USAGE
@@ -219,3 +220,18 @@ def test_the_button_with_a_bad_value(berlin_bot: BotProcess, tmp_path: Path) -> 
     )
     answers = berlin_bot.slack.wait_for(lambda: berlin_bot.responses_of(response))
     assert answers[0]["text"] == "This button names no valid id."
+
+
+def test_when_the_service_fails_the_last_authorizations_read_are_used(
+    berlin_bot: BotProcess, own_sim: Simulator, setup: Setup
+) -> None:
+    berlin_bot.send_command(f"who-can {setup.panel} now")  # read once, into the cache
+    httpx.post(f"{own_sim.root_url}/_sim/faults", json={"errorRate": 1.0}).raise_for_status()
+    try:
+        result = berlin_bot.send_command(f"who-can {setup.panel} 2026-11-24 02:00")
+        never_read = berlin_bot.send_command("who-can 999999998 now")  # nothing cached: the failure is said
+    finally:
+        httpx.post(f"{own_sim.root_url}/_sim/faults", json={"errorRate": 0.0}).raise_for_status()
+    assert "The service did not answer; these are the authorizations samops read at" in result.text
+    assert listed(can_section(result.blocks), setup.night)
+    assert "The service answered 5" in never_read.text and "(reference `R-" in never_read.text

@@ -38,7 +38,7 @@ def refresh_panel_access(
     with write_transaction(db):
         if panels is None:
             db.conn.execute(f"DELETE FROM {TABLE} WHERE org_id IS ?", [org])
-        else:
+        elif panels:
             marks = ", ".join("?" for _ in panels)
             db.conn.execute(f"DELETE FROM {TABLE} WHERE resource_id IN ({marks})", list(panels))
         db.conn.executemany(

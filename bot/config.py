@@ -29,6 +29,8 @@ class RolesConfig(_Section):
     technicians: tuple[str, ...] = ()
     viewers: tuple[str, ...] = ()
     default_role: Literal["viewer", "none"] = "viewer"  # everyone not listed above
+    # Service role name -> samops role, for people listed nowhere above (bot/roles_service.py).
+    from_service: dict[str, Literal["viewer", "technician", "admin"]] = Field(default_factory=dict)
 
     @field_validator("admins", "technicians", "viewers")
     @classmethod

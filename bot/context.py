@@ -14,6 +14,7 @@ from slack_sdk import WebClient
 
 from bot.config import BotConfig, load_config
 from bot.roles import RoleResolver
+from bot.roles_service import ServiceRoles
 from bot.secrets import local_signing_secret
 from core.settings import Settings, load_settings
 
@@ -88,13 +89,16 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
     signing_secret = secret.get_secret_value() if secret else local_signing_secret(settings.data_dir)
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else LOCAL_BOT_TOKEN
     web_client = WebClient(token=token, base_url=settings.api_url, timeout=10)
-    return AppContext(
+    ctx = AppContext(
         settings=settings,
         config=config,
         signing_secret=signing_secret,
         web_client=web_client,
         roles=RoleResolver(config.roles, web_client),
     )
+    if ctx.roles.maps_service_roles:
+        ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)
+    return ctx
 
 
 def with_context(func: Callable[..., Any], ctx: AppContext) -> Callable[..., Any]:

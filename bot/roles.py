@@ -1,16 +1,21 @@
-"""Who may do what: the config's `[roles]`, by Slack user id or user-group id (members fetched and cached)."""
+"""Who may do what: the config's `[roles]`, by Slack user id or user-group id (members fetched and cached),
+then, for people listed nowhere, the service's own roles mapped by `[roles.from_service]`
+(bot/roles_service.py), then `default_role`."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from dataclasses import dataclass
 from enum import IntEnum
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.config import RolesConfig
+from bot.render.common import escape
+from bot.roles_service import ServiceRoles
 
 log = logging.getLogger(__name__)
 
@@ -43,33 +48,87 @@ def refusal(roles: RolesConfig) -> str:
     return f"Sorry, samops is open only to the people its admins have listed; {whom}."
 
 
-class RoleResolver:
-    """Maps a Slack user id to a `Role`: the highest role naming the user (or one of their groups) wins."""
+ROLE_NAMES = {"viewer": Role.VIEWER, "technician": Role.TECHNICIAN, "admin": Role.ADMIN}
 
-    def __init__(self, roles: RolesConfig, client: WebClient, ttl: float = GROUP_TTL_S) -> None:
+
+@dataclass(frozen=True)
+class RoleAnswer:
+    """A role and why, in words for `/sam whoami` (Slack mrkdwn)."""
+
+    role: Role
+    why: str
+
+
+class RoleResolver:
+    """Maps a Slack user id to a `Role`: the highest static list naming the user (or one of their groups)
+    wins; else the highest service role `[roles.from_service]` maps; else `default_role`."""
+
+    def __init__(
+        self,
+        roles: RolesConfig,
+        client: WebClient,
+        ttl: float = GROUP_TTL_S,
+        service: ServiceRoles | None = None,
+    ) -> None:
         self._roles = roles
         self._client = client
         self._ttl = ttl
         self._groups: dict[str, tuple[float, frozenset[str]]] = {}  # group -> (expires at, members)
         self._lock = threading.Lock()
+        self.service = service  # set by build_context when `[roles.from_service]` maps anything
+
+    @property
+    def maps_service_roles(self) -> bool:
+        return bool(self._roles.from_service)
 
     def role_of(self, user_id: str) -> Role:
-        if self._names(self._roles.admins, user_id):
-            return Role.ADMIN
-        if self._names(self._roles.technicians, user_id):
-            return Role.TECHNICIAN
-        if self._roles.default_role == "viewer" or self._names(self._roles.viewers, user_id):
-            return Role.VIEWER
-        return Role.NONE
+        return self.explain(user_id).role
+
+    def explain(self, user_id: str) -> RoleAnswer:
+        for role, key in ((Role.ADMIN, "admins"), (Role.TECHNICIAN, "technicians"), (Role.VIEWER, "viewers")):
+            via = self._listed(getattr(self._roles, key), user_id)
+            if via is not None:
+                return RoleAnswer(role, f"listed in `[roles] {key}`{via}")
+        from_service, why_not = self._from_service(user_id)
+        if from_service is not None:
+            return from_service
+        if self._roles.default_role == "viewer":
+            return RoleAnswer(
+                Role.VIEWER, f"the default role of people not listed (`[roles] default_role`){why_not}"
+            )
+        return RoleAnswer(Role.NONE, f"not listed, and `[roles] default_role` is none{why_not}")
+
+    def _from_service(self, user_id: str) -> tuple[RoleAnswer | None, str]:
+        """The role the service's roles map to, or None and why not (a clause for the default's answer)."""
+        if not self._roles.from_service or self.service is None:
+            return None, ""
+        found = self.service.lookup(user_id)
+        mapping = {name.casefold(): ROLE_NAMES[role] for name, role in self._roles.from_service.items()}
+        mapped = [(mapping[r.casefold()], r) for r in found.roles if r.casefold() in mapping]
+        if not mapped:
+            why = (
+                found.why
+                or f"your service roles ({', '.join(found.roles)}) are not in `[roles.from_service]`"
+            )
+            return None, f"; roles from the service do not apply: {escape(why)}"
+        role, name = max(mapped, key=lambda m: m[0])
+        who = f"{found.email} (service user {found.service_user_id})" if found.email else "you"
+        why = (
+            f"the service knows {escape(who)} with the role {escape(name)}, "
+            f"which `[roles.from_service]` maps to {role.name.lower()}"
+        )
+        return RoleAnswer(role, why), ""
+
+    def _listed(self, ids: tuple[str, ...], user_id: str) -> str | None:
+        """None when `ids` does not name the user; else "" (by id) or how (through a user group)."""
+        if user_id in ids:
+            return ""
+        group = next((g for g in ids if is_group_id(g) and user_id in self._members(g)), None)
+        return None if group is None else f" through the user group {mention(group)}"
 
     def refusal(self) -> str:
         """The answer to someone who may not use the bot: polite, and naming whom to ask."""
         return refusal(self._roles)
-
-    def _names(self, ids: tuple[str, ...], user_id: str) -> bool:
-        if user_id in ids:
-            return True
-        return any(user_id in self._members(group) for group in ids if is_group_id(group))
 
     def _members(self, group: str) -> frozenset[str]:
         now = time.monotonic()

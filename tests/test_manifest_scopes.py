@@ -17,6 +17,7 @@ from slack_sdk import WebClient
 
 from tests.support.slack_standin import (
     CONVERSATION_SCOPES,
+    FIELD_SCOPES,
     METHOD_SCOPES,
     NO_SCOPE_METHODS,
     manifest_bot_scopes,
@@ -67,7 +68,7 @@ def scopes_for(method: str) -> set[str]:
     if method.startswith("conversations."):
         return {CONVERSATION_SCOPES[kind] for kind in CONVERSATION_KINDS}
     scope = needed_scope(method, {})
-    return {scope} if scope else set()
+    return ({scope} if scope else set()) | set(FIELD_SCOPES.get(method, ()))
 
 
 def test_the_scanner_finds_calls_in_both_spellings() -> None:

@@ -1,5 +1,6 @@
-"""The buttons: alarm cards' (`alarms.py`; the lifecycle's in `lifecycle.py`), the Lift of silences and
-maintenance windows (`quiet.py`) and the confirm dialogs of destructive commands (`confirm.py`)."""
+"""The buttons: alarm cards' (`alarms.py`; the lifecycle's in `lifecycle.py`; "Who can?" in `who_can.py`),
+the Lift of silences and maintenance windows (`quiet.py`) and the confirm dialogs of destructive commands
+(`confirm.py`)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import re
 
 from slack_bolt import App
 
-from bot.actions import alarms, confirm, lifecycle, quiet
+from bot.actions import alarms, confirm, lifecycle, quiet, who_can
 from bot.context import AppContext, with_context
 from bot.render import alarms as cards
 from bot.render import quiet as quiet_cards
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
+from bot.render.who_can import WHO_CAN_ACTION
 
 
 def register(app: App, ctx: AppContext) -> None:
@@ -24,5 +26,6 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(re.compile(rf"^{cards.SILENCE_PREFIX}\d+$"))(with_context(alarms.on_silence, ctx))
     app.action(cards.DASHBOARD)(alarms.on_dashboard)
     app.action(quiet_cards.LIFT)(with_context(quiet.on_lift, ctx))
+    app.action(WHO_CAN_ACTION)(with_context(who_can.on_who_can, ctx))
     app.action(CONFIRM_ACTION)(ack=confirm.ack_click, lazy=[with_context(confirm.run_confirmed, ctx)])
     app.action(CANCEL_ACTION)(ack=confirm.ack_click, lazy=[confirm.run_cancel])

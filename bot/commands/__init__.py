@@ -19,4 +19,6 @@ from bot.commands import (  # noqa: F401  # imported for their @subcommand decla
     silences,
     task,
     user,
+    who_can,
+    whoami,
 )

@@ -25,6 +25,7 @@ from slack_sdk.models.views import View
 
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, or_dash, section
 from bot.render.forms import VALUE, modal
+from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, level_of
 from core.cache.outbox import Alarm, CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
@@ -85,6 +86,8 @@ def dashboard_link(dashboard_url: str, resource_id: int | None) -> str:
 def _panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonElement]:
     value = str(resource_id if resource_id is not None else "")
     buttons = [ButtonElement(text=PlainTextObject(text="Panel status"), action_id=PANEL_STATUS, value=value)]
+    if resource_id is not None:
+        buttons.append(who_can_button(resource_id))
     buttons += [
         ButtonElement(text=PlainTextObject(text=f"Silence {label}"), action_id=f"{SILENCE_PREFIX}{minutes}",
                       value=json.dumps({"r": resource_id, "m": minutes}))

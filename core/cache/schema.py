@@ -382,6 +382,24 @@ def _v9_quiet_windows(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v10_panel_access(db: sqlite_utils.Database) -> None:
+    # Who is authorized on each panel (operation 2) with their privilege groups and validity windows
+    # (operation 15), as core/panel_access.py last fetched them; read by core/read/who_can.py. No pin codes.
+    db.table("panel_access").create(
+        {
+            "resource_id": int,
+            "user_id": int,
+            "org_id": int,
+            "name": str,
+            "groups": str,  # JSON list of group names ("group 3" when the service gives no name)
+            "validity": str,  # JSON {start, expiration, windows: [[dayOfWeek, start, end], ...], listed}
+            "fetched_at": int,
+        },
+        pk=("resource_id", "user_id"),
+        if_not_exists=True,
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -395,6 +413,7 @@ MIGRATIONS: list[Migration] = [
     _v7_side_tables,
     _v8_alarm_lifecycle,
     _v9_quiet_windows,
+    _v10_panel_access,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

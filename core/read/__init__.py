@@ -7,7 +7,8 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `rows`: the records returned, and reading rows by column name;
 - `alarms`: filtered alarm lists and counts; `search`: how a rare search text is found fast;
 - `cameras`, `panels`: cameras and their problems, organizations and panels;
-- `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is.
+- `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is;
+- `who_can`: who may operate a panel at a moment (authorizations, privilege groups, validity windows).
 
 CONTRACT: these names are what `bot/` and `dashboard/` are written against (docs/architecture.md).
 """
@@ -32,6 +33,7 @@ from core.read.rows import (
     clean_text,
 )
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
+from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
 
 __all__ = [
     "SEVERITY",
@@ -44,9 +46,12 @@ __all__ = [
     "Kpis",
     "PanelDetail",
     "PanelRow",
+    "PanelUser",
     "SensorRow",
     "TableFreshness",
     "WeekdayHourCount",
+    "WhoCan",
+    "WhoCanEntry",
     "camera_problems",
     "camera_summary",
     "clean_text",
@@ -61,4 +66,5 @@ __all__ = [
     "recent_alarms",
     "search",
     "weekday_hour_counts",
+    "who_can",
 ]

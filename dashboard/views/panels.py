@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from dashboard import boundary, data, filters, ui
+from dashboard import boundary, data, filters, ui, who_can
 
 path = ui.start_page("Panels & sensors")
 
@@ -101,6 +101,7 @@ def panel_view(resource_id: int) -> None:
         ui.show_alarms(ui.alarms_frame(detail.last_activities))
     else:
         st.info("No activities cached for this panel.")
+    who_can.section(path, panel)
 
 
 if resource_id is None:

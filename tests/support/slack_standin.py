@@ -13,6 +13,8 @@ What it enforces, as Slack does:
   the Web API, an app-level `xapp-` token for `apps.connections.open`);
 - the bot token's scopes (`missing_scope` with `needed` and `provided`); by default the token has exactly the
   bot scopes `manifest.yml` requests, so code calling a method the manifest has no scope for fails its tests;
+- `users.info`: the `users` given, with `profile.email` only with the `users:read.email` scope
+  (`user_not_found` for anyone else);
 - `trigger_id`s: issued by `trigger_id()`, usable once, for 3 s (`invalid_trigger_id`,
   `exchanged_trigger_id`, `expired_trigger_id`);
 - views: kept by id; `views.update` needs a known `view_id` (`not_found`) and, if given, the current `hash`
@@ -30,7 +32,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -63,6 +65,10 @@ METHOD_SCOPES: dict[str, str] = {
     "users.list": "users:read",
     "users.lookupByEmail": "users:read.email",
 }
+# Scopes that add fields to a method's answer rather than allow the call: users.info has `profile.email`
+# only with users:read.email (Slack: "users:read.email ... to access the email field in user objects").
+EMAIL_SCOPE = "users:read.email"
+FIELD_SCOPES: dict[str, tuple[str, ...]] = {"users.info": (EMAIL_SCOPE,)}
 NO_SCOPE_METHODS = frozenset(
     {"auth.test", "views.open", "views.update", "views.push", "views.publish", "apps.connections.open"}
 )
@@ -110,11 +116,14 @@ class SlackStandIn:
         channels: set[str] | None = None,
         host: str = "127.0.0.1",
         scopes: Iterable[str] | None = None,
+        users: Mapping[str, str | None] | None = None,
     ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
-        channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests)."""
+        channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests).
+        `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set)."""
         self.channels = channels
         self.scopes = frozenset(manifest_bot_scopes() if scopes is None else scopes)
+        self.users = dict(users or {})
         self.calls: list[Call] = []
         self.socket_acks: list[SocketAck] = []
         self._lock = threading.Lock()
@@ -363,7 +372,21 @@ class SlackStandIn:
             return {"ok": True, "channel": {"id": channel, "name": str(channel).lower(), "is_member": True}}
         if method == "usergroups.users.list":
             return {"ok": True, "users": []}
+        if method == "users.info":
+            return self._user_info(str(params.get("user") or ""))
         return {"ok": True}
+
+    def _user_info(self, user_id: str) -> dict[str, Any]:
+        """A user as `users.info` answers: `profile.email` only when the token has `users:read.email` (and the
+        user has an e-mail), as Slack does; `user_not_found` for someone not in the workspace."""
+        if user_id not in self.users:
+            return {"ok": False, "error": "user_not_found"}
+        profile: dict[str, Any] = {"real_name": user_id.lower(), "display_name": user_id.lower()}
+        email = self.users[user_id]
+        if email and EMAIL_SCOPE in self.scopes:
+            profile["email"] = email
+        user = {"id": user_id, "team_id": TEAM_ID, "name": user_id.lower(), "deleted": False, "is_bot": False}
+        return {"ok": True, "user": {**user, "profile": profile}}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         standin = self

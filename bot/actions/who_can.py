@@ -1,0 +1,50 @@
+"""The "Who can?" button of alarm and incident cards (`bot.render.who_can.who_can_button`): the same answer
+as `/sam who-can <panel> now`, shown only to the person who clicked."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt import Ack, Respond
+
+from bot.commands.who_can import Moment, answer_who_can
+from bot.context import AppContext
+from bot.payloads import PayloadError, read_id, slack_user
+from bot.render.common import blocks_to_dicts
+from bot.roles import Role
+from bot.slash.panels_lookup import PanelRef, resolve_panels
+from core.errors import SamError
+from core.reference import new_reference
+
+log = logging.getLogger(__name__)
+
+
+def on_who_can(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    if ctx.roles.role_of(slack_user(body)) == Role.NONE:
+        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        return
+    try:
+        resource_id = read_id(action.get("value"), "This button")
+    except PayloadError as err:
+        respond(text=str(err), response_type="ephemeral", replace_original=False)
+        return
+    refs = resolve_panels(ctx, str(resource_id), None)
+    ref = next((r for r in refs if r.resource_id == resource_id), PanelRef(resource_id, None, None))
+    try:
+        reply = answer_who_can(ctx, ref, ref.org_id, Moment())
+    except SamError as err:
+        reference = new_reference()
+        log.warning("%s who-can button of panel %s: %s", reference, resource_id, err)
+        text = f"The service could not say who may operate panel {resource_id} (reference `{reference}`)."
+        respond(text=text, response_type="ephemeral", replace_original=False)
+        return
+    respond(
+        text=reply.text,
+        blocks=blocks_to_dicts(reply.blocks),
+        response_type="ephemeral",
+        replace_original=False,
+    )

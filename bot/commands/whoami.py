@@ -1,0 +1,21 @@
+"""`/sam whoami`: your samops role, and why (a static `[roles]` list, a service role mapped by
+`[roles.from_service]`, or the default)."""
+
+from __future__ import annotations
+
+from bot.context import AppContext
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+
+
+@subcommand(
+    "whoami",
+    usage="/sam whoami",
+    summary="your samops role, and why you have it",
+    examples=("/sam whoami",),
+)
+def whoami(inv: Invocation, ctx: AppContext) -> Reply:
+    if inv.args:
+        raise UsageError("`whoami` takes no words after it")
+    answer = ctx.roles.explain(inv.user_id)
+    article = "an" if answer.role.name.lower()[0] in "aeiou" else "a"
+    return Reply(text=f"You are {article} {answer.role.name.lower()}: {answer.why}.")

@@ -1,0 +1,159 @@
+"""Who is authorized on which panel, fetched from the service into the cache's `panel_access` table.
+
+Operation 2 (the bulk listing) says which users hold an authorization on each panel of an organization and
+their names; operation 15 gives each user's privilege groups and validity windows (operation 2's `period`
+is a string whose form the spec does not give, so the structured `accessibleDays` of operation 15 are what
+count). Pin codes and the rest of the bulk listing are not kept. `core.read.who_can` reads the table.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Collection, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from core.access_windows import Validity, validity_of
+from core.cache.transactions import write_transaction
+from core.client import SamClient
+from core.clock import now_ms
+from core.errors import NotFoundError
+from core.models import OrganizationUser, UserPrivileges
+from core.sqlite_lib import sqlite_utils
+
+log = logging.getLogger(__name__)
+
+TABLE = "panel_access"
+_POOL_SIZE = 8  # operation 15 is asked once per user; a few at a time
+
+
+def refresh_panel_access(
+    db: sqlite_utils.Database, client: SamClient, org: int | None, resource_ids: Collection[int] | None = None
+) -> int:
+    """Fetch the authorizations of `resource_ids` (every panel of the organization when None) and replace
+    what the cache held for them, in one transaction; returns the rows written."""
+    rows = fetch_panel_access(client, org, resource_ids)
+    panels = set(resource_ids) if resource_ids is not None else None
+    with write_transaction(db):
+        if panels is None:
+            db.conn.execute(f"DELETE FROM {TABLE} WHERE org_id IS ?", [org])
+        elif panels:
+            marks = ", ".join("?" for _ in panels)
+            db.conn.execute(f"DELETE FROM {TABLE} WHERE resource_id IN ({marks})", list(panels))
+        db.conn.executemany(
+            f"INSERT OR REPLACE INTO {TABLE} (resource_id, user_id, org_id, name, groups, validity, "
+            "fetched_at) VALUES (:resource_id, :user_id, :org_id, :name, :groups, :validity, :fetched_at)",
+            rows,
+        )
+    return len(rows)
+
+
+def fetch_panel_access(
+    client: SamClient, org: int | None, resource_ids: Collection[int] | None = None
+) -> list[dict[str, Any]]:
+    """The `panel_access` rows of the panels asked about, from operations 2 and 15. NotFoundError when a
+    panel asked about is not in the organization's bulk listing (which lists every panel, even one nobody
+    is authorized on)."""
+    fetched_at = now_ms()
+    pairs = [
+        p
+        for p in client.get_organization_users(org=org)
+        if p.resource_id is not None and (resource_ids is None or p.resource_id in resource_ids)
+    ]
+    if missing := set(resource_ids or ()) - {p.resource_id for p in pairs}:
+        raise NotFoundError(404, "NOT_FOUND", f"panel {min(missing)} is not in the organization's listing")
+    people: dict[int, OrganizationUser] = {}
+    authorized: dict[tuple[int, int], str | None] = {}  # (panel, user) -> the panel's name for the user
+    for pair in pairs:
+        for person in pair.organization_user_list or []:
+            if person.user_id is not None:
+                people.setdefault(person.user_id, person)
+        for ru in pair.resource_user_response_list or []:
+            if ru.user_id is not None and pair.resource_id is not None:
+                authorized.setdefault((pair.resource_id, ru.user_id), ru.user_name)
+    privileges = _privileges(client, org, {uid for _, uid in authorized})
+    rows = []
+    for (rid, uid), panel_name in sorted(authorized.items()):
+        person = people.get(uid)
+        priv = privileges.get(uid)
+        rows.append(
+            {
+                "resource_id": rid,
+                "user_id": uid,
+                "org_id": org,
+                "name": _name(person, panel_name, uid),
+                "groups": json.dumps(_group_names(priv, person)),
+                "validity": json.dumps(_validity_record(priv)),
+                "fetched_at": fetched_at,
+            }
+        )
+    return rows
+
+
+def _privileges(client: SamClient, org: int | None, user_ids: Iterable[int]) -> dict[int, UserPrivileges]:
+    def one(uid: int) -> tuple[int, UserPrivileges | None]:
+        try:
+            return uid, client.get_user_privilege_groups(uid, org=org)
+        except NotFoundError:  # authorized on a panel, unknown to operation 15: no groups, no hours
+            log.info("operation 15 knows no user %s in organization %s", uid, org)
+            return uid, None
+
+    ids = sorted(user_ids)
+    if not ids:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(_POOL_SIZE, len(ids)), thread_name_prefix="access") as pool:
+        return {uid: priv for uid, priv in pool.map(one, ids) if priv is not None}
+
+
+def _name(person: OrganizationUser | None, panel_name: str | None, uid: int) -> str:
+    if person is not None:
+        full = " ".join(p for p in (person.first_name, person.middle_name, person.last_name) if p)
+        if full.strip():
+            return full.strip()
+        if person.screen_name:
+            return person.screen_name
+    return (panel_name or "").strip() or f"user {uid}"
+
+
+def _group_names(priv: UserPrivileges | None, person: OrganizationUser | None) -> list[str]:
+    """The privilege groups granted (authority true), by name when operation 2 names them: its
+    `privilegeGroup` object's fields are not in the spec, so a name is used only when one is there."""
+    if priv is None:
+        return []
+    by_assignment: dict[int, str] = {}
+    by_group: dict[int, str] = {}
+    for upg in (person.user_privilege_groups or []) if person else []:
+        group = upg.privilege_group if isinstance(upg.privilege_group, dict) else {}
+        name = group.get("name")
+        if not isinstance(name, str) or not name.strip():
+            continue
+        if upg.id is not None:
+            by_assignment[upg.id] = name.strip()
+        if isinstance(group.get("id"), int):
+            by_group[group["id"]] = name.strip()
+    names = []
+    for g in sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0):
+        if not g.authority:
+            continue
+        named = by_group.get(g.privilege_group_id or -1) or by_assignment.get(-1 if g.id is None else g.id)
+        names.append(named or f"group {g.privilege_group_id}")
+    return names
+
+
+def _validity_record(priv: UserPrivileges | None) -> dict[str, Any] | None:
+    if priv is None:
+        return None
+    v = priv.user_privilege_validity
+    days = [(d.day_of_week, d.start, d.end) for d in (v.accessible_days or [])] if v else []
+    validity = validity_of(v.validity_start if v else None, v.expiration if v else None, days)
+    return validity_to_json(validity)
+
+
+def validity_to_json(validity: Validity) -> dict[str, Any]:
+    return {
+        "start": validity.start,
+        "expiration": validity.expiration,
+        "windows": [[w.day_of_week, w.start, w.end] for w in validity.windows],
+        "unusable": validity.unusable_windows,
+    }

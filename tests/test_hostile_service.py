@@ -107,6 +107,7 @@ def environment(service: HostileService, data_dir: Path) -> dict[str, str]:
         "SAM_TIMEOUT": str(TIMEOUT_S),
         "SAM_MAX_RETRIES": "0",
         "SAM_MAX_RESPONSE_BYTES": str(LIMIT),
+        "SAM_MAX_FLEET_RESPONSE_BYTES": str(LIMIT),
         "SAMOPS_DATA_DIR": str(data_dir),
         "SAMOPS_DB": str(data_dir / "cache.db"),
     }
@@ -311,6 +312,7 @@ def bot(
         "SAM_TIMEOUT": str(TIMEOUT_S),
         "SAM_MAX_RETRIES": "0",
         "SAM_MAX_RESPONSE_BYTES": str(LIMIT),
+        "SAM_MAX_FLEET_RESPONSE_BYTES": str(LIMIT),
     }
     with run_bot(tmp_path_factory.mktemp("bot"), slack, config=CONFIG, env=env) as process:
         yield process

@@ -86,7 +86,7 @@ def test_an_answer_beyond_the_limit_is_refused_unread(service: HostileService, c
     service.set({"camera/list": Hostility("huge", value=chunked)})
     with (
         client_for(service) as sam,
-        pytest.raises(ResponseTooLargeError, match="SAM_MAX_RESPONSE_BYTES") as e,
+        pytest.raises(ResponseTooLargeError, match="SAM_MAX_FLEET_RESPONSE_BYTES") as e,  # a fleet list
     ):
         sam.list_cameras()
     service.set({})

@@ -239,7 +239,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000])
     parser.add_argument("--alarms", type=int, default=30)
-    parser.add_argument("--cached", type=int, nargs="+", default=[10_000, 1_000_000])
+    parser.add_argument("--cached", type=int, nargs="*", default=[10_000, 1_000_000])
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f}", flush=True)
     results = []

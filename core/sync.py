@@ -151,9 +151,11 @@ def run_sync(
         _write_table(db, table, fetched[table], options.full, report)
         written.append(table)
 
-    if fresh:  # a kept session's organizations and panels are what the cache has already
+    if fresh:
         write("organizations")
         write("panels")
+    else:  # a kept session's organizations and panels are what the cache has already
+        written += ["organizations", "panels"]
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
     for table in tables:

@@ -79,9 +79,10 @@ def test_the_session_is_kept_until_the_login_tier_falls_due(tmp_path: Path, sim:
         first = run_sync(db, client, options)
         asked(sim)
         # A tick within the sensors' ten minutes: no login, nothing per panel but what is due.
-        assert run_sync(db, client, options).ok
+        kept = run_sync(db, client, options)
         counts = asked(sim)
-        assert LOGIN not in counts and SENSORS not in counts and CONTROLLERS not in counts
+        assert kept.ok and LOGIN not in counts and SENSORS not in counts and CONTROLLERS not in counts
+        assert not {"organizations", "panels", "sensors", "controllers"} & set(kept.rows)  # not rewritten
         assert set(tiers.refreshed(db, "sensors").values()) == {first.started_at}
         # Eleven minutes later (the login's refresh time set back): one login refreshes every panel.
         with write_transaction(db):

@@ -386,7 +386,7 @@ def _write_table(
         if table in tiers.TIERED:
             tiers.mark_refreshed(db, table, data.by_scope, report.started_at)
         if table == "panels":  # the fleet as this login listed it, for the alarm poller
-            tiers.mark_listed(db, (r["resource_id"] for r in rows), report.started_at)
+            tiers.mark_listed(db, (r[pk] for r in data.rows if r.get(pk) is not None), report.started_at)
         if full:
             spare_column = "org_id" if table in ("users", "cameras") else "resource_id"
             spare = data.failed_scopes

@@ -201,7 +201,9 @@ def test_sync_every_keeps_running_through_every_hostility(service: HostileServic
             samops_cmd("sync", "--every", "0.2"),
             cwd=ROOT,
             # Every slow table due on every tick (tiered freshness), so each round meets the plan.
-            env=environment(service, tmp_path) | {f"SAMOPS_REFRESH_{t.upper()}": "0.01" for t in TIERED},
+            env=environment(service, tmp_path)
+            | {f"SAMOPS_REFRESH_{t.upper()}": "0.01" for t in TIERED}
+            | {"SAMOPS_REFRESH_RATE": "1000"},  # not paced: per-panel tiers due every tick too
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,

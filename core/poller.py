@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
+from core import tiers
 from core.attribution import Attributed, GroupTest
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
@@ -28,7 +29,8 @@ from core.sqlite_lib import sqlite_utils
 log = logging.getLogger("samops.poller")
 
 CURSOR_TABLE = "poller"  # panel_cursors.table_name of the poller's per-organization cursors
-RELOGIN_EVERY = 200  # polls: picks up panels added or removed since
+# How old the panel list may get: panels added or removed since are picked up at most this late.
+PANELS_EVERY_MS = 600_000
 AHEAD_MS = 60_000  # the window reaches this far past now: a panel's clock may run a little fast
 
 
@@ -47,24 +49,24 @@ class Poller:
         overlap_ms: int = 120_000,
         history_ms: int = 24 * 3_600_000,
         concurrency: int = 8,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         self.client = client
+        self.clock = clock or now_ms  # epoch-ms; tests pass a fake one
         self.overlap_ms = overlap_ms
         # With no cursor yet (a fresh cache), the first poll reads this much history.
         self.history_ms = history_ms
         self.concurrency = concurrency
         self._panels: dict[int, list[int]] = {}  # org (0: none) -> panel ids
-        self._polls = 0
+        self._panels_at = 0  # when the login that listed them was
         self.last_success: int | None = None
 
     def poll(self, db: sqlite_utils.Database, since: int | None = None) -> PollReport:
         """One poll of every organization. Without a cursor, start at `since` minus the history (or now
         minus it). Raises the first SamError after every organization had its turn: what succeeded is
         written, what failed is asked again next poll."""
-        report = PollReport(started_at=now_ms())
-        if not self._panels or self._polls % RELOGIN_EVERY == 0:
-            self._login(db)
-        self._polls += 1
+        report = PollReport(started_at=self.clock())
+        self._refresh_panels(db, report.started_at)
         cursors = _cursors(db)
         first: SamError | None = None
         for org, ids in self._panels.items():
@@ -103,17 +105,34 @@ class Poller:
         polled = [cursors[org] for org in self._panels]
         return min(polled) - self.overlap_ms if polled else None
 
-    def _login(self, db: sqlite_utils.Database) -> None:
+    def _refresh_panels(self, db: sqlite_utils.Database, now: int) -> None:
+        """Keep the panel list at most PANELS_EVERY_MS old. The session is kept (the spec shows no token
+        lifetime; a 401 logs in again): a newer list the sync wrote from its own login is read from the
+        cache, and only without one does the poller log in again (the answer is ~18 MB at 10,000 panels)."""
+        if self._panels and now - self._panels_at < PANELS_EVERY_MS:
+            return
+        if self._panels:  # the first list comes with the session's login
+            at = tiers.last_listed(db)
+            if at is not None and at > self._panels_at:
+                listed = tiers.listed_panels(db, at)
+                self._panels, self._panels_at = _narrowed(listed, self.client.settings.organization_id), at
+                return
+            if now - self._panels_at < 2 * PANELS_EVERY_MS:  # the sync's next login may come a little late
+                return
+        self._login(db, now)
+
+    def _login(self, db: sqlite_utils.Database, now: int) -> None:
         result = self.client.login()
         panels = [p for p in result.panels if p.resource_id is not None]
         wanted = self.client.settings.organization_id
         if any(p.org_id == wanted for p in panels):  # SAM_ORGANIZATION_ID narrows, as in the sync
             panels = [p for p in panels if p.org_id == wanted]
-        self._panels = {}
+        self._panels, self._panels_at = {}, now
         for panel in panels:
             self._panels.setdefault(panel.org_id or 0, []).append(int(panel.resource_id or 0))
         with write_transaction(db):
             upsert_dicts(db, "panels", [panel_row(p) for p in panels], "resource_id")
+            tiers.mark_listed(db, [int(p.resource_id or 0) for p in panels], now)
 
     def _attribute(
         self, db: sqlite_utils.Database, org: int, ids: list[int], start: int, end: int, dense: bool
@@ -124,6 +143,11 @@ class Poller:
         test = GroupTest(self.client, org or None, max(0, start), end, known, self.concurrency, dense)
         found = test.run(ids)
         return found, test.rounds
+
+
+def _narrowed(panels: dict[int, list[int]], wanted: int | None) -> dict[int, list[int]]:
+    """SAM_ORGANIZATION_ID narrows the panels polled, as in the sync (when it names a listed one)."""
+    return {wanted: panels[wanted]} if wanted is not None and wanted in panels else panels
 
 
 def now_ms() -> int:

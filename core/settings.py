@@ -65,8 +65,11 @@ class Settings(BaseSettings):
     max_retries: int = _env("SAM_MAX_RETRIES", 2, ge=0, le=20)
     first_page: int = _env("SAM_FIRST_PAGE", 1, ge=0)
     page_size: int = _env("SAM_PAGE_SIZE", 100, ge=1)
-    # The largest response body samops reads from the service.
+    # The largest response body samops reads from the service; the operations whose one unpaged answer
+    # grows with the fleet (login with every panel, cameras, users, controller log: Operation.fleet) have
+    # their own, larger bound: a 10,000-panel login answer is about 18 MB, 20,000 panels about 35 MB.
     max_response_bytes: int = _env("SAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, ge=1024)
+    max_fleet_response_bytes: int = _env("SAM_MAX_FLEET_RESPONSE_BYTES", 128 * 1024 * 1024, ge=1024)
 
     # The alarm poller (core/poller.py): seconds between polls, how far each poll re-reads before the last
     # one, and how many requests group testing has in flight at once.
@@ -82,6 +85,10 @@ class Settings(BaseSettings):
     refresh_users: float = _env("SAMOPS_REFRESH_USERS", 600.0, gt=0)
     refresh_cameras: float = _env("SAMOPS_REFRESH_CAMERAS", 600.0, gt=0)
     refresh_controller_values: float = _env("SAMOPS_REFRESH_CONTROLLER_VALUES", 600.0, gt=0)
+    # The per-panel tiers that cost a request per panel (push history; sensors and controllers only when
+    # the login does not carry them) share this many requests per second per organization: at fleet size
+    # their interval stretches beyond the one above (10,000 panels: push history about every 2 h).
+    refresh_rate: float = _env("SAMOPS_REFRESH_RATE", 0.5, gt=0)
 
     # Local files.
     data_dir: Path = _env("SAMOPS_DATA_DIR", Path(".samops"))

@@ -3,6 +3,12 @@
 Everything is fetched first (in worker threads sharing one client), then each table is written in a single
 transaction by the calling thread, so a `kill -9` at any moment leaves every table as the previous run left
 it, and the activity cursors only move forward together with the activities they cover.
+
+The login's Resource summaries carry every panel's sensors and controllers (the spec's `resourceSensors`,
+`resourceControllers`): those tables are taken from the login, and asked panel by panel (operations 18 and
+14) only for a panel whose summary lacks them. Under tiered freshness (`sync --every`) the login itself is
+the sensors' and controllers' tier: between its refreshes a tick keeps the session it has, so an idle tick
+costs nothing but what is due, and the per-panel tiers are paced to SAMOPS_REFRESH_RATE (core/tiers.py).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.client.rejections import RejectionKey
 from core.clock import MINUTE_MS, now_ms
+from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.sync")
@@ -42,6 +49,7 @@ PKS = {
     "push_history": "event_id",
 }
 CURSOR_TABLES = ("activities", "push_history")
+FROM_LOGIN = ("sensors", "controllers")  # in the login's Resource summaries, when the service sends them
 
 Progress = Callable[[int, int, str], None]  # (done, total, what just finished)
 
@@ -56,6 +64,8 @@ class SyncOptions:
     # Tiered freshness (`sync --every`): only the scopes of these tables that are due. None (and --full):
     # everything at once.
     schedules: dict[str, tiers.Schedule] | None = None
+    # Requests per second per organization that the per-panel tiers share (SAMOPS_REFRESH_RATE).
+    refresh_rate: float = Settings.model_fields["refresh_rate"].default
 
 
 @dataclass
@@ -101,7 +111,7 @@ def run_sync(
     report = SyncReport(started_at=now_ms())
     client.rejections.drain()  # what earlier calls of this client dropped is not this run's
     try:
-        login = client.login()
+        login, fresh = _login(db, client, options, report.started_at)
     except Exception as exc:
         message = f"login: {exc}"
         log.error("sync failed: %s", message)
@@ -126,8 +136,14 @@ def run_sync(
     tables = [t for t in TABLES if options.activities or t != "activities"]
     cursor_tables = [t for t in CURSOR_TABLES if t in tables]
     cursors = {t: ({} if options.full else _panel_cursors(db, t)) for t in cursor_tables}
+    carried = _carried(login, synced, rows=fresh)
+    if fresh:
+        for table in FROM_LOGIN:
+            fetched[table].by_scope = carried[table]
     jobs = _jobs(client, login.user_id, org_ids, panels, cursors, options.overlap_ms, report.started_at)
-    due = _due(db, options, org_ids, [rid for rid, _ in panels], report.started_at)
+    # A panel whose summary carries its sensors (controllers) is refreshed with the login, never alone.
+    jobs = [job for job in jobs if job[0] not in FROM_LOGIN or job[1] not in carried[job[0]]]
+    due = _due(db, options, org_ids, panels, jobs, report.started_at)
     jobs = [job for job in jobs if job[0] not in due or job[1] in due[job[0]]]
     written: list[str] = []
 
@@ -135,27 +151,86 @@ def run_sync(
         _write_table(db, table, fetched[table], options.full, report)
         written.append(table)
 
-    write("organizations")
-    write("panels")
+    if fresh:
+        write("organizations")
+        write("panels")
+    else:  # a kept session's organizations and panels are what the cache has already
+        written += ["organizations", "panels"]
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
     for table in tables:
-        if table not in written and (table not in due or due[table]):  # a tier with nothing due: untouched
+        # A tier with nothing due and nothing from the login: untouched.
+        if table not in written and (table not in due or due[table] or fetched[table].by_scope):
             write(table)
     _record_rejections(db, client, report)
     return report
 
 
+def _login(db: sqlite_utils.Database, client: SamClient, options: SyncOptions, now: int) -> tuple[Any, bool]:
+    """(the login result, whether it is fresh). Under tiered freshness the session is kept until the
+    sensors' or controllers' tier falls due: the login is their refresh, and at fleet size its answer is
+    large (about 18 MB at 10,000 panels). The spec shows no token lifetime; a 401 logs in again anyway."""
+    intervals = [s.interval_ms for t, s in (options.schedules or {}).items() if t in FROM_LOGIN]
+    last = tiers.refreshed(db, tiers.LOGIN).get(0)
+    kept = client.session
+    if (
+        kept is not None
+        and intervals
+        and not options.full
+        and last is not None
+        and now - last < min(intervals)
+    ):
+        return kept, False
+    login = client.login()
+    with write_transaction(db):
+        tiers.mark_refreshed(db, tiers.LOGIN, [0], now)
+    return login, True
+
+
+def _carried(login: Any, synced: set[int], rows: bool = True) -> dict[str, dict[int, list[Any]]]:
+    """The sensor and controller rows of each panel whose login summary carries them (an empty list is
+    "none", an absent field is "ask the panel"). Without `rows` (a kept session, not written again) only
+    which panels carry them: every tick would otherwise rebuild ~50,000 rows at 10,000 panels."""
+    carried: dict[str, dict[int, list[Any]]] = {table: {} for table in FROM_LOGIN}
+    for panel in login.resources or []:
+        rid = panel.resource_id
+        if rid is None or rid not in synced:
+            continue
+        if panel.resource_sensors is not None:
+            groups = panel.resource_sensors if rows else []
+            carried["sensors"][rid] = [row for g in groups for row in writes.sensor_rows(g, rid)]
+        if panel.resource_controllers is not None:
+            controllers = panel.resource_controllers if rows else []
+            carried["controllers"][rid] = [writes.controller_row(c, rid) for c in controllers]
+    return carried
+
+
 def _due(
-    db: sqlite_utils.Database, options: SyncOptions, org_ids: list[int], panel_ids: list[int], now: int
+    db: sqlite_utils.Database,
+    options: SyncOptions,
+    org_ids: list[int],
+    panels: list[tuple[int, int | None]],
+    jobs: list[Job],
+    now: int,
 ) -> dict[str, set[int]]:
-    """The scopes due of each tiered table (absent: every scope)."""
+    """The scopes due of each tiered table (absent: every scope). The per-panel tiers that still cost a
+    request per panel share SAMOPS_REFRESH_RATE requests per second per organization: at fleet size their
+    interval stretches past the configured one (core/tiers.py `paced`)."""
     if options.schedules is None or options.full:
         return {}
-    return {
-        table: set(schedule.due(org_ids if table in PER_ORG else panel_ids, tiers.refreshed(db, table), now))
-        for table, schedule in options.schedules.items()
-    }
+    org_of = dict(panels)
+    asked = {table: [j[1] for j in jobs if j[0] == table] for table in PER_PANEL}
+    paced = [t for t in PER_PANEL if t in options.schedules and asked[t]]
+    due = {}
+    for table, schedule in options.schedules.items():
+        if table in PER_ORG:
+            due[table] = set(schedule.due(org_ids, tiers.refreshed(db, table), now))
+            continue
+        if table in paced:
+            per_org = Counter(org_of.get(rid) for rid in asked[table])
+            schedule = schedule.paced(max(per_org.values()), options.refresh_rate / len(paced))
+        due[table] = set(schedule.due(asked[table], tiers.refreshed(db, table), now))
+    return due
 
 
 def _record_rejections(db: sqlite_utils.Database, client: SamClient, report: SyncReport) -> None:
@@ -287,9 +362,6 @@ def _fetch_all(
                 progress(done, len(futures), f"{table} of {label}")
             remaining[table] -= 1
             if not remaining[table]:
-                # Fetches finish in any order; a record that two scopes share (a user of two organizations)
-                # must not depend on which came back last. Written last, the lowest scope wins.
-                into.rows = [row for s in sorted(into.by_scope, reverse=True) for row in into.by_scope[s]]
                 table_done(table)
 
 
@@ -297,6 +369,10 @@ def _write_table(
     db: sqlite_utils.Database, table: str, data: _Fetched, full: bool, report: SyncReport
 ) -> None:
     pk = PKS[table]
+    if data.by_scope:
+        # Fetches finish in any order; a record that two scopes share (a user of two organizations) must
+        # not depend on which came back last. Written last, the lowest scope wins.
+        data.rows = [row for s in sorted(data.by_scope, reverse=True) for row in data.by_scope[s]]
     with write_transaction(db):
         if table in CURSOR_TABLES:
             count = writes.upsert_activities(db, table, data.rows)
@@ -310,6 +386,8 @@ def _write_table(
             count = writes.upsert_dicts(db, table, rows, pk) if rows else 0
         if table in tiers.TIERED:
             tiers.mark_refreshed(db, table, data.by_scope, report.started_at)
+        if table == "panels":  # the fleet as this login listed it, for the alarm poller
+            tiers.mark_listed(db, (r[pk] for r in data.rows if r.get(pk) is not None), report.started_at)
         if full:
             spare_column = "org_id" if table in ("users", "cameras") else "resource_id"
             spare = data.failed_scopes

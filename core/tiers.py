@@ -29,6 +29,8 @@ TIERED = {
     "controller_values": "refresh_controller_values",
 }
 PREFIX = "refreshed:"
+LOGIN = "login"  # the sync's login (scope 0): the refresh of every panel's sensors and controllers
+LISTED = "listed"  # the panels a login listed, each with that login's time (`listed_panels`)
 _SPREAD = 2_654_435_761  # Knuth's multiplicative hash: consecutive ids land far apart in the interval
 
 
@@ -43,6 +45,13 @@ class Schedule:
     def last_due(self, scope: int, now: int) -> int:
         """The latest point at or before `now` at which `scope` fell due."""
         return now - (now - self.phase(scope)) % self.interval_ms
+
+    def paced(self, scopes: int, rate: float) -> Schedule:
+        """This schedule, its interval stretched so that `scopes` refreshes (one request each) over it
+        average at most `rate` per second: at fleet size a per-panel table cannot be read every ten
+        minutes without loading the service (10,000 panels: 17 requests per second)."""
+        floor_ms = int(scopes / rate * 1000) if rate > 0 else 0
+        return Schedule(self.table, max(self.interval_ms, floor_ms))
 
     def due(self, scopes: Iterable[int], refreshed: Mapping[int, int], now: int) -> list[int]:
         """The scopes to refresh now: never refreshed, or last refreshed before their latest due point."""
@@ -71,6 +80,35 @@ def mark_refreshed(db: sqlite_utils.Database, table: str, scopes: Iterable[int],
     )
 
 
+def mark_listed(db: sqlite_utils.Database, panels: Iterable[int], at: int) -> None:
+    """Record that a login at `at` listed these panels (in the caller's transaction): the latest such
+    list is the fleet as the service last described it (`listed_panels`)."""
+    mark_refreshed(db, LISTED, panels, at)
+
+
+def last_listed(db: sqlite_utils.Database) -> int | None:
+    """When the latest login whose panel list was written to the cache was (None: none was)."""
+    row = db.conn.execute(
+        "SELECT max(cursor) FROM panel_cursors WHERE table_name = ?", [PREFIX + LISTED]
+    ).fetchone()
+    return int(row[0]) if row and row[0] is not None else None
+
+
+def listed_panels(db: sqlite_utils.Database, at: int) -> dict[int, list[int]]:
+    """{organization (0: none): panel ids} as the login at `at` listed them. A panel that no later login
+    listed (removed from the service) is not in it."""
+    rows = db.conn.execute(
+        "SELECT c.resource_id, p.org_id FROM panel_cursors c"
+        " LEFT JOIN panels p ON p.resource_id = c.resource_id WHERE c.table_name = ? AND c.cursor = ?"
+        " ORDER BY c.resource_id",
+        [PREFIX + LISTED, at],
+    ).fetchall()
+    panels: dict[int, list[int]] = {}
+    for rid, org in rows:
+        panels.setdefault(int(org or 0), []).append(int(rid))
+    return panels
+
+
 def oldest(db: sqlite_utils.Database, table: str) -> int | None:
     """The oldest refresh of any scope of `table` (for `samops status`)."""
     row = db.conn.execute(
@@ -79,4 +117,17 @@ def oldest(db: sqlite_utils.Database, table: str) -> int | None:
     return int(row[0]) if row and row[0] is not None else None
 
 
-__all__ = ["PREFIX", "TIERED", "Schedule", "mark_refreshed", "oldest", "refreshed", "schedules"]
+__all__ = [
+    "LISTED",
+    "LOGIN",
+    "PREFIX",
+    "TIERED",
+    "Schedule",
+    "last_listed",
+    "listed_panels",
+    "mark_listed",
+    "mark_refreshed",
+    "oldest",
+    "refreshed",
+    "schedules",
+]

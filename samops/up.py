@@ -1,10 +1,10 @@
 """`samops up`: run the whole product as supervised child processes.
 
-With no `SAM_BASE_URL` (environment or `.env`) it starts the embedded simulator first. Then it runs one
-sync in the foreground (its progress bar on the terminal), and keeps `sync --every`, `notify`, `bot` and
-`dashboard` running, restarting a child that crashes with backoff. Ctrl-C (or SIGTERM) stops everything
-within a few seconds: each child runs in its own process group, so grandchildren (Streamlit under
-`samops dashboard`) go with it.
+With no `SAM_BASE_URL` (environment or `.env`) it starts the embedded simulator first. Then it starts the
+notifier (the alarm poller: alarms flow from here on), runs one sync of the slow tables in the foreground
+(its progress bar on the terminal), and keeps `sync --every`, `notify`, `bot` and `dashboard` running,
+restarting a child that crashes with backoff. Ctrl-C (or SIGTERM) stops everything within a few seconds:
+each child runs in its own process group, so grandchildren (Streamlit under `samops dashboard`) go with it.
 
 It composes `samops` subcommands as processes and imports none of their packages, only the one
 configuration (`core.settings`), which it resolves once and hands to every child.
@@ -271,7 +271,10 @@ def main(argv: list[str]) -> int:
         if not start_service(args, where, settings, supervisor):
             return 1
         log(f"cache: {where.cache}")
-        first_sync(where.env, supervisor)
+        if not args.no_notify:
+            # First, so that the first alarm does not wait for the first sync (minutes at fleet size).
+            start_notifier(args, supervisor)
+        first_sync(where.env, supervisor, activities=args.no_notify)
         if supervisor.stopping.is_set():
             return 0
         start_parts(args, where, supervisor)
@@ -325,10 +328,12 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
     return True
 
 
-def first_sync(env: dict[str, str], supervisor: Supervisor) -> None:
-    """One sync in the foreground, on this terminal, so its progress bar shows."""
+def first_sync(env: dict[str, str], supervisor: Supervisor, activities: bool) -> None:
+    """One sync in the foreground, on this terminal, so its progress bar shows. Without `activities` the
+    notifier's alarm poller, already running, reads them (over all panels at once, not panel by panel)."""
     log("first sync of the cache …")
-    proc = subprocess.Popen(samops("sync", "--once"), env=env, start_new_session=True)
+    only = [] if activities else ["--no-activities"]
+    proc = subprocess.Popen(samops("sync", "--once", *only), env=env, start_new_session=True)
     while proc.poll() is None:
         if supervisor.stopping.wait(0.2):
             with contextlib.suppress(ProcessLookupError):
@@ -339,15 +344,19 @@ def first_sync(env: dict[str, str], supervisor: Supervisor) -> None:
         log("the first sync reported errors; the periodic sync keeps trying")
 
 
+def start_notifier(args: argparse.Namespace, supervisor: Supervisor) -> None:
+    interval = [] if args.notify_interval is None else ["--interval", str(args.notify_interval)]
+    supervisor.add("notify", samops("notify", "--source", "service", *interval))
+
+
 def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -> None:
     # Exactly one process polls activities: the notifier (it hosts the alarm poller, so an alarm reaches its
-    # card in one poll); the sync keeps the slow tables. Without the notifier, the sync polls them itself.
+    # card in one poll; started before the first sync); the sync keeps the slow tables. Without the
+    # notifier, the sync polls them itself.
     if args.no_notify:
         supervisor.add("sync", samops("sync", "--every", str(args.sync_every)))
     else:
         supervisor.add("sync", samops("sync", "--every", str(args.sync_every), "--no-activities"))
-        interval = [] if args.notify_interval is None else ["--interval", str(args.notify_interval)]
-        supervisor.add("notify", samops("notify", "--source", "service", *interval))
     if not args.no_bot:
         supervisor.add("bot", samops("bot"))
     if not args.no_dashboard:

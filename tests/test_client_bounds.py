@@ -48,6 +48,7 @@ def client_for(service: HostileService, **overrides: object) -> SamClient:
         "timeout": 1.0,
         "organization_id": ORG,
         "max_response_bytes": service.limit_bytes,
+        "max_fleet_response_bytes": service.limit_bytes,  # camera/list is a fleet-sized answer
     }
     return SamClient(Settings(_env_file=None, base_url=service.base_url, **(values | overrides)))
 
@@ -85,7 +86,7 @@ def test_an_answer_beyond_the_limit_is_refused_unread(service: HostileService, c
     service.set({"camera/list": Hostility("huge", value=chunked)})
     with (
         client_for(service) as sam,
-        pytest.raises(ResponseTooLargeError, match="SAM_MAX_RESPONSE_BYTES") as e,
+        pytest.raises(ResponseTooLargeError, match="SAM_MAX_FLEET_RESPONSE_BYTES") as e,  # a fleet list
     ):
         sam.list_cameras()
     service.set({})
@@ -120,6 +121,7 @@ def test_a_compressed_answer_cannot_inflate_past_the_limit() -> None:
             base_url=f"http://127.0.0.1:{server.server_address[1]}/api",
             max_retries=0,
             max_response_bytes=65536,
+            max_fleet_response_bytes=65536,  # camera/list is a fleet-sized answer
             organization_id=1,
         )
         with SamClient(settings_) as sam:

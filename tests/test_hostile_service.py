@@ -106,6 +106,7 @@ def environment(service: HostileService, data_dir: Path) -> dict[str, str]:
         "SAM_TIMEOUT": str(TIMEOUT_S),
         "SAM_MAX_RETRIES": "0",
         "SAM_MAX_RESPONSE_BYTES": str(LIMIT),
+        "SAM_MAX_FLEET_RESPONSE_BYTES": str(LIMIT),
         "SAMOPS_DATA_DIR": str(data_dir),
         "SAMOPS_DB": str(data_dir / "cache.db"),
     }
@@ -199,7 +200,9 @@ def test_sync_every_keeps_running_through_every_hostility(service: HostileServic
             samops_cmd("sync", "--every", "0.2"),
             cwd=ROOT,
             # Every slow table due on every tick (tiered freshness), so each round meets the plan.
-            env=environment(service, tmp_path) | {f"SAMOPS_REFRESH_{t.upper()}": "0.01" for t in TIERED},
+            env=environment(service, tmp_path)
+            | {f"SAMOPS_REFRESH_{t.upper()}": "0.01" for t in TIERED}
+            | {"SAMOPS_REFRESH_RATE": "1000"},  # not paced: per-panel tiers due every tick too
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,
@@ -310,6 +313,7 @@ def bot(
         "SAM_TIMEOUT": str(TIMEOUT_S),
         "SAM_MAX_RETRIES": "0",
         "SAM_MAX_RESPONSE_BYTES": str(LIMIT),
+        "SAM_MAX_FLEET_RESPONSE_BYTES": str(LIMIT),
     }
     with run_bot(tmp_path_factory.mktemp("bot"), slack, config=CONFIG, env=env) as process:
         yield process

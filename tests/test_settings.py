@@ -26,6 +26,7 @@ def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) ->
             "SAM_FIRST_PAGE",
             "SAM_PAGE_SIZE",
             "SAM_MAX_RESPONSE_BYTES",
+            "SAM_MAX_FLEET_RESPONSE_BYTES",
         ),
         *("SAMOPS_DATA_DIR", "SAMOPS_DB", "SAMOPS_CONFIG", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"),
         *("SLACK_APP_TOKEN", "SLACK_API_URL", "SAMOPS_BOT_HOST", "SAMOPS_BOT_PORT", "SAMOPS_BOT_WORKERS"),
@@ -38,6 +39,7 @@ def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) ->
         *("SAMOPS_POLL_INTERVAL", "SAMOPS_POLL_OVERLAP", "SAMOPS_POLL_CONCURRENCY"),
         *("SAMOPS_REFRESH_SENSORS", "SAMOPS_REFRESH_CONTROLLERS", "SAMOPS_REFRESH_PUSH_HISTORY"),
         *("SAMOPS_REFRESH_USERS", "SAMOPS_REFRESH_CAMERAS", "SAMOPS_REFRESH_CONTROLLER_VALUES"),
+        "SAMOPS_REFRESH_RATE",
     }
     assert settings.max_response_bytes == 16 * 1024 * 1024
     assert (settings.bot_port, settings.dashboard_port, settings.db_path) == (

@@ -71,22 +71,25 @@ def sensor_requests(sim: Simulator) -> dict[str, int]:
     return {op: n for op, n in stats.items() if n}
 
 
+PUSH_HISTORY = "20 POST /resource/pushnotification/history"
+
+
 def test_a_tiered_sync_fetches_only_what_is_due(tmp_path: Path, simulator: Simulator) -> None:
     db = open_cache(tmp_path / "cache.db")
     settings = Settings(base_url=simulator.base_url, max_retries=0)
     schedules = tiers.schedules(settings)
     with SamClient(settings) as client:
         assert run_sync(db, client).ok  # once: everything, every scope marked refreshed
-        panel = sorted(tiers.refreshed(db, "sensors"))[3]
+        panel = sorted(tiers.refreshed(db, "push_history"))[3]
         with write_transaction(db):
-            tiers.mark_refreshed(db, "sensors", [panel], 0)  # this panel's sensors: long overdue
+            tiers.mark_refreshed(db, "push_history", [panel], 0)  # this panel's push history: long overdue
         httpx.post(f"{simulator.root_url}/_sim/stats/reset", timeout=10).raise_for_status()
         report = run_sync(db, client, SyncOptions(activities=False, schedules=schedules))
     assert report.ok
-    asked = sensor_requests(simulator)
-    # The login, and the one overdue panel's sensors: no other table was due.
-    assert asked == {"1 POST /auth/login": 1, "18 GET /panel/{}/sensor/list": 1}
-    assert tiers.refreshed(db, "sensors")[panel] == report.started_at
+    # The one overdue panel's push history: no other table was due, and the session of the first run is
+    # kept (sensors and controllers came with its login, which is not due again for ten minutes).
+    assert sensor_requests(simulator) == {PUSH_HISTORY: 1}
+    assert tiers.refreshed(db, "push_history")[panel] == report.started_at
 
 
 def test_sync_full_still_fetches_everything(tmp_path: Path, simulator: Simulator) -> None:
@@ -94,10 +97,15 @@ def test_sync_full_still_fetches_everything(tmp_path: Path, simulator: Simulator
     settings = Settings(base_url=simulator.base_url, max_retries=0)
     with SamClient(settings) as client:
         run_sync(db, client)
-        panels = len(tiers.refreshed(db, "sensors"))
+        panels = len(tiers.refreshed(db, "push_history"))
         httpx.post(f"{simulator.root_url}/_sim/stats/reset", timeout=10).raise_for_status()
-        run_sync(db, client, SyncOptions(full=True, schedules=tiers.schedules(settings)))
-    assert sensor_requests(simulator)["18 GET /panel/{}/sensor/list"] == panels
+        report = run_sync(db, client, SyncOptions(full=True, schedules=tiers.schedules(settings)))
+    asked = sensor_requests(simulator)
+    # A fresh login brings every panel's sensors and controllers; push history is asked panel by panel.
+    assert asked["1 POST /auth/login"] == 1 and asked[PUSH_HISTORY] == panels
+    assert "18 GET /panel/{}/sensor/list" not in asked and "14 GET /panel/{}/controller/list" not in asked
+    assert set(tiers.refreshed(db, "sensors").values()) == {report.started_at}
+    assert len(tiers.refreshed(db, "sensors")) == panels
 
 
 def test_status_shows_the_schedules(tmp_path: Path, simulator: Simulator) -> None:

@@ -106,17 +106,15 @@ def run(
 
 
 def _source(args: argparse.Namespace, config: NotifyConfig) -> str:
-    """--source, else the config's `source`, else `service`: the notifier hosts the alarm poller."""
-    if args.source:
-        return str(args.source)
-    return config.source if "source" in config.model_fields_set else "service"
+    """--source, else the config's `source` (default `service`: the notifier hosts the alarm poller)."""
+    return str(args.source or config.source)
 
 
 def _interval(args: argparse.Namespace, config: NotifyConfig, settings: Settings) -> float:
     """--interval, else the config's `interval`, else SAMOPS_POLL_INTERVAL."""
     if args.interval is not None:
         return float(args.interval)
-    return config.interval if "interval" in config.model_fields_set else settings.poll_interval
+    return config.poll_interval(settings.poll_interval)
 
 
 def check_config(config: NotifyConfig, slack: WebClient | None, console: Console) -> int:
@@ -139,9 +137,8 @@ def check_config(config: NotifyConfig, slack: WebClient | None, console: Console
         f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
-    source = config.source if "source" in config.model_fields_set else "service"
-    every = f"{config.interval:g} s" if "interval" in config.model_fields_set else "SAMOPS_POLL_INTERVAL"
-    console.print(f"source: {source}, every {every}, time zone {config.timezone}")
+    every = "SAMOPS_POLL_INTERVAL" if config.interval is None else f"{config.interval:g} s"
+    console.print(f"source: {config.source}, every {every}, time zone {config.timezone}")
     if default is None:
         problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
     problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]

@@ -2,7 +2,8 @@
 
 [notify]
 default_channel = "C_ALARMS"
-interval = 15                 # seconds between polls
+interval = 5                  # seconds between polls (default: SAMOPS_POLL_INTERVAL)
+source = "service"            # the notifier polls the service (default); "cache": another process does
 timezone = "UTC"              # organizations without their own entry below
 summary_hours = 24            # first start: alarms of the last N hours are summarized, not replayed
 
@@ -261,8 +262,8 @@ class MaintenanceEntry(_Section):
 
 class NotifyConfig(_Section):
     default_channel: str | None = None
-    interval: float = Field(default=15, gt=0)
-    source: str = "cache"
+    interval: float | None = Field(default=None, gt=0)  # None: SAMOPS_POLL_INTERVAL, the one default
+    source: str = "service"  # the notifier hosts the alarm poller (core/poller.py)
     timezone: str = "UTC"
     timezones: dict[int, str] = Field(default_factory=dict)
     summary_hours: float = Field(default=24, ge=0)
@@ -310,12 +311,14 @@ class NotifyConfig(_Section):
         """The first matching route (None: the default channel)."""
         return next((route for route in self.routes if route.matches(alarm)), None)
 
+    def poll_interval(self, default: float) -> float:
+        """Seconds between polls: `interval` when configured, else `default` (SAMOPS_POLL_INTERVAL)."""
+        return default if self.interval is None else self.interval
+
     def channel_for(self, alarm: Alarm) -> str | None:
         """The first matching route's channel, else the default channel."""
-        for route in self.routes:
-            if route.matches(alarm):
-                return route.channel
-        return self.default_channel
+        route = self.route_for(alarm)
+        return route.channel if route is not None else self.default_channel
 
     def zone_for(self, org_id: int | None) -> ZoneInfo:
         return ZoneInfo(self.timezones.get(org_id, self.timezone) if org_id is not None else self.timezone)

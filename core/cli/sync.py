@@ -150,6 +150,7 @@ def main(argv: list[str]) -> int:
         activities=not args.no_activities,
         # --every: each slow table on its own schedule (SAMOPS_REFRESH_*); --once and --full: everything.
         schedules=schedules(settings) if args.every is not None else None,
+        refresh_rate=settings.refresh_rate,
     )
     code = 0
     try:

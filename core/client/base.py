@@ -10,7 +10,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Self, TypedDict
+from typing import Any, NamedTuple, Self, TypedDict
 
 import httpx
 from pydantic import ValidationError
@@ -78,6 +78,13 @@ class Where(TypedDict):
 
     method: str
     path: str
+
+
+class Limit(NamedTuple):
+    """How large an answer may be, and the setting that says so (named when an answer is refused)."""
+
+    bytes: int
+    setting: str
 
 
 class _Retryable(Exception):
@@ -207,11 +214,12 @@ class BaseClient:
             headers["Content-Type"] = "application/json"
         if op.auth:
             headers["OrganizationId"] = str(self.resolve_org(org))
+        limit = self.response_limit(op)
         try:
             if op.auth:
-                data = self._send_authorized(op.method, url, content, headers, where)
+                data = self._send_authorized(op.method, url, content, headers, where, limit)
             else:
-                data = self._send(op.method, url, content, headers, where)
+                data = self._send(op.method, url, content, headers, where, limit)
             return self._parse(op, data, where)
         except ResponseFormatError as exc:
             if not op.write or isinstance(exc, OutcomeUnknownError):
@@ -224,16 +232,25 @@ class BaseClient:
                 **where,
             ) from None
 
+    def response_limit(self, op: Operation[Any]) -> Limit:
+        """The largest answer `op` may send: SAM_MAX_FLEET_RESPONSE_BYTES for an operation whose one
+        answer grows with the fleet, SAM_MAX_RESPONSE_BYTES (the tight bound) for every other."""
+        if op.fleet:
+            return Limit(self.settings.max_fleet_response_bytes, "SAM_MAX_FLEET_RESPONSE_BYTES")
+        return Limit(self.settings.max_response_bytes, "SAM_MAX_RESPONSE_BYTES")
+
     def _send_authorized(
-        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where
+        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where, limit: Limit
     ) -> Any:
         """`_send` with the bearer token; on a 401, log in again (once for all threads) and repeat once."""
         token = self._current_token()
+        authorized = {**headers, "Authorization": f"Bearer {token}"}
         try:
-            return self._send(method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where)
+            return self._send(method, url, content, authorized, where, limit)
         except AuthenticationError:
             token = self._renew_token(token)
-            return self._send(method, url, content, {**headers, "Authorization": f"Bearer {token}"}, where)
+            authorized = {**headers, "Authorization": f"Bearer {token}"}
+            return self._send(method, url, content, authorized, where, limit)
 
     def _parse(self, op: Operation[R], data: Any, where: Where) -> R:
         rejected: list[Rejection] = []
@@ -254,14 +271,14 @@ class BaseClient:
         return result
 
     def _send(
-        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where
+        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where, limit: Limit
     ) -> Any:
         """Send with retries (same bytes, same Idempotency-Key every time) and return the decoded JSON."""
         attempts = self.max_retries + 1
         for attempt in range(1, attempts + 1):
             request = self._http.build_request(method, url, content=content or None, headers=headers)
             try:
-                return self._attempt(request, attempt, where)
+                return self._attempt(request, attempt, where, limit)
             except _Retryable as failure:
                 if attempt == attempts:
                     raise failure.error from None
@@ -270,7 +287,7 @@ class BaseClient:
                 self._sleep(delay)
         raise AssertionError("unreachable")
 
-    def _attempt(self, request: httpx.Request, attempt: int, where: Where) -> Any:
+    def _attempt(self, request: httpx.Request, attempt: int, where: Where, limit: Limit) -> Any:
         started = time.perf_counter()
         # SAM_TIMEOUT bounds the whole attempt (connect, headers and body), not each read.
         with deadline(self.settings.timeout):
@@ -283,7 +300,7 @@ class BaseClient:
                 self._log(where, "network error", started, attempt)
                 raise _Retryable(TransportError(f"network error: {type(exc).__name__}", **where)) from None
             try:
-                content = self._read_bounded(response, where)
+                content = self._read_bounded(response, where, limit)
             except httpx.TimeoutException as exc:
                 self._log(where, "timeout", started, attempt)
                 error = TransportError(f"timed out reading the answer ({type(exc).__name__})", **where)
@@ -305,25 +322,24 @@ class BaseClient:
             raise error
         return self._decode(response, content, where)
 
-    def _read_bounded(self, response: httpx.Response, where: Where) -> bytes:
-        """The body, read as it streams in, up to SAM_MAX_RESPONSE_BYTES (decoded bytes: a compressed
-        answer cannot inflate past it either); ResponseTooLargeError beyond, without reading the rest."""
-        limit = self.settings.max_response_bytes
+    def _read_bounded(self, response: httpx.Response, where: Where, limit: Limit) -> bytes:
+        """The body, read as it streams in, up to `limit` (decoded bytes: a compressed answer cannot
+        inflate past it either); ResponseTooLargeError beyond, without reading the rest."""
         declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise self._too_large(response, f"it announces {int(declared):,} bytes", where)
+        if declared.isdigit() and int(declared) > limit.bytes:
+            raise self._too_large(response, f"it announces {int(declared):,} bytes", where, limit)
         chunks: list[bytes] = []
         size = 0
         for chunk in response.iter_bytes():
             size += len(chunk)
-            if size > limit:
-                raise self._too_large(response, "it sent more", where)
+            if size > limit.bytes:
+                raise self._too_large(response, "it sent more", where, limit)
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def _too_large(self, response: httpx.Response, why: str, where: Where) -> ResponseTooLargeError:
-        limit = self.settings.max_response_bytes
-        message = f"response larger than SAM_MAX_RESPONSE_BYTES ({limit:,} bytes): {why}; not read"
+    @staticmethod
+    def _too_large(response: httpx.Response, why: str, where: Where, limit: Limit) -> ResponseTooLargeError:
+        message = f"response larger than {limit.setting} ({limit.bytes:,} bytes): {why}; not read"
         return ResponseTooLargeError(message, status_code=response.status_code, **where)
 
     def _log(self, where: Where, status: int | str, started: float, attempt: int) -> None:

@@ -51,6 +51,9 @@ class Operation(Generic[R]):
     required: tuple[str, ...] = ()  # body fields the spec or the service insists on
     auth: bool = True
     write: bool = False  # changes something: an answer we cannot read means the outcome is unknown
+    # Its answer grows with the fleet (every panel, camera or user in one unpaged answer): read up to
+    # SAM_MAX_FLEET_RESPONSE_BYTES rather than SAM_MAX_RESPONSE_BYTES.
+    fleet: bool = False
 
     @property
     def has_body(self) -> bool:
@@ -105,6 +108,7 @@ LOGIN: Operation[m.LoginResult] = Operation(
     body=("screenName", "password", "rememberMe"),
     required=("screenName", "password"),
     auth=False,
+    fleet=True,
 )
 
 GET_ORGANIZATION_USERS: Operation[list[m.PanelUserPair]] = Operation(
@@ -114,6 +118,7 @@ GET_ORGANIZATION_USERS: Operation[list[m.PanelUserPair]] = Operation(
     "/enterprise/bulk/get-organization-users",
     "panel users and organization users",
     m.Records[m.PanelUserPair],
+    fleet=True,
 )
 
 LIST_ACTIVITIES: Operation[m.ActivityPage] = Operation(
@@ -255,6 +260,7 @@ LIST_ORGANIZATION_USERS: Operation[list[m.User]] = Operation(
     "users of the organizations of a user",
     m.Records[m.User],
     path_params=(Param("userId"),),
+    fleet=True,
 )
 
 GET_USER_BY_EMAIL: Operation[m.User] = Operation(
@@ -298,7 +304,13 @@ GET_ROLE_PRIVILEGE_GROUPS: Operation[list[m.RolePrivilegeGroup]] = Operation(
 )
 
 LIST_CAMERAS: Operation[list[m.CameraSummary]] = Operation(
-    17, "list_cameras", "GET", "/camera/list", "cameras of the caller", m.Records[m.CameraSummary]
+    17,
+    "list_cameras",
+    "GET",
+    "/camera/list",
+    "cameras of the caller",
+    m.Records[m.CameraSummary],
+    fleet=True,
 )
 
 LIST_PANEL_SENSORS: Operation[m.SensorGroup] = Operation(
@@ -324,6 +336,7 @@ LIST_CONTROLLER_DATA_LOG: Operation[list[m.ControllerDataLogEntry]] = Operation(
         Param("startTime", required=False),
         Param("endTime", required=False),
     ),
+    fleet=True,
 )
 
 GET_PUSH_HISTORY: Operation[list[m.ActivityPage]] = Operation(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import boundary, charts, data, ui
+from dashboard import boundary, charts, data, ui, zones
 
 TILE_HEIGHT = 190
 # Why a camera tile shows "—": the camera list (operation 17) promises no status, so none is counted.
@@ -61,7 +61,7 @@ def trend_and_noisiest() -> None:
         st.subheader("Alarms per hour, last 7 days")
         counts = data.hourly_counts(path, since, until)
         if counts:
-            st.altair_chart(charts.hourly_trend(counts), width="stretch")
+            st.vega_lite_chart(*charts.hourly_trend(counts, zones.tz(), zones.label()), width="stretch")
         else:
             st.info("No alarms in the last 7 days.")
     with right:

@@ -7,14 +7,15 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `rows`: the records returned, and reading rows by column name;
 - `alarms`: filtered alarm lists and counts; `search`: how a rare search text is found fast;
 - `cameras`, `panels`: cameras and their problems, organizations and panels;
-- `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is.
+- `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is;
+- `zones`: the time zone an organization lives in.
 
 CONTRACT: these names are what `bot/` and `dashboard/` are written against (docs/architecture.md).
 """
 
 from core.alarms import SEVERITY
 from core.read import search
-from core.read.alarms import AlarmFilter, count_alarms, recent_alarms
+from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
 from core.read.cameras import camera_problems, camera_summary
 from core.read.freshness import SYNCED_TABLES, freshness
 from core.read.panels import find_panels, organizations, panel_detail
@@ -32,6 +33,7 @@ from core.read.rows import (
     clean_text,
 )
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
+from core.read.zones import organization_time_zone
 
 # The name bot/commands/cameras.py imports; the public one is camera_problems.
 _camera_problems = camera_problems
@@ -57,8 +59,10 @@ __all__ = [
     "find_panels",
     "freshness",
     "hourly_counts",
+    "iter_alarms",
     "kpis",
     "noisiest_panels",
+    "organization_time_zone",
     "organizations",
     "panel_detail",
     "recent_alarms",

@@ -25,6 +25,9 @@ PRELOAD = (
 def preload() -> None:
     for name in PRELOAD:
         importlib.import_module(name)
+    from core import timefmt
+
+    timefmt.zone_names()  # the zone picker's list: a walk over the tz database, once per process
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `alarms`: filtered alarm lists and counts; `search`: how a rare search text is found fast;
 - `cameras`, `panels`: cameras and their problems, organizations and panels;
 - `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is;
-- `zones`: the time zone an organization lives in.
+- `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour.
 
 CONTRACT: these names are what `bot/` and `dashboard/` are written against (docs/architecture.md).
 """
@@ -32,6 +32,7 @@ from core.read.rows import (
     WeekdayHourCount,
     clean_text,
 )
+from core.read.sparklines import KpiHours, kpi_hours
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
 from core.read.zones import organization_time_zone
 
@@ -46,6 +47,7 @@ __all__ = [
     "CameraRow",
     "ControllerRow",
     "HourCount",
+    "KpiHours",
     "Kpis",
     "PanelDetail",
     "PanelRow",
@@ -60,6 +62,7 @@ __all__ = [
     "freshness",
     "hourly_counts",
     "iter_alarms",
+    "kpi_hours",
     "kpis",
     "noisiest_panels",
     "organization_time_zone",

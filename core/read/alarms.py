@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,7 +87,7 @@ def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500)
     return _alarms(db, f"{clause} AND {candidates}", [*params, *extra, limit], hint)
 
 
-def iter_alarms(db: sqlite_utils.Database, flt: AlarmFilter, chunk: int = 1000) -> Iterator[list[AlarmRow]]:
+def iter_alarms(db: sqlite_utils.Database, flt: AlarmFilter, chunk: int = 1000) -> Generator[list[AlarmRow]]:
     """Every alarm `flt` matches, newest first (as `recent_alarms` orders them), in lists of at most `chunk`:
     for exports of any size, never all in memory at once. One statement, so the rows are one snapshot of the
     cache (a WAL reader sees no write made after it began), however long the caller takes."""

@@ -5,6 +5,7 @@ a chart and in an export is shown in it, formatted by `core.timefmt`.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, tzinfo
 
 import streamlit as st
@@ -17,9 +18,14 @@ KEY = "view_tz"
 PARAM = "tz"
 
 
+@functools.cache
+def _configured_organization() -> int | None:
+    return load_settings().organization_id  # read once: settings change only with a restart
+
+
 def organization_zone(path: str) -> str:
     """The configured organization's zone, else the zone most cached users have, else UTC."""
-    org_id = load_settings().organization_id
+    org_id = _configured_organization()
     return data.organization_time_zone(path, org_id) or data.organization_time_zone(path) or timefmt.UTC_ZONE
 
 

@@ -6,8 +6,10 @@ records, but a cache written by an older samops may hold one) reads "invalid tim
 
 from __future__ import annotations
 
+import functools
 import math
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
+from zoneinfo import ZoneInfo, available_timezones
 
 # The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
 # panel's clock, narrow enough that every datetime library can show them. core.models enforces it.
@@ -56,3 +58,51 @@ def hhmm(ms_of_day: int) -> str:
     an epoch-ms gives its UTC time of day."""
     minutes = ms_of_day % 86_400_000 // 60_000
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+UTC_ZONE = "UTC"
+
+
+@functools.cache
+def zone_names() -> tuple[str, ...]:
+    """Every IANA time zone this machine knows (tzdata), sorted, UTC first."""
+    return (UTC_ZONE, *sorted(available_timezones() - {UTC_ZONE}))
+
+
+def zone(name: str | None) -> ZoneInfo | None:
+    """The zone named `name` if it is a known IANA name, else None (never raises: names come from users)."""
+    if not name or name not in zone_names():  # ZoneInfo alone would also open "../../etc/x"-like keys
+        return None
+    return ZoneInfo(name)
+
+
+def local(
+    epoch_ms: int | None, tz: tzinfo | None = None, missing: str = "unknown", seconds: bool = False
+) -> str:
+    """An absolute time in a zone, with the zone's abbreviation: 2026-11-20 17:05 +03 (UTC when no zone)."""
+    if epoch_ms is None:
+        return missing
+    try:
+        when = datetime.fromtimestamp(epoch_ms / 1000, tz or UTC)
+    except (OverflowError, OSError, ValueError, TypeError):
+        return INVALID
+    shown = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+    return f"{shown} {when.tzname() or 'UTC'}"
+
+
+def iso(epoch_ms: int | None, tz: tzinfo | None = None) -> str:
+    """ISO 8601 with the zone's offset, for files: 2026-11-20T17:05:09+03:00 ("" when unknown or invalid)."""
+    if epoch_ms is None:
+        return ""
+    try:
+        return datetime.fromtimestamp(epoch_ms / 1000, tz or UTC).isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError, TypeError):
+        return ""
+
+
+def wall_ms(epoch_ms: int, tz: tzinfo | None) -> int:
+    """The zone's wall-clock time as if it were UTC, in epoch-ms: a chart drawn in UTC then reads local."""
+    if tz is None:
+        return epoch_ms
+    offset = datetime.fromtimestamp(epoch_ms / 1000, tz).utcoffset()
+    return epoch_ms + (int(offset.total_seconds() * 1000) if offset else 0)

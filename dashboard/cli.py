@@ -49,13 +49,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def streamlit_command(host: str, port: int) -> list[str]:
+def streamlit_command(host: str, port: int, app: Path = APP) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "dashboard.serve",  # `streamlit run`, the pages' imports done before it listens
         "run",
-        str(APP),
+        str(app),
         "--server.address",
         host,
         "--server.port",

@@ -57,9 +57,27 @@ def organizations(path: str) -> list[tuple[int, str]]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def organization_time_zone(path: str, org_id: int | None = None) -> str | None:
+    with _reader(path) as db:
+        return read.organization_time_zone(db, org_id)
+
+
+def alarm_chunks(path: str, flt: read.AlarmFilter, chunk: int = 1000) -> Iterator[list[read.AlarmRow]]:
+    """Every alarm `flt` matches, newest first, a chunk at a time (not cached: for the full export)."""
+    with _reader(path) as db:
+        yield from read.iter_alarms(db, flt, chunk)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def kpis(path: str, now: int) -> read.Kpis:
     with _reader(path) as db:
         return read.kpis(db, now)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def kpi_hours(path: str, now: int) -> read.KpiHours:
+    with _reader(path) as db:
+        return read.kpi_hours(db, now)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

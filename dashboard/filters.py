@@ -17,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+from core import timefmt
 from core.models import INT64_MAX
 from core.read import clean_text
 
@@ -53,9 +54,23 @@ def note(text: str) -> None:
     st.caption(f":material/info: {text}")
 
 
+_SHARED = "_filters_shared"  # session key: the parameters every page keeps in the URL (the time zone)
+
+
+def share(param: str, value: Any) -> None:
+    """Keep `?param=value` in the URL on every page (None or "" takes it out), whatever the page publishes."""
+    shared = st.session_state.setdefault(_SHARED, {})
+    shared[param] = value
+    if value in (None, ""):
+        st.query_params.pop(param, None)
+    elif st.query_params.get(param) != str(value):
+        st.query_params[param] = str(value)
+
+
 def publish(params: Mapping[str, Any]) -> None:
     """Make the URL reproduce the view: non-empty filters only, so a default view has a clean URL."""
-    wanted = {name: str(value) for name, value in params.items() if value not in (None, "", False)}
+    every = {**st.session_state.get(_SHARED, {}), **params}
+    wanted = {name: str(value) for name, value in every.items() if value not in (None, "", False)}
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
 
@@ -82,6 +97,14 @@ def text(raw: str) -> tuple[str, str | None]:
         cleaned = cleaned[:TEXT_MAX].rstrip()
         notices.append(f"was cut to {TEXT_MAX} characters")
     return cleaned, " and ".join(notices) or None
+
+
+def zone_name(raw: str) -> tuple[str, None]:
+    """An IANA time zone name, as the tz database spells it (Europe/Istanbul, UTC)."""
+    name = raw.strip()
+    if timefmt.zone(name) is None:
+        raise ValueError("is not a known time zone")
+    return name, None
 
 
 def flag(raw: str) -> tuple[bool, None]:

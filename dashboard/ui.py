@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core import alarms, read, timefmt
-from dashboard import boundary, data
+from dashboard import boundary, data, zones
 from dashboard.paths import db_path
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ def start_page(title: str) -> str:
     if state is None:
         st.info(NO_DATA, icon=":material/hourglass_empty:")
         st.stop()
+    zones.pick(str(path))
     freshness_banner(str(path))
     return str(path)
 
@@ -42,12 +43,12 @@ def start_page(title: str) -> str:
 def freshness_banner(path: str) -> None:
     now = data.now_ms()
     view = data.assess(data.freshness(path), now)
-    as_of = f"data as of {timefmt.age(view.as_of, now)} ({data.utc(view.as_of)})"
+    as_of = f"data as of {timefmt.age(view.as_of, now)} ({when(view.as_of)})"
     if view.failing:
         names = ", ".join(t.table for t in view.failing)
         latest = max(view.failing, key=lambda t: t.last_error_at or 0)
         st.error(
-            f"**Sync failing** ({names}) since {data.utc(latest.last_error_at)}: "
+            f"**Sync failing** ({names}) since {when(latest.last_error_at)}: "
             f"{data.one_line(latest.last_error)} — showing the last cache, {as_of}.",
             icon=":material/sync_problem:",
         )
@@ -55,6 +56,11 @@ def freshness_banner(path: str) -> None:
         st.error(f"**Stale** — {as_of}; the sync has not succeeded since.", icon=":material/schedule:")
     else:
         st.caption(f":material/check_circle: Live — {as_of}")
+
+
+def when(epoch_ms: int | None) -> str:
+    """A time in the viewer's zone, as every page writes one outside tables."""
+    return timefmt.local(epoch_ms, zones.tz(), missing="—")
 
 
 def colour_of(violation_type: str | None) -> str:
@@ -107,4 +113,7 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
 
 
 def time_column(label: str = "Time") -> ColumnConfig:
-    return st.column_config.DatetimeColumn(label, format="YYYY-MM-DD HH:mm:ss", timezone="UTC")
+    """Times in the viewer's zone (the frame holds UTC instants), named in the column's label."""
+    return st.column_config.DatetimeColumn(
+        f"{label} ({zones.label()})", format="YYYY-MM-DD HH:mm:ss", timezone=zones.current()
+    )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import fields, replace
+from datetime import UTC
 from pathlib import Path
 
 import pandas as pd
@@ -203,12 +205,13 @@ def test_alarms_bad_query_values_fall_back_to_defaults(seeded: Seeded) -> None:
 
 
 def test_alarms_csv_carries_filters_and_as_of() -> None:
-    shown = pd.DataFrame({"Time": pd.to_datetime([0], unit="ms", utc=True), "Type": ["alarm"]})
-    csv = export.table_csv(shown, "samops alarms", "type: alarm", 3_600_000, 7_200_000).decode()
-    lines = csv.splitlines()
+    row = read.AlarmRow(**{**{f.name: None for f in fields(read.AlarmRow)}, "activity_time": 0})
+    row = replace(row, violation_type="alarm")
+    head = export.heading("samops alarms", "type: alarm", 3_600_000, 7_200_000, UTC)
+    lines = export.alarms_csv([[row]], head, UTC).decode().splitlines()
     assert lines[0] == "# samops alarms; filters: type: alarm"
     assert lines[1] == "# data as of 1970-01-01 01:00 UTC; exported 1970-01-01 02:00 UTC"
-    assert lines[2:] == ["Time,Type", "1970-01-01T00:00:00Z,alarm"]
+    assert lines[2:] == [",".join(export.ALARM_COLUMNS), "1970-01-01T00:00:00+00:00,alarm,,,,,,"]
 
 
 # --- cameras ----------------------------------------------------------------------------------------------

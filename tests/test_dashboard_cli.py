@@ -67,7 +67,7 @@ def test_oidc_is_recognised_from_secrets_toml(tmp_path: Path) -> None:
 def test_streamlit_command_is_headless_without_telemetry_or_watcher() -> None:
     cmd = cli.streamlit_command("127.0.0.1", 8600)
     options = dict(zip(cmd[5::2], cmd[6::2], strict=True))
-    assert cmd[2:5] == ["streamlit", "run", str(cli.APP)]
+    assert cmd[2:5] == ["dashboard.serve", "run", str(cli.APP)]
     assert options["--server.address"] == "127.0.0.1" and options["--server.port"] == "8600"
     assert options["--server.headless"] == "true"
     assert options["--browser.gatherUsageStats"] == "false"

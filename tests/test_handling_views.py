@@ -8,6 +8,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 import streamlit as st
@@ -107,13 +108,15 @@ def test_audit_page_filters_and_masks(cache: Path) -> None:
     assert any("outcome" in c.value for c in at.caption)
 
 
-def test_audit_csv_carries_the_filters() -> None:
+def test_audit_csv_carries_the_filters_and_the_viewers_zone() -> None:
     import pandas as pd
 
-    csv = export.table_csv(
-        pd.DataFrame({"Who": ["U1"]}), "samops audit log", "outcome: denied", 0, 0
-    ).decode()
+    berlin = ZoneInfo("Europe/Berlin")
+    frame = pd.DataFrame({"When": pd.to_datetime([0], unit="ms", utc=True), "Who": ["U1"]})
+    head = export.heading("samops audit log", "outcome: denied", 0, 0, berlin)
+    csv = export.table_csv(frame, head, berlin).decode()
     assert csv.startswith("# samops audit log; filters: outcome: denied\n")
+    assert "1970-01-01T01:00:00+01:00,U1" in csv
 
 
 def test_samops_audit_on_the_console(cache: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +85,25 @@ def recent_alarms(db: sqlite_utils.Database, flt: AlarmFilter, limit: int = 500)
     # Few candidates: NOT INDEXED makes SQLite fetch them by rowid rather than walk the time index.
     hint = " NOT INDEXED" if search.fetches_by_rowid(candidates) else ""
     return _alarms(db, f"{clause} AND {candidates}", [*params, *extra, limit], hint)
+
+
+def iter_alarms(db: sqlite_utils.Database, flt: AlarmFilter, chunk: int = 1000) -> Generator[list[AlarmRow]]:
+    """Every alarm `flt` matches, newest first (as `recent_alarms` orders them), in lists of at most `chunk`:
+    for exports of any size, never all in memory at once. One statement, so the rows are one snapshot of the
+    cache (a WAL reader sees no write made after it began), however long the caller takes."""
+    chunk = max(1, int(chunk))
+    clause, params, _ = alarm_where(flt)
+    cursor = db.conn.execute(
+        f"SELECT {ALARM_COLUMNS} {_FROM.format(hint='')}{clause}"
+        " ORDER BY a.activity_time DESC, a.event_id DESC",
+        params,
+    )
+    try:
+        names = [d[0] for d in cursor.description]
+        while rows := cursor.fetchmany(chunk):
+            yield [alarm_from(dict(zip(names, row, strict=True))) for row in rows]
+    finally:
+        cursor.close()
 
 
 def count_alarms(db: sqlite_utils.Database, flt: AlarmFilter) -> int:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+from datetime import tzinfo
+
 import streamlit as st
 
 from core import read
-from dashboard import boundary, charts, data, export, filters, ui
+from dashboard import boundary, charts, data, export, filters, ui, zones
 
 LIMIT = 500
 RANGES: dict[str, int | None] = {
@@ -102,23 +105,32 @@ def described_filters() -> str:
     return read.clean_text("; ".join(f"{name}: {value}" for name, value in shown.items() if value))
 
 
+def full_export(flt: read.AlarmFilter, described: str, as_of: int | None, tz: tzinfo) -> bytes:
+    """Every alarm the filters match, made when the button is clicked, on a thread of Streamlit's without
+    the session: everything it needs comes in the arguments."""
+    head = export.heading("samops alarms", described, as_of, data.now_ms(), tz)
+    return export.alarms_csv(data.alarm_chunks(path, flt), head, tz)
+
+
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def alarms_table(flt: read.AlarmFilter) -> None:
     rows = data.recent_alarms(path, flt, LIMIT)
     frame = ui.alarms_frame(rows)
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
     head, button = st.columns([4, 1], vertical_alignment="bottom")
-    more = " (the newest)" if len(rows) == LIMIT else ""
+    more = " (the newest; the CSV holds them all)" if len(rows) == LIMIT else ""
     head.markdown(f"**{len(rows)} alarms{more}**")
     head.text(described_filters() or "no filters")  # holds the URL's search text: never markdown
+    described = described_filters()
     button.download_button(
         "Download CSV",
-        export.table_csv(frame, "samops alarms", described_filters(), as_of, data.now_ms()),
+        functools.partial(full_export, flt, described, as_of, zones.tz()),
         file_name="samops-alarms.csv",
         mime="text/csv",
         icon=":material/download:",
         on_click="ignore",
         width="stretch",
+        help="Every alarm these filters match, not only the ones shown.",
     )
     if frame.empty:
         st.info("No alarms match these filters.")
@@ -132,6 +144,6 @@ st.subheader("When alarms happen")
 st.caption("Alarms by weekday and hour of day (UTC) for the filters above.")
 heat = data.weekday_hour_counts(path, flt)
 if heat:
-    st.altair_chart(charts.weekday_hour_heatmap(heat), width="stretch")
+    st.vega_lite_chart(*charts.weekday_hour_heatmap(heat), width="stretch")
 else:
     st.info("Nothing to map for these filters.")

@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.cache import audit
 from core.read import clean_text
-from dashboard import boundary, data, export, filters, ui
+from dashboard import boundary, data, export, filters, ui, zones
 
 RANGES = {"24h": data.DAY_MS, "7d": 7 * data.DAY_MS, "30d": 30 * data.DAY_MS, "all": None}
 RANGE_LABELS = {"24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", "all": "All time"}
@@ -89,7 +89,9 @@ def audit_table() -> None:
     head.text(described_filters())  # holds the URL's text: never markdown
     button.download_button(
         "Download CSV",
-        export.table_csv(frame, "samops audit log", described_filters(), now, now),
+        export.table_csv(
+            frame, export.heading("samops audit log", described_filters(), now, now, zones.tz()), zones.tz()
+        ),
         file_name="samops-audit.csv",
         mime="text/csv",
         icon=":material/download:",

@@ -5,18 +5,22 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import boundary, charts, data, ui
+from dashboard import boundary, charts, data, ui, zones
 
 TILE_HEIGHT = 190
 # Why a camera tile shows "—": the camera list (operation 17) promises no status, so none is counted.
 NOT_REPORTED = "{} is not reported by the service, so there is nothing to count."
+# Why a camera tile has no bars: the cache keeps each camera's latest state, not a history of it.
+NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw hour by hour."
 
 path = ui.start_page("Overview")
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def kpi_tiles() -> None:
-    k = data.kpis(path, data.floor_to(data.now_ms(), 60_000))
+    now = data.floor_to(data.now_ms(), 60_000)
+    k = data.kpis(path, now)
+    hours = data.kpi_hours(path, now)
     tiles = st.columns(5)
     tiles[0].metric(
         "Alarms, last 24 h",
@@ -27,27 +31,38 @@ def kpi_tiles() -> None:
         height=TILE_HEIGHT,
         help="Violations in the last 24 hours; the bars are alarms per hour.",
     )
-    tiles[1].metric("Panels with alarms, 24 h", k.panels_with_alarms_24h, border=True, height=TILE_HEIGHT)
+    tiles[1].metric(
+        "Panels with alarms, 24 h",
+        k.panels_with_alarms_24h,
+        chart_data=hours.panels_with_alarms,
+        chart_type="bar",
+        border=True,
+        height=TILE_HEIGHT,
+        help="Panels that raised an alarm in the last 24 hours; the bars are panels per hour.",
+    )
     tiles[2].metric(
         "Cameras offline",
         k.cameras_offline,
         border=True,
         height=TILE_HEIGHT,
-        help=NOT_REPORTED.format("Camera status") if k.cameras_offline is None else None,
+        help=NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY,
     )
     tiles[3].metric(
         "SD-card problems",
         k.sd_card_problems,
         border=True,
         height=TILE_HEIGHT,
-        help=NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else None,
+        help=NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else NO_HISTORY,
     )
     tiles[4].metric(
         "Sensor errors, 24 h",
         k.sensors_with_errors_24h,
+        chart_data=hours.sensors_with_errors,
+        chart_type="bar",
         border=True,
         height=TILE_HEIGHT,
-        help="Distinct panel and sensor pairs that sent an error event in the last 24 hours.",
+        help="Distinct panel and sensor pairs that sent an error event in the last 24 hours; the bars are "
+        "pairs per hour.",
     )
 
 
@@ -61,7 +76,7 @@ def trend_and_noisiest() -> None:
         st.subheader("Alarms per hour, last 7 days")
         counts = data.hourly_counts(path, since, until)
         if counts:
-            st.altair_chart(charts.hourly_trend(counts), width="stretch")
+            st.vega_lite_chart(*charts.hourly_trend(counts, zones.tz(), zones.label()), width="stretch")
         else:
             st.info("No alarms in the last 7 days.")
     with right:

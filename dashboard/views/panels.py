@@ -68,7 +68,7 @@ def panel_view(resource_id: int) -> None:
     facts = [f"id {panel.resource_id}", panel.brand, panel.model, f"org {panel.org_id}"]
     facts.append("enabled" if panel.enabled else "disabled" if panel.enabled is False else None)
     if detail.data_as_of:
-        facts.append(f"data as of {data.utc(detail.data_as_of)}")
+        facts.append(f"data as of {ui.when(detail.data_as_of)}")
     st.caption(" · ".join(str(f) for f in facts if f))
     st.page_link(
         "views/alarms.py",

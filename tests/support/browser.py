@@ -19,7 +19,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = ROOT / "test-artifacts"
-WAIT_MS = 90_000  # a cold Streamlit start imports pandas and altair on the first page
+WAIT_MS = 90_000  # a cold Streamlit start under load: its own imports, then the first page's run
 
 
 def launch(playwright: Playwright) -> Browser:

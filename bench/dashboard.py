@@ -18,7 +18,6 @@ import contextlib
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +36,7 @@ from core.cache.writes import ACTIVITY_FIELDS, write_transaction  # noqa: E402
 from dashboard.cli import streamlit_command  # noqa: E402
 from tests.support.browser import CHROMIUM, launch  # noqa: E402
 from tests.support.processes import ROOT as REPO  # noqa: E402
-from tests.support.processes import free_port, stop, wait_http  # noqa: E402
+from tests.support.processes import free_port, streamlit_serving  # noqa: E402
 from tests.support.seed_cache import ORGS, seed_cache  # noqa: E402
 from tests.test_dashboard_browser import dashboard  # noqa: E402
 
@@ -128,18 +127,8 @@ def bare_streamlit(folder: Path) -> Iterator[str]:
     command = streamlit_command("127.0.0.1", port, app)
     if "dashboard.serve" in command:  # plain `streamlit run`: nothing of ours preloaded
         command[command.index("dashboard.serve")] = "streamlit"
-    proc = subprocess.Popen(
-        command,
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/_stcore/health", proc, timeout=90)
+    with streamlit_serving(command, port, folder) as base:
         yield f"{base}/"
-    finally:
-        stop(proc, timeout=15)
 
 
 def open_once(browser: Browser, url: str) -> float:

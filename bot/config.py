@@ -67,14 +67,18 @@ class BotConfig(BaseModel):
         return channel.org if channel else None
 
 
+def problems(err: ValidationError, section: str = "") -> str:
+    """One line naming each bad key of the config (dotted, after `section`) and what is wrong with it."""
+    return "; ".join(
+        section + ".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in err.errors(include_url=False)
+    )
+
+
 def parse_config(data: dict[str, Any], source: str = "config") -> BotConfig:
     try:
         return BotConfig.model_validate(data)
     except ValidationError as err:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors(include_url=False)
-        )
-        raise ConfigError(f"{source}: {problems}") from None
+        raise ConfigError(f"{source}: {problems(err)}") from None
 
 
 def load_config(path: Path, required: bool = False) -> BotConfig:

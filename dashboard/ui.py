@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +13,7 @@ from dashboard import boundary, data, zones
 from dashboard.paths import db_path
 
 if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
     from streamlit.elements.lib.column_types import ColumnConfig  # what st.column_config.* return
 
 NO_DATA = "No data yet — run `samops sync` to fill the cache, then reload this page."
@@ -116,4 +117,31 @@ def time_column(label: str = "Time") -> ColumnConfig:
     """Times in the viewer's zone (the frame holds UTC instants), named in the column's label."""
     return st.column_config.DatetimeColumn(
         f"{label} ({zones.label()})", format="YYYY-MM-DD HH:mm:ss", timezone=zones.current()
+    )
+
+
+def all_or_one(
+    column: DeltaGenerator, label: str, names: dict[int, str], key: str, everything: str
+) -> int | None:
+    """A select box of `everything` (None) or one of `names` (id -> name), shown as "name (id)"."""
+    return column.selectbox(
+        label,
+        [None, *names],
+        key=key,
+        placeholder=everything,
+        format_func=lambda i: everything if i is None else f"{names[i]} ({i})",
+    )
+
+
+def csv_button(column: DeltaGenerator, data: Any, file_name: str, explains: str | None = None) -> None:
+    """A "Download CSV" button of `data` (text, or a callable making it only when clicked) without a rerun."""
+    column.download_button(
+        "Download CSV",
+        data,
+        file_name=file_name,
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+        width="stretch",
+        help=explains,
     )

@@ -33,3 +33,14 @@ def no_samops_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def fresh_streamlit_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """For AppTest of the dashboard: no password asked, and no cached answer of another test's cache."""
+    import streamlit as st  # only the dashboard's tests pay for importing it
+
+    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()

@@ -8,7 +8,7 @@ from pathlib import Path
 from core.cache import audit, claims, schema
 from core.cache.db import open_cache
 from core.cache.tasks import load_task, save_task
-from core.sqlite_lib import sqlite_utils
+from tests.support.seed_cache import old_cache
 
 SIDE_TABLES = {"notify_state", "notify_cards", "bot_dedupe", "task_state"}
 
@@ -24,10 +24,7 @@ def test_a_new_cache_has_every_table_before_any_module_uses_it(tmp_path: Path) -
 
 def test_a_version_6_cache_with_side_tables_migrates_and_keeps_their_rows(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    old = sqlite_utils.Database(path)
-    for migration in schema.MIGRATIONS[:6]:
-        migration(old)
-    old["meta"].insert({"key": "schema_version", "value": "6"}, pk="key")
+    old = old_cache(path, 6)
     # As samops before v7 created them, on first use.
     old.conn.executescript(
         """

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from dataclasses import fields, replace
 from datetime import UTC
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core import read
 from core.cache.db import open_cache, open_reader
+from core.clock import now_ms
 from dashboard import data, export
 from tests.support.seed_cache import Seeded, seed_cache
 
@@ -23,16 +21,7 @@ PAGES = ["views/overview.py", "views/alarms.py", "views/cameras.py", "views/pane
 HOUR_MS = 3_600_000
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-@pytest.fixture(autouse=True)
-def fresh_streamlit_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_cache")
 
 
 def use_cache(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:

@@ -17,7 +17,7 @@ from core.client import SamClient
 from core.settings import Settings
 from dashboard import auth
 from tests.support.browser import ARTIFACTS, launch, screenshot, shows
-from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, stop, wait_http
+from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, streamlit_serving
 
 
 @contextlib.contextmanager
@@ -25,19 +25,9 @@ def dashboard(db: Path) -> Iterator[str]:
     """`samops dashboard` on a free loopback port over `db`; yields its base URL."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != auth.PASSWORD_ENV}
-    proc = subprocess.Popen(
-        samops_cmd("dashboard", "--port", str(port), "--db", str(db)),
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/_stcore/health", proc, timeout=90)
+    command = samops_cmd("dashboard", "--port", str(port), "--db", str(db))
+    with streamlit_serving(command, port, ROOT, env) as base:
         yield base
-    finally:
-        stop(proc, timeout=15)
 
 
 def visit(page: Page, url: str, name: str, expected: list[str]) -> None:

@@ -4,11 +4,9 @@ cache file)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.cache import quiet
@@ -20,12 +18,7 @@ from tests.support.seed_cache import seed_cache
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 
 
-@pytest.fixture(autouse=True)
-def fresh_streamlit_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_cache")
 
 
 def overview(path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import streamlit as st
 
 from core.access_windows import DayWindow, Validity
 from core.cache.db import open_cache
@@ -21,12 +19,7 @@ from tests.test_dashboard import PAGES, open_page, texts
 PANEL = 5004
 
 
-@pytest.fixture(autouse=True)
-def fresh_streamlit_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_cache")
 
 
 @pytest.fixture

@@ -5,19 +5,16 @@ showing the same audit rows, with secrets masked and viewers refused."""
 from __future__ import annotations
 
 import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core import lifecycle
 from core.cache import audit
 from core.cache.db import open_cache
-from core.clock import MINUTE_MS
+from core.clock import MINUTE_MS, now_ms
 from core.lifecycle import Change
 from dashboard import export
 from tests.support.bot import run_bot
@@ -29,16 +26,7 @@ APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 ROLES = '[roles]\nadmins = ["U_ADMIN"]\ntechnicians = ["U_TECH"]\n'
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-@pytest.fixture(autouse=True)
-def fresh_streamlit_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("SAMOPS_DASHBOARD_PASSWORD", raising=False)
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_cache")
 
 
 @pytest.fixture

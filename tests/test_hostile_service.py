@@ -99,17 +99,27 @@ def service() -> Iterator[HostileService]:
         yield fake
 
 
-def environment(service: HostileService, data_dir: Path) -> dict[str, str]:
-    return samops_free_env() | {
+def service_env(service: HostileService) -> dict[str, str]:
+    """The hostile service, with a short timeout, no retries and a small answer limit."""
+    return {
         "SAM_BASE_URL": service.base_url,
         "SAM_PASSWORD": PASSWORD,
         "SAM_TIMEOUT": str(TIMEOUT_S),
         "SAM_MAX_RETRIES": "0",
         "SAM_MAX_RESPONSE_BYTES": str(LIMIT),
         "SAM_MAX_FLEET_RESPONSE_BYTES": str(LIMIT),
-        "SAMOPS_DATA_DIR": str(data_dir),
-        "SAMOPS_DB": str(data_dir / "cache.db"),
     }
+
+
+def environment(service: HostileService, data_dir: Path) -> dict[str, str]:
+    return (
+        samops_free_env()
+        | service_env(service)
+        | {
+            "SAMOPS_DATA_DIR": str(data_dir),
+            "SAMOPS_DB": str(data_dir / "cache.db"),
+        }
+    )
 
 
 def samops(
@@ -307,14 +317,7 @@ def slack() -> Iterator[SlackStandIn]:
 def bot(
     tmp_path_factory: pytest.TempPathFactory, service: HostileService, slack: SlackStandIn
 ) -> Iterator[BotProcess]:
-    env = {
-        "SAM_BASE_URL": service.base_url,
-        "SAM_PASSWORD": PASSWORD,
-        "SAM_TIMEOUT": str(TIMEOUT_S),
-        "SAM_MAX_RETRIES": "0",
-        "SAM_MAX_RESPONSE_BYTES": str(LIMIT),
-        "SAM_MAX_FLEET_RESPONSE_BYTES": str(LIMIT),
-    }
+    env = service_env(service)
     with run_bot(tmp_path_factory.mktemp("bot"), slack, config=CONFIG, env=env) as process:
         yield process
 

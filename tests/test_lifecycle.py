@@ -22,8 +22,8 @@ from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
 from core.read import handling
-from core.sqlite_lib import sqlite_utils
 from tests.support.bot import blocks_text
+from tests.support.seed_cache import old_cache
 from tests.support.slack_standin import SlackStandIn
 
 MIN = MINUTE_MS
@@ -97,11 +97,7 @@ def test_taking_or_resolving_an_open_alarm_acknowledges_it(db: Any) -> None:
 
 def test_the_migration_carries_old_acknowledgements_over(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    old = sqlite_utils.Database(path)
-    step = schema.MIGRATIONS.index(schema._v8_alarm_lifecycle)
-    for migration in schema.MIGRATIONS[:step]:
-        migration(old)
-    old["meta"].insert({"key": "schema_version", "value": str(step)}, pk="key")
+    old = old_cache(path, schema.MIGRATIONS.index(schema._v8_alarm_lifecycle))
     old["activities"].insert({"event_id": "E1", "activity_time": 1000, "event_type": "violation"})
     old["alarm_acks"].insert({"event_id": "E1", "slack_user": "U_OLD", "at": 61_000})
     old.conn.commit()

@@ -7,16 +7,12 @@ from pathlib import Path
 
 from core.cache import outbox, schema
 from core.cache.db import open_cache
-from core.sqlite_lib import sqlite_utils
+from tests.support.seed_cache import old_cache
 
 
 def test_silences_in_force_move_to_quiet_windows(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    old = sqlite_utils.Database(path)
-    before = schema.MIGRATIONS.index(schema._v9_quiet_windows)
-    for migration in schema.MIGRATIONS[:before]:
-        migration(old)
-    old["meta"].insert({"key": "schema_version", "value": str(before)}, pk="key")
+    old = old_cache(path, schema.MIGRATIONS.index(schema._v9_quiet_windows))
     now = int(time.time() * 1000)
     old.conn.executemany(
         "INSERT INTO panel_silences (resource_id, until, slack_user) VALUES (?, ?, ?)",

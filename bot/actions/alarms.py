@@ -64,17 +64,27 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
     return "\n".join(lines)
 
 
+def viewed_panel(
+    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], respond: Respond, unnamed: str | None
+) -> int | None:
+    """The panel id a read-only button carries, or None once the clicker (without a role) is refused or told
+    that the button names no panel: `unnamed`, or when None, `read_id`'s own words."""
+    if ctx.roles.role_of(slack_user(body)) == Role.NONE:
+        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        return None
+    try:
+        return read_id(action.get("value"), "This button")
+    except PayloadError as err:
+        respond(text=unnamed or str(err), response_type="ephemeral", replace_original=False)
+        return None
+
+
 def on_panel_status(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    if ctx.roles.role_of(slack_user(body)) == Role.NONE:
-        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
-        return
-    try:
-        resource_id = read_id(action.get("value"), "This card")
-    except PayloadError:
-        respond(text="This card names no panel.", response_type="ephemeral", replace_original=False)
+    resource_id = viewed_panel(ctx, body, action, respond, "This card names no panel.")
+    if resource_id is None:
         return
     config, _ = notify_config(ctx)
     text = panel_summary(ctx.db(), resource_id, config)

@@ -311,24 +311,28 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     _update(ctx, card, render.storm_card(first, counts, zone, _data_as_of(db), url, handled))
 
 
-def _storm_card(ctx: AppContext, body: dict[str, Any], respond: Respond) -> Card | None:
+def _storm_card(
+    ctx: AppContext, body: dict[str, Any], respond: Respond, command: str
+) -> tuple[str, Card] | None:
+    """The clicking user and the storm card, or None once the user is refused or the card holds no alarms."""
+    user = slack_user(body)
+    if _refused(ctx, user, command, respond):
+        return None
     card = card_of(body)
     if card.channel is None or card.ts is None or not handling.card_alarms(ctx.db(), card.channel, card.ts):
         _say(respond, "This card holds no alarms samops knows of; nothing was recorded.")
         return None
-    return card
+    return user, card
 
 
 def on_ack_all(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    user = slack_user(body)
-    if _refused(ctx, user, "alarm acknowledge all", respond):
+    found = _storm_card(ctx, body, respond, "alarm acknowledge all")
+    if found is None:
         return
-    card = _storm_card(ctx, body, respond)
-    if card is None:
-        return
+    user, card = found
     outcome, changed = change_card(ctx, user, card, Change.ACKNOWLEDGED, action_key(body, action))
     if not outcome.ran:
         return
@@ -344,11 +348,9 @@ def on_resolve_all(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    user = slack_user(body)
-    if _refused(ctx, user, "alarm resolve all", respond):
+    found = _storm_card(ctx, body, respond, "alarm resolve all")
+    if found is None:
         return
-    card = _storm_card(ctx, body, respond)
-    if card is None:
-        return
+    _, card = found
     count = len(handling.card_alarms(ctx.db(), card.channel or "", card.ts or ""))
     _open_resolve(ctx, body, respond, f"all {count} alarms of this storm card", all=True)

@@ -8,11 +8,10 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
+from bot.actions.alarms import viewed_panel
 from bot.commands.who_can import Moment, answer_who_can
 from bot.context import AppContext
-from bot.payloads import PayloadError, read_id, slack_user
 from bot.render.common import blocks_to_dicts
-from bot.roles import Role
 from bot.slash.panels_lookup import PanelRef, resolve_panels
 from core.errors import SamError
 from core.reference import new_reference
@@ -24,13 +23,8 @@ def on_who_can(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    if ctx.roles.role_of(slack_user(body)) == Role.NONE:
-        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
-        return
-    try:
-        resource_id = read_id(action.get("value"), "This button")
-    except PayloadError as err:
-        respond(text=str(err), response_type="ephemeral", replace_original=False)
+    resource_id = viewed_panel(ctx, body, action, respond, None)
+    if resource_id is None:
         return
     refs = resolve_panels(ctx, str(resource_id), None)
     ref = next((r for r in refs if r.resource_id == resource_id), PanelRef(resource_id, None, None))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from slack_sdk.models.blocks import Block
 
 from bot.context import AppContext
-from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, header, section
+from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, header, sections
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.cache import audit
@@ -50,15 +50,7 @@ def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
     if not entries:
         return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
     title = f"Audit log: the latest {len(entries)} rows, newest first"
-    blocks: list[Block] = [header(title)]
-    chunk: list[str] = []
-    for line in map(audit_line, entries):
-        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
-            blocks.append(section("\n".join(chunk)))
-            chunk = []
-        chunk.append(line)
-    blocks.append(section("\n".join(chunk)))
-    blocks = blocks[: MAX_BLOCKS - 1]
+    blocks: list[Block] = [header(title), *sections(map(audit_line, entries))][: MAX_BLOCKS - 1]
     blocks.append(
         context("The same rows: `samops audit` on the console, the dashboard's Audit page (filters, CSV).")
     )

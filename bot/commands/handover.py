@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
+from bot.forms.fields import no_words_but_org
 from bot.notify.config import ChannelNotify
 from bot.notify.handover import shift_start
 from bot.render import quiet as render
-from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
 from core.read.handover import handover
 
@@ -19,8 +20,7 @@ from core.read.handover import handover
     examples=("/sam handover", "/sam handover org:1001"),
 )
 def handover_now(inv: Invocation, ctx: AppContext) -> Reply:
-    if inv.args:
-        raise UsageError("`/sam handover` takes no other words (`org:<id>` picks an organization)")
+    no_words_but_org(inv.args, "handover")
     config, _ = notify_config(ctx)
     settings = config.per_channel.get(inv.channel_id) or ChannelNotify()
     org_id = inv.org_id if inv.org_id is not None else settings.org

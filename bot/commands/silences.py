@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from bot.actions.lifecycle import notify_config
 from bot.context import AppContext
+from bot.forms.fields import no_words_but_org
 from bot.render import quiet as render
-from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
 from core.read.quiet import SILENCE, windows_in_force
 
@@ -17,8 +18,7 @@ from core.read.quiet import SILENCE, windows_in_force
     examples=("/sam silences", "/sam silences org:1001"),
 )
 def silences(inv: Invocation, ctx: AppContext) -> Reply:
-    if inv.args:
-        raise UsageError("`/sam silences` takes no other words (`org:<id>` picks an organization)")
+    no_words_but_org(inv.args, "silences")
     now = now_ms()
     windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id) if w.kind == SILENCE]
     config, _ = notify_config(ctx)

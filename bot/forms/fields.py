@@ -68,6 +68,12 @@ def one_id(args: tuple[str, ...], field_name: str, usage: str) -> int:
     return parse_id(args[0], field_name)
 
 
+def no_words_but_org(args: tuple[str, ...], command: str) -> None:
+    """For a command that takes nothing but `org:<id>` (which routing has already taken out of `args`)."""
+    if args:
+        raise UsageError(f"`/sam {command}` takes no other words (`org:<id>` picks an organization)")
+
+
 def as_text(value: object) -> str:
     """A submitted value as text whatever its JSON type: a tampered payload may put a list, a number or null
     where a string belongs, and the field's parser then names what is wrong instead of crashing."""

@@ -52,10 +52,30 @@ from pathlib import Path
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from bot.config import problems
 from core.cache.outbox import Alarm
 from core.windows import Weekly, parse_clock, parse_day
+
+
+def _known_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"{name!r} is not a known time zone (like Europe/Berlin)") from None
+    return name
+
+
+ZoneName = Annotated[str, AfterValidator(_known_zone)]
 
 
 class NotifyConfigError(ValueError):
@@ -216,7 +236,7 @@ class MaintenanceEntry(_Section):
     days: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
     start: str = Field(alias="from")
     end: str = Field(alias="to")
-    timezone: str | None = None  # default: the organization's zone ([notify.timezones], else timezone)
+    timezone: ZoneName | None = None  # default: the organization's zone ([notify.timezones], else timezone)
     reason: str | None = Field(default=None, max_length=200)
 
     @field_validator("days")
@@ -232,13 +252,6 @@ class MaintenanceEntry(_Section):
     @classmethod
     def _clock(cls, value: str) -> str:
         parse_clock(value)
-        return value
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str | None) -> str | None:
-        if value is not None:
-            _zone_info(value)
         return value
 
     @model_validator(mode="after")
@@ -264,8 +277,8 @@ class NotifyConfig(_Section):
     default_channel: str | None = None
     interval: float | None = Field(default=None, gt=0)  # None: SAMOPS_POLL_INTERVAL, the one default
     source: str = "service"  # the notifier hosts the alarm poller (core/poller.py)
-    timezone: str = "UTC"
-    timezones: dict[int, str] = Field(default_factory=dict)
+    timezone: ZoneName = "UTC"
+    timezones: dict[int, ZoneName] = Field(default_factory=dict)
     summary_hours: float = Field(default=24, ge=0)
     dashboard_url: str | None = None  # default: [dashboard].url, else SAMOPS_DASHBOARD_URL
     routes: tuple[Route, ...] = ()
@@ -292,19 +305,6 @@ class NotifyConfig(_Section):
     def _source(cls, value: str) -> str:
         if value not in {"cache", "service"}:
             raise ValueError("must be 'cache' or 'service'")
-        return value
-
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        _zone_info(value)
-        return value
-
-    @field_validator("timezones")
-    @classmethod
-    def _zones(cls, value: dict[int, str]) -> dict[int, str]:
-        for zone in value.values():
-            _zone_info(zone)
         return value
 
     def route_for(self, alarm: Alarm) -> Route | None:
@@ -334,21 +334,11 @@ class NotifyConfig(_Section):
         return list(dict.fromkeys(names))
 
 
-def _zone_info(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"{name!r} is not a known time zone (like Europe/Berlin)") from None
-
-
 def parse_notify(data: dict[str, Any], source: str = "config") -> NotifyConfig:
     try:
         return NotifyConfig.model_validate(data)
     except ValidationError as err:
-        problems = "; ".join(
-            f"notify.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors(include_url=False)
-        )
-        raise NotifyConfigError(f"{source}: {problems}") from None
+        raise NotifyConfigError(f"{source}: {problems(err, 'notify.')}") from None
 
 
 def load_notify(path: Path, required: bool = False) -> tuple[NotifyConfig, str | None]:

@@ -23,7 +23,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, or_dash, section
+from bot.render.common import MAX_BLOCKS, clip, context, escape, or_dash, section, sections
 from bot.render.forms import VALUE, modal
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, level_of
@@ -205,17 +205,7 @@ def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:
         f" — {escape(a.description or '')} (`{escape(a.event_id)}`)"
         for a in alarms
     ]
-    blocks: list[Block] = []
-    chunk: list[str] = []
-    for line in lines:
-        line = clip(line, 500)
-        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
-            blocks.append(section("\n".join(chunk)))
-            chunk = []
-        chunk.append(line)
-    if chunk:
-        blocks.append(section("\n".join(chunk)))
-    blocks = blocks[:MAX_BLOCKS]
+    blocks = sections(clip(line, 500) for line in lines)[:MAX_BLOCKS]
     return Rendered(text=f"{len(alarms)} alarms", blocks=[b.to_dict() for b in blocks])
 
 
@@ -236,15 +226,7 @@ def group_handled(
     if note:
         head += f" — {escape(clip(note, 500))}"
     lines = [f"`{local_time(at, zone)}` `{escape(event_id)}`" for event_id, at in alarms]
-    blocks: list[Block] = [section(head)]
-    chunk: list[str] = []
-    for line in lines:
-        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
-            blocks.append(section("\n".join(chunk)))
-            chunk = []
-        chunk.append(line)
-    if chunk:
-        blocks.append(section("\n".join(chunk)))
+    blocks: list[Block] = [section(head), *sections(lines)]
     if len(blocks) > MAX_BLOCKS:
         blocks = [*blocks[: MAX_BLOCKS - 1], context("… and more; every alarm is in the dashboard")]
     return Rendered(text=head, blocks=[b.to_dict() for b in blocks])

@@ -67,6 +67,20 @@ def section(text: str, fields: Sequence[str] = ()) -> SectionBlock:
     return SectionBlock(**kwargs)
 
 
+def sections(lines: Iterable[str]) -> list[SectionBlock]:
+    """Whole lines in as many sections as they need (a list too long for one section's text)."""
+    blocks: list[SectionBlock] = []
+    chunk: list[str] = []
+    for line in lines:
+        if sum(len(x) + 1 for x in chunk) + len(line) > MAX_SECTION_TEXT - 10:
+            blocks.append(section("\n".join(chunk)))
+            chunk = []
+        chunk.append(line)
+    if chunk:
+        blocks.append(section("\n".join(chunk)))
+    return blocks
+
+
 def context(*texts: str) -> ContextBlock:
     return ContextBlock(
         elements=[MarkdownTextObject(text=clip(t, MAX_CONTEXT_TEXT)) for t in texts if t][:10]

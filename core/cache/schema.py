@@ -27,6 +27,15 @@ ACTIVITY_COLUMNS: dict[str, type] = {
     "grp": int,
 }
 
+# The spec gives sensors and controllers the same I/O point fields.
+_IO_POINT_COLUMNS: dict[str, type] = {
+    "description": str,
+    "io_type": str,
+    "io_direction": str,
+    "partitions": str,
+    "raw": str,
+}
+
 # table -> (columns, primary key), as docs/architecture.md lists them.
 TABLES_V1: dict[str, tuple[dict[str, type], str]] = {
     "organizations": ({"id": int, "name": str}, "id"),
@@ -66,11 +75,7 @@ TABLES_V1: dict[str, tuple[dict[str, type], str]] = {
             "order_no": int,
             "type": str,
             "name": str,
-            "description": str,
-            "io_type": str,
-            "io_direction": str,
-            "partitions": str,
-            "raw": str,
+            **_IO_POINT_COLUMNS,
         },
         "id",
     ),
@@ -81,11 +86,7 @@ TABLES_V1: dict[str, tuple[dict[str, type], str]] = {
             "controller_id": int,
             "order_no": int,
             "name": str,
-            "description": str,
-            "io_type": str,
-            "io_direction": str,
-            "partitions": str,
-            "raw": str,
+            **_IO_POINT_COLUMNS,
         },
         "id",
     ),

@@ -185,11 +185,7 @@ def sensor_rows(group: Any, resource_id: int) -> list[dict[str, Any]]:
                 "order_no": as_int(s.get("orderNo")),
                 "type": g.get("type"),
                 "name": s.get("sensorName"),
-                "description": s.get("description"),
-                "io_type": s.get("ioType"),
-                "io_direction": s.get("ioDirection"),
-                "partitions": _partitions(s.get("partitions")),
-                "raw": to_json(s),
+                **_io_point(s),
             }
         )
     return [r for r in rows if r["id"] is not None]
@@ -203,11 +199,18 @@ def controller_row(controller: Any, resource_id: int) -> dict[str, Any]:
         "controller_id": as_int(c.get("controllerId")),
         "order_no": as_int(c.get("orderNo")),
         "name": c.get("controllerName"),
-        "description": c.get("description"),
-        "io_type": c.get("ioType"),
-        "io_direction": c.get("ioDirection"),
-        "partitions": _partitions(c.get("partitions")),
-        "raw": to_json(c),
+        **_io_point(c),
+    }
+
+
+def _io_point(point: dict[str, Any]) -> dict[str, Any]:
+    """The columns a sensor and a controller share (the spec gives both the same I/O point fields)."""
+    return {
+        "description": point.get("description"),
+        "io_type": point.get("ioType"),
+        "io_direction": point.get("ioDirection"),
+        "partitions": _partitions(point.get("partitions")),
+        "raw": to_json(point),
     }
 
 

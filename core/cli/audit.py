@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from core.cli.cache_file import add_db_option, existing_cache
 
 PROG = "samops audit"
 DEFAULT_LIMIT = 50
@@ -38,9 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--user", metavar="SLACK_ID", help="only this Slack user's rows")
     p.add_argument("--outcome", help="only this outcome (ok, failed, unknown, denied, usage, ...)")
     p.add_argument("--command", metavar="WORDS", help="only commands starting with these words")
-    p.add_argument(
-        "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
-    )
+    add_db_option(p)
     return p
 
 
@@ -52,16 +51,12 @@ def main(argv: list[str]) -> int:
 
     from core.cache import audit
     from core.cache.db import open_reader
-    from core.settings import settings_or_report
     from core.timefmt import utc
 
-    settings = settings_or_report(PROG)
-    if settings is None:
-        return 2
-    path = args.db or settings.db_path
-    if not path.exists():
-        print(f"{PROG}: no cache at {path}; run `samops sync` first", file=sys.stderr)
-        return 1
+    found = existing_cache(PROG, args.db)
+    if isinstance(found, int):
+        return found
+    _, path = found
     try:
         db = open_reader(path)
         rows = audit.recent(db, args.limit, args.user, args.command, outcome=args.outcome)

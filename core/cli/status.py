@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.cli.cache_file import add_db_option, existing_cache
 from core.clock import now_ms
 
 if TYPE_CHECKING:
@@ -26,9 +26,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, description="Show cache freshness, notifier backlog and last errors."
     )
-    p.add_argument(
-        "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
-    )
+    add_db_option(p)
     return p
 
 
@@ -49,15 +47,11 @@ def main(argv: list[str]) -> int:
 
     from core import read
     from core.cache.db import open_reader
-    from core.settings import settings_or_report
 
-    settings = settings_or_report(PROG)
-    if settings is None:
-        return 2
-    path = args.db or settings.db_path
-    if not path.exists():
-        print(f"{PROG}: no cache at {path}; run `samops sync` first", file=sys.stderr)
-        return 1
+    found = existing_cache(PROG, args.db)
+    if isinstance(found, int):
+        return found
+    settings, path = found
     try:
         db = open_reader(path)
     except Exception as exc:

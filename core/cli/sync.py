@@ -14,8 +14,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
+from core.cli.cache_file import add_db_option
 from core.redact import install
 from core.sync import DEFAULT_OVERLAP_MS, Progress, SyncOptions, SyncReport
 
@@ -61,9 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave operation 3's activities to the alarm poller (`samops notify`, as `samops up` runs it)",
     )
-    p.add_argument(
-        "--db", type=Path, metavar="PATH", help="cache file (default: SAMOPS_DB or .samops/cache.db)"
-    )
+    add_db_option(p)
     p.add_argument(
         "--concurrency", type=_positive_int, default=8, metavar="N", help="parallel requests (default 8)"
     )

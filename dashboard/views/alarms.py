@@ -39,25 +39,13 @@ if st.session_state["alarms_org"] not in (None, *orgs):
     st.session_state["alarms_org"] = None
 
 org_col, panel_col, type_col, range_col, text_col = st.columns([2, 3, 2, 2, 3])
-org_id = org_col.selectbox(
-    "Organization",
-    [None, *orgs],
-    key="alarms_org",
-    placeholder="All organizations",
-    format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
-)
+org_id = ui.all_or_one(org_col, "Organization", orgs, "alarms_org", "All organizations")
 panels = {
     p.resource_id: p.name or f"panel {p.resource_id}" for p in data.find_panels(path, None, org_id, 10_000)
 }
 if (linked := st.session_state["alarms_panel"]) is not None and linked not in panels:
     panels[linked] = f"panel {linked}"  # a link to a panel the cache does not know (yet) still filters
-resource_id = panel_col.selectbox(
-    "Panel",
-    [None, *panels],
-    key="alarms_panel",
-    placeholder="All panels",
-    format_func=lambda p: "All panels" if p is None else f"{panels[p]} ({p})",
-)
+resource_id = ui.all_or_one(panel_col, "Panel", panels, "alarms_panel", "All panels")
 violation_type = type_col.selectbox(
     "Type",
     [None, *read.SEVERITY],
@@ -122,16 +110,9 @@ def alarms_table(flt: read.AlarmFilter) -> None:
     head.markdown(f"**{len(rows)} alarms{more}**")
     head.text(described_filters() or "no filters")  # holds the URL's search text: never markdown
     described = described_filters()
-    button.download_button(
-        "Download CSV",
-        functools.partial(full_export, flt, described, as_of, zones.tz()),
-        file_name="samops-alarms.csv",
-        mime="text/csv",
-        icon=":material/download:",
-        on_click="ignore",
-        width="stretch",
-        help="Every alarm these filters match, not only the ones shown.",
-    )
+    export_all = functools.partial(full_export, flt, described, as_of, zones.tz())
+    every_alarm = "Every alarm these filters match, not only the ones shown."
+    ui.csv_button(button, export_all, "samops-alarms.csv", every_alarm)
     if frame.empty:
         st.info("No alarms match these filters.")
         return

@@ -87,17 +87,8 @@ def audit_table() -> None:
     more = " (the newest)" if len(rows) == LIMIT else ""
     head.markdown(f"**{len(rows)} audit rows{more}**")
     head.text(described_filters())  # holds the URL's text: never markdown
-    button.download_button(
-        "Download CSV",
-        export.table_csv(
-            frame, export.heading("samops audit log", described_filters(), now, now, zones.tz()), zones.tz()
-        ),
-        file_name="samops-audit.csv",
-        mime="text/csv",
-        icon=":material/download:",
-        on_click="ignore",
-        width="stretch",
-    )
+    heading = export.heading("samops audit log", described_filters(), now, now, zones.tz())
+    ui.csv_button(button, export.table_csv(frame, heading, zones.tz()), "samops-audit.csv")
     if frame.empty:
         st.info("No audit rows match these filters.")
         return

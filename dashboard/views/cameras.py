@@ -20,13 +20,7 @@ if st.session_state["cameras_org"] not in (None, *orgs):
     st.session_state["cameras_org"] = None
 
 org_col, text_col, toggle_col = st.columns([2, 3, 2], vertical_alignment="bottom")
-org_id = org_col.selectbox(
-    "Organization",
-    [None, *orgs],
-    key="cameras_org",
-    placeholder="All organizations",
-    format_func=lambda o: "All organizations" if o is None else f"{orgs[o]} ({o})",
-)
+org_id = ui.all_or_one(org_col, "Organization", orgs, "cameras_org", "All organizations")
 text = text_col.text_input(
     "Search", key="cameras_text", placeholder="name, model, version…", max_chars=filters.TEXT_MAX
 )

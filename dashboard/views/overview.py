@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -22,47 +24,23 @@ def kpi_tiles() -> None:
     k = data.kpis(path, now)
     hours = data.kpi_hours(path, now)
     tiles = st.columns(5)
-    tiles[0].metric(
-        "Alarms, last 24 h",
-        k.alarms_24h,
-        chart_data=k.alarms_per_hour_24h or None,
-        chart_type="bar",
-        border=True,
-        height=TILE_HEIGHT,
-        help="Violations in the last 24 hours; the bars are alarms per hour.",
-    )
-    tiles[1].metric(
-        "Panels with alarms, 24 h",
-        k.panels_with_alarms_24h,
-        chart_data=hours.panels_with_alarms,
-        chart_type="bar",
-        border=True,
-        height=TILE_HEIGHT,
-        help="Panels that raised an alarm in the last 24 hours; the bars are panels per hour.",
-    )
-    tiles[2].metric(
-        "Cameras offline",
-        k.cameras_offline,
-        border=True,
-        height=TILE_HEIGHT,
-        help=NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY,
-    )
-    tiles[3].metric(
-        "SD-card problems",
-        k.sd_card_problems,
-        border=True,
-        height=TILE_HEIGHT,
-        help=NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else NO_HISTORY,
-    )
-    tiles[4].metric(
-        "Sensor errors, 24 h",
-        k.sensors_with_errors_24h,
-        chart_data=hours.sensors_with_errors,
-        chart_type="bar",
-        border=True,
-        height=TILE_HEIGHT,
-        help="Distinct panel and sensor pairs that sent an error event in the last 24 hours; the bars are "
-        "pairs per hour.",
+    _tile(tiles[0], "Alarms, last 24 h", k.alarms_24h, k.alarms_per_hour_24h or None,
+          "Violations in the last 24 hours; the bars are alarms per hour.")  # fmt: skip
+    _tile(tiles[1], "Panels with alarms, 24 h", k.panels_with_alarms_24h, hours.panels_with_alarms,
+          "Panels that raised an alarm in the last 24 hours; the bars are panels per hour.")  # fmt: skip
+    _tile(tiles[2], "Cameras offline", k.cameras_offline, None,
+          NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY)  # fmt: skip
+    _tile(tiles[3], "SD-card problems", k.sd_card_problems, None,
+          NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else NO_HISTORY)  # fmt: skip
+    _tile(tiles[4], "Sensor errors, 24 h", k.sensors_with_errors_24h, hours.sensors_with_errors,
+          "Distinct panel and sensor pairs that sent an error event in the last 24 hours; the bars are "
+          "pairs per hour.")  # fmt: skip
+
+
+def _tile(column: Any, label: str, value: int | None, bars: Any, explains: str) -> None:
+    """One KPI tile: a number, its bars per hour when it has a history (`bars`), and what it counts."""
+    column.metric(
+        label, value, chart_data=bars, chart_type="bar", border=True, height=TILE_HEIGHT, help=explains
     )
 
 

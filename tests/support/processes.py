@@ -56,6 +56,21 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
             proc.wait()
 
 
+@contextlib.contextmanager
+def streamlit_serving(
+    command: list[str], port: int, cwd: Path, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """Run `command`, a Streamlit server on 127.0.0.1:`port`, until its health check answers; yields its base
+    URL (no trailing slash) and stops the server after."""
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_http(f"{base}/_stcore/health", proc, timeout=90)
+        yield base
+    finally:
+        stop(proc, timeout=15)
+
+
 def ctrl_c(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
     """Interrupt `proc` as Ctrl-C does and wait for it; its exit code. One still running after `timeout` is
     killed, and that is a failure: TimeoutExpired propagates."""

@@ -193,12 +193,19 @@ def insert_posted_alarms(db: Any, rows: list[tuple[str, int, int, int, str, str]
     )
 
 
+def old_cache(path: Path, version: int) -> sqlite_utils.Database:
+    """A new cache file at schema `version` (its first migrations only), as an older samops left it; open,
+    for the caller to add that version's rows."""
+    old = sqlite_utils.Database(path)
+    for migration in schema.MIGRATIONS[:version]:
+        migration(old)
+    old["meta"].insert({"key": "schema_version", "value": str(version)}, pk="key")
+    return old
+
+
 def version_1_cache(path: Path) -> Path:
     """A cache file at schema version 1 (the first migration only), as an old samops left it."""
-    old = sqlite_utils.Database(path)
-    schema.MIGRATIONS[0](old)
-    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
-    old.close()
+    old_cache(path, 1).close()
     return path
 
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from core import lifecycle
 from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
-from tests.support.bot import blocks_text, run_bot
+from tests.support.bot import BotProcess, blocks_text, run_bot
 from tests.support.slack_standin import SlackStandIn
 
 EVENT = "EV-777-000001"
@@ -39,6 +40,13 @@ def click(action_id: str, value: str, user: str, response: str) -> dict:
     }
 
 
+def answered(bot: BotProcess, slack: SlackStandIn, tag: str, action_id: str, value: str, user: str) -> Any:
+    """`user` clicks the button; the one answer posted to the click's response URL (named `tag`)."""
+    bot.send_action(click(action_id, value, user, slack.response_url(tag)))
+    [answer] = slack.wait_for(lambda: slack.responses(tag), timeout=30)
+    return answer
+
+
 def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     db_path = tmp_path / "cache.db"
     seed(db_path)
@@ -51,22 +59,20 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
         text = blocks_text(update.params["attachments"][0]["blocks"])
         assert "Acknowledged* by <@U_CAROL>" in text and "Depot (777)" in text
         # The double click, by someone else: nothing changes, and they are told who was first.
-        bot.send_action(click("alarm_ack", EVENT, "U_BOB", slack.response_url("ack2")))
-        [answer] = slack.wait_for(lambda: slack.responses("ack2"), timeout=30)
+        answer = answered(bot, slack, "ack2", "alarm_ack", EVENT, "U_BOB")
         assert "Already acknowledged by <@U_CAROL>" in answer.params["text"]
         assert len(slack.calls_to("chat.update")) == 1
 
-        bot.send_action(click("alarm_silence_30", json.dumps({"r": 777, "m": 30}), "U_ALICE",
-                              slack.response_url("denied")))  # fmt: skip
-        [denied] = slack.wait_for(lambda: slack.responses("denied"), timeout=30)
+        denied = answered(
+            bot, slack, "denied", "alarm_silence_30", json.dumps({"r": 777, "m": 30}), "U_ALICE"
+        )
         assert "technician role" in denied.params["text"]
-        bot.send_action(click("alarm_silence_120", json.dumps({"r": 777, "m": 120}), "U_BOB",
-                              slack.response_url("silence")))  # fmt: skip
-        [silenced] = slack.wait_for(lambda: slack.responses("silence"), timeout=30)
+        silenced = answered(
+            bot, slack, "silence", "alarm_silence_120", json.dumps({"r": 777, "m": 120}), "U_BOB"
+        )
         assert "silenced" in silenced.params["text"]
 
-        bot.send_action(click("alarm_panel_status", "777", "U_BOB", slack.response_url("status")))
-        [status] = slack.wait_for(lambda: slack.responses("status"), timeout=30)
+        status = answered(bot, slack, "status", "alarm_panel_status", "777", "U_BOB")
         assert status.params["response_type"] == "ephemeral" and "Depot" in status.params["text"]
         assert "silenced until" in status.params["text"]
 
@@ -84,12 +90,10 @@ def test_acknowledge_and_silence_refuse_what_the_cache_does_not_hold(tmp_path: P
     seed(db_path)
     roles = '[roles]\ntechnicians = ["U_BOB"]\n'
     with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=roles) as bot:
-        bot.send_action(click("alarm_ack", "EV-NOT-CACHED", "U_BOB", slack.response_url("ack")))
-        [answer] = slack.wait_for(lambda: slack.responses("ack"), timeout=30)
+        answer = answered(bot, slack, "ack", "alarm_ack", "EV-NOT-CACHED", "U_BOB")
         assert "not in samops' cache" in answer.params["text"]
-        bot.send_action(click("alarm_silence_30", json.dumps({"r": 4242424242, "m": 30}), "U_BOB",
-                              slack.response_url("silence")))  # fmt: skip
-        [refused] = slack.wait_for(lambda: slack.responses("silence"), timeout=30)
+        far = json.dumps({"r": 4242424242, "m": 30})
+        refused = answered(bot, slack, "silence", "alarm_silence_30", far, "U_BOB")
         assert "not in samops' cache" in refused.params["text"]
         assert slack.calls_to("chat.update") == []
     db = open_cache(db_path)

@@ -123,6 +123,24 @@ def wait_http(url: str, child: Child, timeout: float) -> bool:
     return False
 
 
+USAGE_ERROR = 2  # every samops program's exit code for a bad argument, setting or configuration file
+
+
+def config_problem(settings: Settings) -> str | None:
+    """What is wrong with the TOML configuration (`SAMOPS_CONFIG`), checked as the bot and the notifier
+    will read it, before anything starts; None when nothing is."""
+    from bot.config import ConfigError, load_config  # here: the other subcommands need no bot imports
+    from bot.notify.config import NotifyConfigError, load_notify
+
+    required = settings.is_set("config_path")
+    try:
+        load_config(settings.config_path, required)
+        load_notify(settings.config_path, required)
+    except (ConfigError, NotifyConfigError) as err:
+        return str(err)
+    return None
+
+
 class Supervisor:
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
@@ -135,8 +153,9 @@ class Supervisor:
         child.start(self.env)
         return child
 
-    def watch(self) -> None:
-        """Restart crashed children with exponential backoff until asked to stop."""
+    def watch(self) -> int:
+        """Restart crashed children with exponential backoff until asked to stop (0), or until one refuses
+        its configuration (USAGE_ERROR: restarting it would only refuse again, while looking alive)."""
         while not self.stopping.wait(0.2):
             now = time.monotonic()
             for child in self.children:
@@ -146,6 +165,9 @@ class Supervisor:
                     if now - child.started_at > STABLE_AFTER_S:
                         child.failures = 0
                     continue
+                if code == USAGE_ERROR:
+                    log(f"{child.name} refused its configuration (exit code {code}, reason above); stopping")
+                    return USAGE_ERROR
                 if child.restart_at is None:
                     delay = min(2.0**child.failures, BACKOFF_MAX_S)
                     child.failures += 1
@@ -154,6 +176,7 @@ class Supervisor:
                 elif now >= child.restart_at:
                     log(f"restarting {child.name}")
                     child.start(self.env)
+        return 0
 
     def stop(self) -> None:
         self.stopping.set()
@@ -253,8 +276,9 @@ def main(argv: list[str]) -> int:
     if settings is None:
         return 2
     where = plan(args, settings)
-    if where.problem is not None:
-        print(f"samops up: {where.problem}", file=sys.stderr)
+    problem = where.problem or config_problem(settings)
+    if problem is not None:
+        print(f"samops up: {problem}", file=sys.stderr)
         return 2
     busy = busy_ports(args, settings, where)
     if busy:
@@ -279,9 +303,9 @@ def main(argv: list[str]) -> int:
             return 0
         start_parts(args, where, supervisor)
         print_where(args, where, settings)
-        supervisor.watch()
+        code = supervisor.watch()
         log("stopping …")
-        return 0
+        return code
     finally:
         supervisor.stop()
 

@@ -15,6 +15,7 @@ import os
 import socket
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -95,6 +96,33 @@ def test_up_refuses_credentials_without_a_service_in_one_line(tmp_path: Path) ->
     assert done.stderr.count("\n") == 1 and "SAM_BASE_URL" in done.stderr
     assert "real-secret" not in done.stdout + done.stderr
     assert not (tmp_path / ".samops").exists()
+
+
+def test_a_bad_configuration_file_stops_up_before_anything_starts(tmp_path: Path) -> None:
+    (tmp_path / "samops.toml").write_text(
+        '[[notify.routes]]\nchannel = "C1"\nescalate_after = 5\nescalate_to = ["U_LEAD"]\n'
+    )
+    done = subprocess.run(
+        samops_cmd("up", "--sim-port", str(free_port())),
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "U_LEAD" in done.stderr and "escalate_to" in done.stderr
+    assert "[simulator]" not in done.stdout and not (tmp_path / ".samops").exists()
+
+
+def test_a_child_refusing_its_configuration_stops_up_rather_than_restarting(tmp_path: Path) -> None:
+    supervisor = up.Supervisor(dict(os.environ))
+    child = supervisor.add("notify", [sys.executable, "-c", "raise SystemExit(2)"])
+    try:
+        assert supervisor.watch() == up.USAGE_ERROR
+        assert child.failures == 0  # never restarted
+    finally:
+        supervisor.stop()
 
 
 # --- ports across restarts --------------------------------------------------------------------------------

@@ -96,10 +96,9 @@ def change_alarm(
     db = ctx.db()
     alarm = outbox.get_alarm(db, event_id)
     assert alarm is not None
-    before = lifecycle.get(db, event_id)
     verb = VERBS[change]
     summary = f"{verb} alarm {event_id}" + (f" with a note ({len(note)} characters)" if note else "")
-    unchanged = lifecycle.refusal(before, change, user) if before is not None else ""
+    unchanged = _refusal(db, event_id, change, user)
     if unchanged:  # read before the write: the summary only; the write itself decides
         summary += f" (no change: {unchanged})"
     request = WriteRequest(user, f"alarm {verb} {event_id}", summary, key, alarm.org_id, reference)
@@ -110,6 +109,12 @@ def change_alarm(
         lambda: lifecycle.apply(db, event_id, change, user, now_ms(), opened_at=opened_at, note=note),
     )
     return outcome, outcome.result if isinstance(outcome.result, Outcome) else None
+
+
+def _refusal(db: sqlite_utils.Database, event_id: str, change: Change, user: str) -> str:
+    """Why `change` would change nothing of the alarm now ("" when it would)."""
+    before = lifecycle.get(db, event_id)
+    return lifecycle.refusal(before, change, user) if before is not None else ""
 
 
 def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
@@ -269,9 +274,13 @@ def change_card(
     assert card.channel is not None and card.ts is not None
     alarms = handling.card_alarms(db, card.channel, card.ts)
     verb = VERBS[change]
-    summary = f"{verb} all {len(alarms)} alarms of the storm card {card.ts} in {card.channel}"
+    # Counted before the write, for the summary only (as for one alarm): the write itself decides.
+    changing = sum(1 for event_id, _ in alarms if not _refusal(db, event_id, change, user))
+    summary = f"{verb} {changing} of the {len(alarms)} alarms of the storm card {card.ts} in {card.channel}"
     if note:
         summary += f" with a note ({len(note)} characters)"
+    if not changing:
+        summary += " (no change)"
     request = WriteRequest(user, f"alarm {verb} all {card.ts}", summary, key, None, reference)
 
     def apply_all() -> list[tuple[str, int]]:

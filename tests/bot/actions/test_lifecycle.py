@@ -183,6 +183,9 @@ def test_storm_card_acknowledge_all_and_resolve_all(tmp_path: Path) -> None:
         threads = [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts") == STORM_TS]
         assert len(threads) == 2 and "resolved 3 alarms of this card" in threads[1].params["text"]
         assert "faulty sensor" in threads[1].params["text"]
+        # A late "Acknowledge all" changes nothing, and its audit row says so.
+        send(bot, click(slack, "alarm_ack_all", "777", "U_TECH", "ackagain", ts=STORM_TS))
+        slack.wait_for(lambda: len(audit.recent(open_cache(db_path))) == 4, timeout=30)
 
     db = open_cache(db_path)
     for event in storm:
@@ -195,4 +198,8 @@ def test_storm_card_acknowledge_all_and_resolve_all(tmp_path: Path) -> None:
         ("alarm acknowledge all", "denied"),
         (f"alarm acknowledge all {STORM_TS}", "ok"),
         (f"alarm resolve all {STORM_TS}", "ok"),
+        (f"alarm acknowledge all {STORM_TS}", "ok"),
     ]
+    summaries = [e.summary for e in reversed(audit.recent(db))]
+    assert summaries[1].startswith("acknowledge 2 of the 3 alarms") and "no change" not in summaries[1]
+    assert summaries[3].startswith("acknowledge 0 of the 3 alarms") and summaries[3].endswith("(no change)")

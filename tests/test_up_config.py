@@ -82,16 +82,15 @@ def test_a_configured_service_is_used_as_configured(
     assert up.plan(up.parse_args(["--bot-port", "3400"]), Settings()).bot_port == 3400  # an option wins
 
 
+def up_refusing(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`samops up` run in `folder`, which is expected to refuse to start (so a short timeout)."""
+    cmd = samops_cmd("up", "--sim-port", str(free_port()))
+    return subprocess.run(cmd, cwd=folder, env=clean_env(), capture_output=True, text=True, timeout=60)
+
+
 def test_up_refuses_credentials_without_a_service_in_one_line(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("SAM_SCREEN_NAME=field-ops\nSAM_PASSWORD=real-secret\n")
-    done = subprocess.run(
-        samops_cmd("up", "--sim-port", str(free_port())),
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = up_refusing(tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "SAM_BASE_URL" in done.stderr
     assert "real-secret" not in done.stdout + done.stderr
@@ -102,14 +101,7 @@ def test_a_bad_configuration_file_stops_up_before_anything_starts(tmp_path: Path
     (tmp_path / "samops.toml").write_text(
         '[[notify.routes]]\nchannel = "C1"\nescalate_after = 5\nescalate_to = ["U_LEAD"]\n'
     )
-    done = subprocess.run(
-        samops_cmd("up", "--sim-port", str(free_port())),
-        cwd=tmp_path,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = up_refusing(tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "U_LEAD" in done.stderr and "escalate_to" in done.stderr
     assert "[simulator]" not in done.stdout and not (tmp_path / ".samops").exists()

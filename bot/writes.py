@@ -126,6 +126,14 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     return WriteOutcome(True, ok, message, reference, result, unknown=outcome == "unknown")
 
 
+def record_cache_write(ctx: AppContext, request: WriteRequest) -> None:
+    """A write to samops' own cache (a silence, a maintenance window, a lift), done: its audit row and its
+    line in the audit channel, as for a write to the service."""
+    reference = request.reference or new_reference()
+    _record(ctx.db(), request, "ok", request.summary, reference)
+    _announce(ctx, request, "ok", reference)
+
+
 def _record(
     db: sqlite_utils.Database, request: WriteRequest, outcome: str, summary: str, reference: str
 ) -> None:

@@ -17,8 +17,9 @@ from bot.render import alarms as render
 from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
+from bot.writes import WriteRequest, record_cache_write
 from core import read
-from core.cache import audit, outbox, quiet
+from core.cache import outbox, quiet
 from core.cache.writes import write_transaction
 from core.clock import now_ms
 from core.read import quiet as quiet_read
@@ -118,9 +119,11 @@ def on_silence(
     shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
     # Nothing between the silence and its audit row can raise: the words are ready before the write.
     window = silence(db, resource_id, minutes, user, at)
-    audit.record(db, slack_user=user, command=f"alarm silence {resource_id} {minutes}m", outcome="ok",
-                 summary=f"silenced panel {resource_id} until {shown_until}",
-                 reference=f"silence-{resource_id}-{window.ends_at}")  # fmt: skip
+    summary = f"silenced panel {resource_id} until {shown_until}"
+    reference = f"silence-{resource_id}-{window.ends_at}"
+    record_cache_write(
+        ctx, WriteRequest(user, f"alarm silence {resource_id} {minutes}m", summary, "", None, reference)
+    )
     # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
     card = quiet_render.window_card(window, config.zone_for(window.organization), at)
     respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)

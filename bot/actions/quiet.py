@@ -14,11 +14,10 @@ from bot.payloads import PayloadError, read_id, slack_user
 from bot.render import quiet as render
 from bot.render.alarms import local_time
 from bot.roles import Role
-from bot.writes import audit_denied, role_denied
-from core.cache import audit, quiet
+from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied
+from core.cache import quiet
 from core.cache.writes import write_transaction
 from core.clock import now_ms
-from core.reference import new_reference
 
 
 def on_lift(
@@ -53,9 +52,9 @@ def on_lift(
             text = f"It already ended at {local_time(window.end, zone)}."
         respond(text=text, response_type="ephemeral", replace_original=False)
         return
-    audit.record(db, slack_user=user, command=f"{window.kind} lift {window.id}", outcome="ok",
-                 org_id=window.organization, summary=f"lifted the {window.kind} of {window.scope()}",
-                 reference=new_reference())  # fmt: skip
+    summary = f"lifted the {window.kind} of {window.scope()}"
+    # The same command words as a refused lift's, so one filter finds both.
+    record_cache_write(ctx, WriteRequest(user, f"quiet lift {window.id}", summary, "", window.organization))
     card = render.lifted_card(window, zone)
     if (body.get("container") or {}).get("is_ephemeral"):
         # A list only its reader sees: tell the channel, as lifting changes what everyone gets.

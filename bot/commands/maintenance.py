@@ -19,8 +19,8 @@ from bot.roles import Role
 from bot.slash.panels_lookup import resolve_panels
 from bot.slash.parse import parse_text
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
-from bot.writes import audit_denied, role_denied, slash_key
-from core.cache import audit, claims, quiet
+from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied, slash_key
+from core.cache import claims, quiet
 from core.cache.writes import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
 from core.read import organizations
@@ -82,8 +82,8 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     assert made is not None
     card = render.window_card(made, zone, now)
     summary = f"maintenance {window_id} of {scope}: {render.window_line(made, zone, now)}"
-    audit.record(db, slack_user=inv.user_id, command=f"maintenance {' '.join(inv.args)}"[:200],
-                 org_id=org_id, outcome="ok", summary=summary[:500], reference=inv.reference)  # fmt: skip
+    command = f"maintenance {' '.join(inv.args)}"[:200]
+    record_cache_write(ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference))
     return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
 
 

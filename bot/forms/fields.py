@@ -8,13 +8,13 @@ under that field and a slash command can answer it with the usage line. Nothing 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 from bot.slash.registry import UsageError
 from core.models import INT64_MAX
+from core.text import is_control
 
 T = TypeVar("T")
 
@@ -25,8 +25,6 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"(\d{1,2}):(\d{2})")
 WORD = re.compile(r"[A-Za-z0-9_.@+-]{1,64}")
 LINE_WHITESPACE = frozenset("\t\n\v\f\r")  # control characters that are only layout: made spaces
-# Embedding, override and isolate controls: they reorder how the text around them is shown (U+202E spoofs).
-BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 
 
 class FieldError(UsageError):
@@ -159,11 +157,6 @@ def parse_name(value: object, field_name: str) -> str:
     if len(text) > MAX_NAME:
         raise FieldError(field_name, f"at most {MAX_NAME} characters")
     return text
-
-
-def is_control(char: str) -> bool:
-    """A C0/C1 control character (Unicode category Cc) or a bidi control."""
-    return unicodedata.category(char) == "Cc" or char in BIDI_CONTROLS
 
 
 def day_start_ms(day: date) -> int:

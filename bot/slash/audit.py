@@ -26,6 +26,6 @@ def record_refused(ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: s
         command=f"{words} {' '.join(inv.args)}".strip()[:200],
         org_id=inv.org_id,
         outcome=outcome,
-        summary=summary[:500],
+        summary=summary.strip().split("\n", 1)[0][:500],  # the answer's first line: a usage text is long
         reference=inv.reference,
     )

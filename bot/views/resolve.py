@@ -16,13 +16,14 @@ from bot.actions.lifecycle import (
     unchanged_text,
     update_alarm_card,
 )
-from bot.forms.fields import LINE_WHITESPACE, as_text, is_control
+from bot.forms.fields import LINE_WHITESPACE, as_text
 from bot.forms.submission import Submission, WriteModal, submitted
 from bot.payloads import ModalMeta, SlackId
 from bot.render.alarms import NOTE, RESOLVE_MODAL
 from bot.writes import answer_later
 from core.cache import outbox
 from core.lifecycle import MAX_NOTE, Change
+from core.text import is_control
 
 if TYPE_CHECKING:
     from bot.context import AppContext

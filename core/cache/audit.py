@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from core.clock import now_ms
 from core.redact import mask_secret_words
 from core.sqlite_lib import sqlite_utils
+from core.text import visible
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,10 @@ def record(
     row = {
         "at": at if at is not None else now_ms(),
         "slack_user": slack_user,
-        "command": mask_secret_words(command),
+        "command": visible(mask_secret_words(command)),
         "org_id": org_id,
         "outcome": outcome,
-        "summary": mask_secret_words(summary),
+        "summary": visible(mask_secret_words(summary)),
         "reference": reference,
     }
     with db.conn:

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Importing a command module registers its subcommands with the router.
-from bot.forms.fields import MAX_ID, FieldError, is_control, looks_like_id, parse_id, parse_name
+from bot.forms.fields import MAX_ID, FieldError, looks_like_id, parse_id, parse_name
 from bot.slash.registry import UsageError
+from core.text import is_control
 
 
 @pytest.mark.parametrize(

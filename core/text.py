@@ -1,0 +1,20 @@
+"""Characters that change how text around them is shown: what free text may not hold, and how a record
+that keeps such text as it came (the audit log) shows it instead."""
+
+from __future__ import annotations
+
+import unicodedata
+
+# Embedding, override and isolate controls: they reorder how the text around them is shown (U+202E spoofs).
+BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+
+
+def is_control(char: str) -> bool:
+    """A C0/C1 control character (Unicode category Cc) or a bidi control."""
+    return unicodedata.category(char) == "Cc" or char in BIDI_CONTROLS
+
+
+def visible(text: str) -> str:
+    """`text` with each control character written out as `\\uXXXX`: what was sent stays on record, and
+    nothing in it beeps, reorders or breaks the line it is shown in."""
+    return "".join(f"\\u{ord(ch):04x}" if is_control(ch) else ch for ch in text)

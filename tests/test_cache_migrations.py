@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import traceback
 from pathlib import Path
 
 from core.cache import audit, claims, schema
@@ -49,7 +50,7 @@ def test_a_version_6_cache_with_side_tables_migrates_and_keeps_their_rows(tmp_pa
 
 def test_a_fresh_file_serves_claims_audit_and_tasks_from_many_threads(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
-    errors: list[BaseException] = []
+    errors: list[str] = []
 
     def work(n: int) -> None:
         try:
@@ -57,8 +58,8 @@ def test_a_fresh_file_serves_claims_audit_and_tasks_from_many_threads(tmp_path: 
             claims.claim_once(db, f"k{n}")
             audit.record(db, slack_user="U", command="x", outcome="ok", summary="s", reference=f"R{n}")
             save_task(db, n, {"taskName": str(n)}, org_id=1, at=n, by="U")
-        except BaseException as exc:
-            errors.append(exc)
+        except BaseException:
+            errors.append(traceback.format_exc())  # where it failed, not only what
 
     threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
     for t in threads:

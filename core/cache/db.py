@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,12 +43,27 @@ def _create_private_file(path: Path) -> None:
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
+def _use_wal(db: sqlite_utils.Database) -> None:
+    """Switch the file to WAL (a no-op once it is). Switching a new file needs it to itself, and SQLite may
+    answer "database is locked" at once, without waiting out busy_timeout, while another connection opens
+    or switches it too (several threads opening a fresh cache): ask again until busy_timeout has passed."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def _connect(path: Path, check_same_thread: bool) -> sqlite_utils.Database:
     with _private_umask():
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=check_same_thread)
         db = sqlite_utils.Database(conn)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        db.execute("PRAGMA journal_mode = WAL")
+        _use_wal(db)
         db.execute("PRAGMA synchronous = NORMAL")
         for pragma in CACHE_PRAGMAS:
             db.execute(pragma)

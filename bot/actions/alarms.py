@@ -9,8 +9,7 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
-from bot.actions.lifecycle import notify_config
-from bot.context import AppContext
+from bot.context import AppContext, notify_config
 from bot.notify.config import NotifyConfig
 from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
 from bot.render import alarms as render

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot.context import AppContext, notify_config
 from bot.modals import modal_meta, open_modal
-from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
 from bot.payloads import PayloadError, read_event_id, slack_user
 from bot.render import alarms as render
 from bot.roles import Role
@@ -32,7 +32,6 @@ from core.read import handling
 from core.reference import new_reference
 
 if TYPE_CHECKING:
-    from bot.context import AppContext
     from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
@@ -61,14 +60,6 @@ def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     card = card_of(body)
     return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
                       slack_user(body), card.channel, card.ts)  # fmt: skip
-
-
-def notify_config(ctx: AppContext) -> tuple[NotifyConfig, str]:
-    try:
-        config = parse_notify(ctx.config.notify)
-    except NotifyConfigError:
-        config = NotifyConfig()  # the notifier reports config errors; buttons still work with defaults
-    return config, config.dashboard_url or ctx.config.dashboard.url or ctx.settings.dashboard_url
 
 
 def _say(respond: Respond, text: str) -> None:

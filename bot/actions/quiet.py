@@ -8,8 +8,7 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
-from bot.actions.lifecycle import notify_config
-from bot.context import AppContext
+from bot.context import AppContext, notify_config
 from bot.payloads import PayloadError, read_id, slack_user
 from bot.render import quiet as render
 from bot.render.alarms import local_time

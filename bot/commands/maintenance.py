@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.actions.lifecycle import notify_config
-from bot.context import AppContext
+from bot.context import AppContext, notify_config
 from bot.forms.fields import FieldError, looks_like_id, parse_id, parse_name
 from bot.render import quiet as render
 from bot.render.common import escape

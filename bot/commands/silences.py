@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from bot.actions.lifecycle import notify_config
-from bot.context import AppContext
+from bot.context import AppContext, notify_config
 from bot.forms.fields import no_words_but_org
 from bot.render import quiet as render
 from bot.slash.registry import Invocation, Reply, subcommand

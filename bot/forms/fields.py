@@ -144,13 +144,20 @@ def parse_day_of_week(value: object, field_name: str) -> int:
     return int(text)
 
 
+def free_text(value: object, field_name: str) -> str:
+    """Text a person typed, as typed: layout (line breaks, tabs) allowed; any other control character or a
+    bidi control refused, naming the field and the character."""
+    raw = as_text(value)
+    if hidden := next((c for c in raw if c not in LINE_WHITESPACE and is_control(c)), None):
+        raise FieldError(field_name, f"must not contain control characters (found U+{ord(hidden):04X})")
+    return raw
+
+
 def parse_name(value: object, field_name: str) -> str:
     """Free text for the service (a name, a sensor description): runs of whitespace, line breaks and tabs
     included, become one space; any other control character or a bidi control is refused, naming the field
     and the character, rather than sent on unseen or silently dropped."""
-    raw = as_text(value)
-    if hidden := next((c for c in raw if c not in LINE_WHITESPACE and is_control(c)), None):
-        raise FieldError(field_name, f"must not contain control characters (found U+{ord(hidden):04X})")
+    raw = free_text(value, field_name)
     text = " ".join(raw.split())
     if not text:
         raise FieldError(field_name, "must not be empty")

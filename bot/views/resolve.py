@@ -16,14 +16,13 @@ from bot.actions.lifecycle import (
     unchanged_text,
     update_alarm_card,
 )
-from bot.forms.fields import LINE_WHITESPACE, as_text
+from bot.forms.fields import FieldError, free_text
 from bot.forms.submission import Submission, WriteModal, submitted
 from bot.payloads import ModalMeta, SlackId
 from bot.render.alarms import NOTE, RESOLVE_MODAL
 from bot.writes import answer_later
 from core.cache import outbox
 from core.lifecycle import MAX_NOTE, Change
-from core.text import is_control
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -44,10 +43,10 @@ def read_note(meta: ResolveMeta, view: dict[str, Any]) -> tuple[ResolveForm | No
     """The note: optional free text, lines kept; control characters other than layout are refused."""
     if (meta.e is None) == (not meta.all) or (meta.all and (meta.channel is None or meta.ts is None)):
         return None, {NOTE: "this form lost its alarm; click Resolve on the card again"}
-    raw = as_text(submitted(view).get(NOTE))
-    if hidden := next((c for c in raw if c not in LINE_WHITESPACE and is_control(c)), None):
-        return None, {NOTE: f"must not contain control characters (found U+{ord(hidden):04X})"}
-    note = raw.strip()
+    try:
+        note = free_text(submitted(view).get(NOTE), NOTE).strip()
+    except FieldError as err:
+        return None, {NOTE: err.message}
     if len(note) > MAX_NOTE:
         return None, {NOTE: f"at most {MAX_NOTE} characters"}
     return ResolveForm(note or None), {}

@@ -15,6 +15,10 @@ from core.sqlite_lib import sqlite_utils
 from core.text import visible
 
 
+# Every outcome a row may have, in the order filters offer them (see AuditEntry.outcome).
+OUTCOMES = ("ok", "failed", "unknown", "denied", "usage", "not found", "error")
+
+
 @dataclass(frozen=True)
 class AuditEntry:
     id: int

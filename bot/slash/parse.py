@@ -48,6 +48,12 @@ def normalize(text: str) -> str:
     return html.unescape(text).translate(_QUOTES).replace("\u00a0", " ")
 
 
+def as_typed(text: str, limit: int = 200) -> str:
+    """A command as the person typed it, for a record: Slack's escaping undone, its `org:` word kept, spaces
+    made single, at most `limit` characters."""
+    return " ".join(normalize(text[:MAX_TEXT]).split())[:limit]
+
+
 def split_words(text: str) -> list[str]:
     """Whitespace-separated words; a quote opens a quoted part only at the start of a word or after `=`/`:`
     (so O'Brien stays one word), and an unclosed quote runs to the end of the text."""

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
 from core.settings import Settings, settings_or_report
+from core.text import counted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -133,7 +134,8 @@ def check_config(config: NotifyConfig, slack: WebClient | None, console: Console
     console.print(table)
     storm, health = config.storm, config.health
     console.print(
-        f"storm: more than {storm.threshold} alarms in {storm.window:g} s per channel → grouped cards; "
+        f"storm: more than {counted(storm.threshold, 'alarm')} in {storm.window:g} s per channel → "
+        "grouped cards; "
         f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")

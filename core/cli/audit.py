@@ -16,6 +16,7 @@ import sys
 
 from core.cache.audit import OUTCOMES
 from core.cli.cache_file import add_db_option, existing_cache
+from core.text import counted
 
 PROG = "samops audit"
 DEFAULT_LIMIT = 50
@@ -102,7 +103,7 @@ def main(argv: list[str]) -> int:
         filtered = any(v is not None for v in (args.user, args.command, args.outcome))
         console.print("No audit rows" + (" match these filters." if filtered else " yet."))
         return 0
-    table = Table(title=f"Audit log, newest first ({len(rows)} rows)", title_justify="left")
+    table = Table(title=f"Audit log, newest first ({counted(len(rows), 'row')})", title_justify="left")
     for column in ("when (UTC)", "who", "command", "outcome", "summary", "reference"):
         table.add_column(column, overflow="fold")
     for row in rows:

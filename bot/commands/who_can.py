@@ -20,11 +20,11 @@ from bot.render.who_can import who_can_blocks
 from bot.slash.panels_lookup import PanelRef
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core import read
-from core.access_windows import local_words, org_zone
+from core.access_windows import local_words
 from core.clock import now_ms
 from core.errors import NotFoundError, SamError
 from core.panel_access import refresh_panel_access
-from core.timefmt import plausible
+from core.timefmt import org_zone, plausible
 
 log = logging.getLogger(__name__)
 

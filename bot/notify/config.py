@@ -64,6 +64,7 @@ from pydantic import (
 
 from bot.config import problems
 from core.cache.outbox import Alarm
+from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
 
@@ -321,7 +322,8 @@ class NotifyConfig(_Section):
         return route.channel if route is not None else self.default_channel
 
     def zone_for(self, org_id: int | None) -> ZoneInfo:
-        return ZoneInfo(self.timezones.get(org_id, self.timezone) if org_id is not None else self.timezone)
+        """The organization's zone (`timezones`, else `timezone`): core's one reading of it."""
+        return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
 
     def maintenance_zone(self, entry: MaintenanceEntry) -> ZoneInfo:
         return ZoneInfo(entry.timezone) if entry.timezone else self.zone_for(entry.org)

@@ -26,7 +26,6 @@ def test_cameras_problems_first_and_filtered(bot: BotProcess, client: SamClient,
     no_secrets(result)
 
 
-
 def test_one_camera_is_counted_as_one(bot: BotProcess, client: SamClient) -> None:
     cameras = client.list_cameras()
     one = next(c for c in cameras if sum(matches(d, (c.resource_name or "").lower()) for d in cameras) == 1)

@@ -42,7 +42,7 @@ class _View(_Shape):
 class _SlashCommand(_Shape):
     command: Text
     user_id: Text
-    text: Text = ""
+    text: str = ""  # bounded by the body's size; the router answers text over its limit (bot/slash/parse.py)
     response_url: Url | None = None
 
 

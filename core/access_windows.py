@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from core.clock import DAY_MS
 from core.timefmt import INVALID
@@ -148,23 +148,6 @@ def _local(day: date, ms_of_day: int, zone: ZoneInfo) -> int:
 
 
 # --- the organization's time zone ---------------------------------------------------------------------
-
-
-def zone_named(name: object) -> ZoneInfo | None:
-    try:
-        return ZoneInfo(name) if isinstance(name, str) and name else None
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
-
-
-def org_zone(notify: Mapping[str, Any], org_id: int | None) -> ZoneInfo:
-    """The organization's time zone from the config's `[notify]` section (`timezones` by organization id,
-    else `timezone`, else UTC); a zone that does not exist falls back the same way."""
-    zones = notify.get("timezones")
-    found = None
-    if org_id is not None and isinstance(zones, Mapping):
-        found = zone_named(zones.get(str(org_id), zones.get(org_id)))
-    return found or zone_named(notify.get("timezone")) or ZoneInfo("UTC")
 
 
 def notify_section(config_path: Path) -> Mapping[str, Any]:

@@ -18,3 +18,9 @@ def visible(text: str) -> str:
     """`text` with each control character written out as `\\uXXXX`: what was sent stays on record, and
     nothing in it beeps, reorders or breaks the line it is shown in."""
     return "".join(f"\\u{ord(ch):04x}" if is_control(ch) else ch for ch in text)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 alarm`, `0 alarms`, `2 alarms`: a count and its noun, read right (`plural` for an irregular noun:
+    `counted(n, "activity", "activities")`). One definition for Slack answers, notices and the console."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
+from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
 # The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
@@ -74,6 +76,21 @@ def zone(name: str | None) -> ZoneInfo | None:
     if not name or name not in zone_names():  # ZoneInfo alone would also open "../../etc/x"-like keys
         return None
     return ZoneInfo(name)
+
+
+def org_zone(notify: Mapping[str, Any], org_id: int | None) -> ZoneInfo:
+    """An organization's time zone as the config's `[notify]` section says: `timezones` by organization id
+    (keyed as TOML writes it, or by int), else `timezone`, else UTC; a name that is not a zone falls back the
+    same way. The one definition: `NotifyConfig.zone_for` (the bot) and the dashboard read the zone here."""
+    zones = notify.get("timezones")
+    found = None
+    if org_id is not None and isinstance(zones, Mapping):
+        found = _zone_of(zones.get(str(org_id), zones.get(org_id)))
+    return found or _zone_of(notify.get("timezone")) or ZoneInfo(UTC_ZONE)
+
+
+def _zone_of(name: object) -> ZoneInfo | None:
+    return zone(name) if isinstance(name, str) else None
 
 
 def local(

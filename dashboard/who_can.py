@@ -10,9 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from core.access_windows import local_words, notify_section, org_zone
+from core.access_windows import local_words, notify_section
 from core.clock import MINUTE_MS, now_ms
 from core.settings import load_settings
+from core.timefmt import org_zone
 from dashboard import data
 
 

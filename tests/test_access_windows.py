@@ -12,7 +12,6 @@ from core.access_windows import (
     Validity,
     access_at,
     local_words,
-    org_zone,
     validity_of,
 )
 from core.clock import HOUR_MS
@@ -127,14 +126,6 @@ def test_a_dst_change_keeps_wall_clock_hours() -> None:
     result = access_at(office, at("2026-03-29 01:30"), BERLIN)
     assert result.allowed and result.until == at("2026-03-29 05:00")
     assert (result.until - at("2026-03-29 01:30")) == int(2.5 * HOUR_MS)  # an hour less of wall time
-
-
-def test_org_zone_reads_the_notify_section() -> None:
-    notify = {"timezone": "Europe/Istanbul", "timezones": {"1001": "Europe/Berlin", "1002": "Mars/Base"}}
-    assert org_zone(notify, 1001) == BERLIN
-    assert org_zone(notify, 1002) == ZoneInfo("Europe/Istanbul")  # an unknown zone falls back
-    assert org_zone(notify, None) == ZoneInfo("Europe/Istanbul")
-    assert org_zone({}, 1001) == UTC
 
 
 def test_local_words() -> None:

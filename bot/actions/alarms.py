@@ -24,6 +24,7 @@ from core.clock import now_ms
 from core.read import quiet as quiet_read
 from core.read.quiet import QuietWindow
 from core.sqlite_lib import sqlite_utils
+from core.text import counted
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
     model = escape(detail.panel.model or "model unknown")
     lines = [
         f"*{escape(detail.panel.name or 'Panel')}* ({resource_id}) · {model} · {enabled}",
-        f"{sensors} sensors, {len(detail.controllers)} controllers",
+        f"{counted(sensors, 'sensor')}, {counted(len(detail.controllers), 'controller')}",
     ]
     until = outbox.silence_until(db, resource_id)
     if until and until > now_ms():

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
 from core.settings import Settings, settings_or_report
+from core.text import counted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,7 +60,14 @@ def main(argv: list[str]) -> int:
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     slack = WebClient(token=token, base_url=settings.api_url) if token else None
     if args.check_config:
-        return check_config(config, slack, Console())
+        from bot.config import ConfigError, load_config
+
+        try:  # the audit channel is the bot's ([audit] in the same file): checked here too
+            audit_channel = load_config(config_path).audit.channel
+        except ConfigError as err:
+            print(f"samops notify: {err}", file=sys.stderr)
+            return 2
+        return check_config(config, slack, Console(), audit_channel)
     if slack is not None and config.default_channel is None:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
@@ -117,13 +125,21 @@ def _interval(args: argparse.Namespace, config: NotifyConfig, settings: Settings
     return config.poll_interval(settings.poll_interval)
 
 
-def check_config(config: NotifyConfig, slack: WebClient | None, console: Console) -> int:
-    """Print the rules; check that every channel exists and the bot can post there. Exit 2 on errors."""
+def check_config(
+    config: NotifyConfig, slack: WebClient | None, console: Console, audit_channel: str | None = None
+) -> int:
+    """Print the rules and every channel the config names (routes, default, health, handover, escalation
+    targets, the audit channel); check each once: that it exists and, if samops posts there, that the bot
+    can. Exit 2 on errors."""
+    uses = config.channel_uses()
+    if audit_channel:
+        uses.setdefault(audit_channel, []).append("audit")
+    posted = {*config.channels(), *([audit_channel] if audit_channel else [])}
+    checked = {channel: _check_channel(slack, channel, channel in posted) for channel in uses}
     table = Table(title="Alarm routing (first match wins)")
     for column in ("#", "channel", "org", "panels", "event types", "violation types", "check"):
         table.add_column(column)
     problems: list[str] = []
-    checked = {channel: _check_channel(slack, channel) for channel in config.channels()}
     for i, route in enumerate(config.routes, 1):
         shown = route.describe()
         table.add_row(str(i), route.channel, *shown.values(), checked[route.channel] or "ok")
@@ -131,9 +147,16 @@ def check_config(config: NotifyConfig, slack: WebClient | None, console: Console
     table.add_row("default", default or "(none)", "any", "any", "any", "any",
                   (checked.get(default) or "ok") if default else "missing")  # fmt: skip
     console.print(table)
+    channels = Table(title="Channels named in the config")
+    for column in ("channel", "used for", "check"):
+        channels.add_column(column)
+    for channel, used_for in uses.items():
+        channels.add_row(channel, "; ".join(used_for), checked[channel] or ("ok" if slack else "not checked"))
+    console.print(channels)
     storm, health = config.storm, config.health
     console.print(
-        f"storm: more than {storm.threshold} alarms in {storm.window:g} s per channel → grouped cards; "
+        f"storm: more than {counted(storm.threshold, 'alarm')} in {storm.window:g} s per channel → "
+        "grouped cards; "
         f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
@@ -149,19 +172,20 @@ def check_config(config: NotifyConfig, slack: WebClient | None, console: Console
     return 2 if problems else 0
 
 
-def _check_channel(slack: WebClient | None, channel: str) -> str | None:
-    """None if the bot can post to `channel`, else why not."""
+def _check_channel(slack: WebClient | None, channel: str, posts: bool = True) -> str | None:
+    """None if `channel` exists and (when samops `posts` there, not only mentions it) the bot can post to
+    it, else why not."""
     if slack is None:
         return None
     try:
         info = slack.conversations_info(channel=channel)
     except SlackApiError as err:
-        return f"cannot post ({err.response.get('error', 'error')})"
+        return f"{'cannot post' if posts else 'cannot be found'} ({err.response.get('error', 'error')})"
     except (SlackClientError, OSError) as err:
         return f"cannot check ({type(err).__name__})"
     details = info.get("channel") or {}
     if details.get("is_archived"):
         return "cannot post (archived)"
-    if details.get("is_member") is False and not details.get("is_im"):
+    if posts and details.get("is_member") is False and not details.get("is_im"):
         return "cannot post (the bot is not a member)"
     return None

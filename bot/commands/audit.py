@@ -12,6 +12,7 @@ from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escap
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.cache import audit
+from core.text import counted
 from core.timefmt import utc
 
 DEFAULT_ROWS = 20
@@ -49,7 +50,7 @@ def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
     entries = audit.recent(ctx.db(), rows_wanted(inv.args))
     if not entries:
         return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
-    title = f"Audit log: the latest {len(entries)} rows, newest first"
+    title = f"Audit log: the latest {counted(len(entries), 'row')}, newest first"
     blocks: list[Block] = [header(title), *sections(map(audit_line, entries))][: MAX_BLOCKS - 1]
     blocks.append(
         context("The same rows: `samops audit` on the console, the dashboard's Audit page (filters, CSV).")

@@ -13,10 +13,11 @@ import re
 from bot.context import AppContext, notify_config
 from bot.forms.fields import FieldError, looks_like_id, parse_id, parse_name
 from bot.render import quiet as render
+from bot.render.alarms import local_time
 from bot.render.common import escape
 from bot.roles import Role
 from bot.slash.panels_lookup import resolve_panels
-from bot.slash.parse import parse_text
+from bot.slash.parse import as_typed, parse_text
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied, slash_key
 from core.cache import claims, quiet
@@ -49,7 +50,7 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     if not inv.args:
         return _list(inv, ctx)
     if denied := role_denied(ctx, inv.user_id, Role.TECHNICIAN):
-        audit_denied(ctx, inv.user_id, f"maintenance {' '.join(inv.args)}"[:200], inv.org_id)
+        audit_denied(ctx, inv.user_id, as_typed(inv.text), inv.org_id)
         return Reply(text=denied)
     words = list(inv.args)
     explicit_org = parse_text(inv.text).org_id
@@ -80,8 +81,10 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
         made = window(db, window_id)
     assert made is not None
     card = render.window_card(made, zone, now)
-    summary = f"maintenance {window_id} of {scope}: {render.window_line(made, zone, now)}"
-    command = f"maintenance {' '.join(inv.args)}"[:200]
+    # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.
+    span = f"from {local_time(start, zone)} to {local_time(end, zone)}"
+    summary = f"planned maintenance {window_id} of {scope} {span}" + (f" — {reason}" if reason else "")
+    command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
     record_cache_write(ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference))
     return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
 

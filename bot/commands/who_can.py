@@ -20,11 +20,11 @@ from bot.render.who_can import who_can_blocks
 from bot.slash.panels_lookup import PanelRef
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core import read
-from core.access_windows import local_words, org_zone
+from core.access_windows import local_words
 from core.clock import now_ms
 from core.errors import NotFoundError, SamError
 from core.panel_access import refresh_panel_access
-from core.timefmt import plausible
+from core.timefmt import org_zone, plausible
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,10 @@ class Moment:
 
 
 def split_moment(args: tuple[str, ...]) -> tuple[tuple[str, ...], Moment]:
-    """The panel's words and the moment at the end of `args`; UsageError for a time that is not one."""
+    """The panel's words and the moment at the end of `args`; UsageError for a time that is not one, or for
+    words after it."""
     words = list(args)
+    _refuse_words_after_the_moment(words)
     if words and words[-1].lower() == "now":
         return tuple(words[:-1]), Moment()
     if not words or not _TIMEISH.fullmatch(words[-1]):
@@ -57,6 +59,25 @@ def split_moment(args: tuple[str, ...]) -> tuple[tuple[str, ...], Moment]:
     if words and _TIMEISH.fullmatch(words[-1]):
         day = _day(words.pop())
     return tuple(words), Moment(day, clock)
+
+
+def _refuse_words_after_the_moment(words: list[str]) -> None:
+    """A time or `now` after the panel ends the command: anything after it was not read as the panel's name.
+
+    Only strict shapes count (`now`, HH:MM, YYYY-MM-DD), so a name such as `Unit 3-4 East` stays a name; a
+    name that does hold one is quoted."""
+    for at, word in enumerate(words[1:], start=1):
+        if not (word.lower() == "now" or _CLOCK.fullmatch(word) or _DATE.fullmatch(word)):
+            continue
+        end = at + 1
+        if _DATE.fullmatch(word) and end < len(words) and _CLOCK.fullmatch(words[end]):
+            end += 1
+        if extra := words[end:]:
+            raise UsageError(
+                f"`{' '.join(extra)}` after the time: give the panel, then the time, nothing more"
+                ' (quote a panel name that holds a time or "now")'
+            )
+        return
 
 
 def _clock(word: str) -> time:

@@ -64,6 +64,7 @@ from pydantic import (
 
 from bot.config import problems
 from core.cache.outbox import Alarm
+from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
 
@@ -321,10 +322,35 @@ class NotifyConfig(_Section):
         return route.channel if route is not None else self.default_channel
 
     def zone_for(self, org_id: int | None) -> ZoneInfo:
-        return ZoneInfo(self.timezones.get(org_id, self.timezone) if org_id is not None else self.timezone)
+        """The organization's zone (`timezones`, else `timezone`): core's one reading of it."""
+        return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
 
     def maintenance_zone(self, entry: MaintenanceEntry) -> ZoneInfo:
         return ZoneInfo(entry.timezone) if entry.timezone else self.zone_for(entry.org)
+
+    def channel_uses(self) -> dict[str, list[str]]:
+        """Every channel this section names, once each, with what for (`route 1`, `default`, `health`,
+        `handover 07:00, 19:00`, `escalation of route 1`: that one is mentioned, not posted to)."""
+        uses: dict[str, list[str]] = {}
+
+        def add(channel: str, use: str) -> None:
+            if use not in uses.setdefault(channel, []):
+                uses[channel].append(use)
+
+        for number, route in enumerate(self.routes, 1):
+            add(route.channel, f"route {number}")
+            for level in route.escalation():
+                for target in level.targets:
+                    if target.startswith("<#"):
+                        add(target[2:-1], f"escalation of route {number}")
+        if self.default_channel:
+            add(self.default_channel, "default")
+        if self.health.channel:
+            add(self.health.channel, "health")
+        for channel, settings in self.per_channel.items():
+            if settings.handover:
+                add(channel, f"handover {', '.join(settings.handover)}")
+        return uses
 
     def channels(self) -> list[str]:
         """Every channel the notifier may post to."""

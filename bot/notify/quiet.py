@@ -2,8 +2,10 @@
 TOML's weekly `[[notify.maintenance]]` entries, and the one message per channel when a window ends.
 
 An alarm is held back by a window in force at the alarm's own time (not at discovery), covering its panel
-or its organization; it is recorded in the outbox as 'silenced' and in `quiet_held` with the window. A
-window that ended and whose summary is out holds nothing more: an alarm discovered that late is posted.
+or its organization; it is recorded in the outbox as 'silenced' and in `quiet_held` with the window (the one
+ending last). A window that ends early (lifted) hands its alarms that another window in force still holds on
+to that one: each alarm is summed up once, when no window holds it any more. A window that ended and whose
+summary is out holds nothing more: an alarm discovered that late is posted.
 """
 
 from __future__ import annotations
@@ -85,9 +87,21 @@ class QuietHours:
             if not self._summarize(window, now):
                 return  # Slack is busy or failing: the next cycle goes on where this one stopped
 
+    def _begun(self, window: QuietWindow) -> bool:
+        """Whether a message of `window`'s summary is out already (to one of its channels)."""
+        pattern = f"quiet-summary:{window.id}:%"
+        return (
+            self.db.execute("SELECT 1 FROM notify_state WHERE key LIKE ?", [pattern]).fetchone() is not None
+        )
+
     def _summarize(self, window: QuietWindow, now: int) -> bool:
-        """Post what `window` held back, one message per channel; True once all are out."""
+        """Post what `window` held back and no other window holds any more, one message per channel; True
+        once all are out."""
         zone = self.config.zone_for(window.organization)
+        # Handed on before its first message only: no alarm is told twice.
+        if not self._begun(window):
+            with write_transaction(self.db):
+                quiet.pass_on_held(self.db, window, now)
         for channel, groups in render.group_by_channel(held_back(self.db, window.id)).items():
             key = f"quiet-summary:{window.id}:{channel}"
             if outbox.get_state(self.db, key):

@@ -11,6 +11,7 @@ from bot.render.common import cap_blocks, context, escape, header, join_lines, s
 from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
+from core.text import counted
 from core.timefmt import hhmm, utc
 
 # dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
@@ -36,7 +37,7 @@ def alarms_blocks(
     for a in alarms:
         by_type[a.violation_type or "other"] = by_type.get(a.violation_type or "other", 0) + 1
     counts = ", ".join(f"{n} {escape(t)}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
-    title = f"{total} alarms {scope}" + (f" — {counts}" if counts and total == len(alarms) else "")
+    title = f"{counted(total, 'alarm')} {scope}" + (f" — {counts}" if counts and total == len(alarms) else "")
     lines = [alarm_line(a) for a in alarms]
     blocks: list[Block] = [
         header(f"Alarms {scope}"),
@@ -77,7 +78,7 @@ def cameras_blocks(
 ) -> tuple[str, list[Block]]:
     with_problems = sum(1 for _, p in cameras if p)
     scope = f" matching `{escape(filter_text)}`" if filter_text else ""
-    summary = f"{len(cameras)} cameras{scope}, {with_problems} with problems"
+    summary = f"{counted(len(cameras), 'camera')}{scope}, {with_problems} with problems"
     lines = [camera_line(c, p) for c, p in cameras]
     blocks: list[Block] = [
         header("Cameras"),
@@ -196,7 +197,7 @@ def customer_line(c: Customer) -> str:
 
 def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, list[Block]]:
     lines = [customer_line(c) for c in customers]
-    summary = f"{len(customers)} customers with phone {escape(phone)}"
+    summary = f"{counted(len(customers), 'customer')} with phone {escape(phone)}"
     blocks: list[Block] = [
         header("Customers"),
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
@@ -227,7 +228,7 @@ def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill])
     ordered = sorted(bills, key=lambda b: b.bill_date or datetime.min.replace(tzinfo=UTC), reverse=True)
     scope = f" for {month}" if month else ""
     lines = [bill_line(b) for b in ordered]
-    summary = f"{len(bills)} bills of subscription {subscription_id}{scope}"
+    summary = f"{counted(len(bills), 'bill')} of subscription {subscription_id}{scope}"
     blocks: list[Block] = [
         header(f"Bills — subscription {subscription_id}"),
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),

@@ -20,6 +20,7 @@ from bot.render.common import (
 )
 from core.alarms import is_alarm
 from core.models import Activity, Controller, ControllerDataLogEntry, Partition, Sensor
+from core.text import counted
 from core.timefmt import age, utc
 
 
@@ -114,7 +115,9 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
     )
     alarms = sum(1 for a in status.activities if is_alarm(a.event_type, a.violation_type))
     lines = [activity_line(a) for a in status.activities]
-    title_line = f"*Last {len(lines)} activities*" + (f" — {alarms} alarms" if alarms else "")
+    title_line = f"*Last {counted(len(lines), 'activity', 'activities')}*" + (
+        f" — {counted(alarms, 'alarm')}" if alarms else ""
+    )
     blocks.append(divider())
     blocks.append(section(title_line + "\n" + (join_lines(lines, limit=2900) if lines else "_no activity_")))
     newest_value = max((v.last_update or 0 for v in status.values), default=0) or None
@@ -125,7 +128,8 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
     text = (
         f"{escape(title)} (panel {status.resource_id}): model {escape(status.model or '–')}, "
         f"brand {escape(status.brand or '–')}, "
-        f"enabled {yes_no(status.enabled)}; {sensor_count} sensors, {len(status.controllers)} controllers, "
-        f"{alarms} alarms in the last {len(status.activities)} activities. {data_age}"
+        f"enabled {yes_no(status.enabled)}; {counted(sensor_count, 'sensor')}, "
+        f"{counted(len(status.controllers), 'controller')}, {counted(alarms, 'alarm')} in the last "
+        f"{counted(len(status.activities), 'activity', 'activities')}. {data_age}"
     )
     return text, cap_blocks(blocks)

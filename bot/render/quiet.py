@@ -13,6 +13,7 @@ from bot.render.alarms import Rendered, local_time
 from bot.render.common import MAX_BLOCKS, clip, context, escape, header, join_lines, section
 from core.read.handover import Handover
 from core.read.quiet import MAINTENANCE, HeldGroup, QuietWindow
+from core.text import counted
 
 LIFT = "quiet_lift"
 LISTED = MAX_BLOCKS - 5  # windows listed one block each; the rest are counted
@@ -81,14 +82,13 @@ def held_summary(window: QuietWindow, groups: Sequence[HeldGroup], zone: ZoneInf
     how = "was lifted" if window.lifted_at is not None and window.lifted_at < window.ends_at else "ended"
     head = (
         f":bell: {_what(window)} of {window.scope()} {how} ({local_time(window.end, zone)}). "
-        f"It held back {total} alarm{'s' if total != 1 else ''}:"
+        f"It held back {counted(total, 'alarm')}:"
     )
     lines = []
     for g in groups:
         panel = f"{g.panel_name} ({g.resource_id})" if g.panel_name else f"panel {g.resource_id}"
-        span = local_time(g.first_time, zone)
-        if g.last_time != g.first_time:
-            span += f" – {local_time(g.last_time, zone)}"
+        first, last = local_time(g.first_time, zone), local_time(g.last_time, zone)
+        span = first if last == first else f"{first} – {last}"  # times within one second read the same
         lines.append(f"• {escape(panel)}: {g.count} × {escape(g.kind)} ({span})")
     blocks = [section(escape(head)), section(join_lines(lines)), context("Every alarm is in the dashboard.")]
     return Rendered(text=clip(escape(head), 300), blocks=[b.to_dict() for b in blocks])
@@ -115,6 +115,7 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     held = [
         f"• {local_time(h.opened_at, zone)} {escape(h.kind or 'alarm')} on "
         f"{escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
+        + (f" by <@{escape(h.acknowledged_by)}>" if h.acknowledged_by else "")
         + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")
         for h in life.held
     ]
@@ -127,7 +128,7 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     quiet = [window_line(w, zone, now) for w in digest.quiet]
     blocks.append(section(f"*Silences and maintenance in force: {len(quiet)}*"
                           + ("\n" + join_lines(quiet) if quiet else "")))  # fmt: skip
-    text = f"Shift handover {span}: {digest.alarms_received} alarms received"
+    text = f"Shift handover {span}: {counted(digest.alarms_received, 'alarm')} received"
     return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
 
 

@@ -11,6 +11,7 @@ from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject
 from bot.render.common import cap_blocks, context, escape, header, join_lines, section
 from core.access_windows import local_words
 from core.read import WhoCan, WhoCanEntry
+from core.text import counted
 
 WHO_CAN_ACTION = "who_can"
 
@@ -54,7 +55,8 @@ def who_can_blocks(
         summary = f"Nobody holds an authorization on {panel}."
     else:
         summary = (
-            f"{len(answer.can)} of {total} authorized users may operate {panel} at {moment} ({zone.key})."
+            f"{len(answer.can)} of {counted(total, 'authorized user')} may operate {panel} at {moment} "
+            f"({zone.key})."
         )
     blocks: list[Block] = [header("Who can operate this panel"), section(summary)]
     # "until 18:00" means that day of the moment asked about; other days are named.

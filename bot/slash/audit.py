@@ -1,12 +1,14 @@
 """Audit of refused write commands: the router calls its write hooks after every write subcommand; writes
 that ran are recorded where they ran (`bot/writes.py`), so this hook records the rest — denied, malformed,
-not found, failed before any write — that a security review wants to see."""
+not found, failed before any write — that a security review wants to see. The command is kept as typed
+(`org:` too) and the summary as plain text: each reader escapes it once for where it shows it."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
+from bot.slash.parse import as_typed
 from bot.slash.registry import Invocation, Subcommand
 from core.cache import audit
 
@@ -19,11 +21,10 @@ log = logging.getLogger(__name__)
 def record_refused(ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: str, summary: str) -> None:
     if outcome == "ok":
         return
-    words = " ".join(cmd.path)
     audit.record(
         ctx.db(),
         slack_user=inv.user_id,
-        command=f"{words} {' '.join(inv.args)}".strip()[:200],
+        command=as_typed(inv.text) or " ".join(cmd.path),
         org_id=inv.org_id,
         outcome=outcome,
         summary=summary.strip().split("\n", 1)[0][:500],  # the answer's first line: a usage text is long

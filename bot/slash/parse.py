@@ -17,6 +17,9 @@ _QUOTES = str.maketrans({**dict.fromkeys(_SMART_DOUBLE, '"'), **dict.fromkeys(_S
 # <@U123|name>, <#C123|general>, <!subteam^S123|@team>, <mailto:a@b.c|a@b.c>, <https://x|label>
 _SLACK_ENTITY = re.compile(r"<([@#!]?)([^<>|]*)(?:\|([^<>]*))?>")
 _ORG = re.compile(r"org:(\S*)", re.IGNORECASE)
+# No command needs more (a maintenance reason is the longest free text). Longer text is refused with the
+# usage line, not by the HTTP front: a 4xx there would show the user Slack's bare "dispatch_failed".
+MAX_TEXT = 4000
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,12 @@ def normalize(text: str) -> str:
     """Slack's escaping undone and smart quotes made plain."""
     text = _SLACK_ENTITY.sub(_entity, text)
     return html.unescape(text).translate(_QUOTES).replace("\u00a0", " ")
+
+
+def as_typed(text: str, limit: int = 200) -> str:
+    """A command as the person typed it, for a record: Slack's escaping undone, its `org:` word kept, spaces
+    made single, at most `limit` characters."""
+    return " ".join(normalize(text[:MAX_TEXT]).split())[:limit]
 
 
 def split_words(text: str) -> list[str]:
@@ -77,7 +86,16 @@ def split_words(text: str) -> list[str]:
 
 
 def parse_text(text: str) -> ParsedText:
-    """The words of a command, with any `org:<id>` taken out."""
+    """The words of a command, with any `org:<id>` taken out; an `error` for text over `MAX_TEXT`
+    characters (its first `MAX_TEXT` are still read, so that the router knows the subcommand)."""
+    if len(text) <= MAX_TEXT:
+        return _parse(text)
+    head = _parse(text[:MAX_TEXT])
+    error = f"That command is {len(text):,} characters long; `/sam` takes at most {MAX_TEXT:,}."
+    return ParsedText(head.words, head.org_id, error)
+
+
+def _parse(text: str) -> ParsedText:
     org_id: int | None = None
     words: list[str] = []
     for word in split_words(normalize(text)):

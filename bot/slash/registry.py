@@ -50,7 +50,8 @@ class Reply:
     text: str
     blocks: Sequence[Any] = ()
     in_channel: bool = False  # ephemeral unless the command means to share the answer
-    audit_summary: str | None = None  # for writes: what changed, without secrets (default: `text`)
+    # For writes: what changed, as plain text (not mrkdwn), without secrets (default: `text`, unescaped).
+    audit_summary: str | None = None
 
 
 Handler = Callable[[Invocation, "AppContext"], Reply | None]

@@ -14,7 +14,7 @@ from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
 from bot.listener_errors import is_answer_failure
-from bot.render.common import blocks_to_dicts, escape
+from bot.render.common import blocks_to_dicts, escape, plain
 from bot.roles import Role
 from bot.slash.parse import parse_text
 from bot.slash.registry import WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
@@ -101,7 +101,7 @@ def route(
         reference, user_id, role_name(role), " ".join(cmd.path), outcome, (time.monotonic() - started) * 1000,
     )  # fmt: skip
     if cmd.write:
-        summary = (reply.audit_summary or reply.text) if reply else "answered in a modal"
+        summary = (reply.audit_summary or plain(reply.text)) if reply else "answered in a modal"
         _notify_write_hooks(ctx, inv, cmd, outcome, summary)
     return reply
 

@@ -14,6 +14,9 @@ from core.redact import mask_secret_words
 from core.sqlite_lib import sqlite_utils
 from core.text import visible
 
+# Every outcome a row may have, in the order filters offer them (see AuditEntry.outcome).
+OUTCOMES = ("ok", "failed", "unknown", "denied", "usage", "not found", "error")
+
 
 @dataclass(frozen=True)
 class AuditEntry:

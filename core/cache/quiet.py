@@ -103,6 +103,27 @@ def record_held(db: sqlite_utils.Database, held: Iterable[tuple[str, int]]) -> N
     )
 
 
+def pass_on_held(db: sqlite_utils.Database, ended: QuietWindow, now: int) -> int:
+    """Hand the alarms `ended` held back that another window, still in force at `now`, holds too (a panel's
+    silence outlasting its organization's maintenance, lifted early) to the one of those that ends last, so
+    that they are summed up when no window holds them any more; returns how many were handed on."""
+    held = db.execute(
+        "SELECT h.event_id, a.activity_time, a.resource_id, a.org_id FROM quiet_held h"
+        " JOIN activities a ON a.event_id = h.event_id WHERE h.window_id = ?",
+        [ended.id],
+    ).fetchall()
+    if not held:
+        return 0
+    times = [row[1] for row in held]
+    others = [w for w in overlapping(db, min(times), max(times)) if w.id != ended.id and w.end > now]
+    moves = []
+    for event_id, at, resource_id, org_id in held:
+        if covering := [w for w in others if w.holds(at, resource_id, org_id)]:
+            moves.append((max(covering, key=lambda w: (w.end, w.id)).id, event_id))
+    db.conn.executemany("UPDATE quiet_held SET window_id = ? WHERE event_id = ?", moves)
+    return len(moves)
+
+
 def ended_unsummarized(db: sqlite_utils.Database, at: int) -> list[QuietWindow]:
     """Windows over (or lifted) by `at` whose held-back summary is not out yet, in the order they ended."""
     rows = query(

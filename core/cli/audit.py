@@ -11,12 +11,17 @@ Exit codes: 0 shown (also when there is nothing to show), 1 no cache there (or i
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
+from core.cache.audit import OUTCOMES
 from core.cli.cache_file import add_db_option, existing_cache
+from core.text import counted
 
 PROG = "samops audit"
 DEFAULT_LIMIT = 50
+MAX_COMMAND = 200  # the audit log keeps a command's first 200 characters
+_SLACK_USER = re.compile(r"[UWB][A-Z0-9_]{2,39}")  # a user's (U, W) or a bot's (B) id, in upper case
 
 
 def _limit(text: str) -> int:
@@ -29,6 +34,31 @@ def _limit(text: str) -> int:
     return value
 
 
+def _user(text: str) -> str:
+    """A Slack user id, also as pasted from Slack (`<@U012AB3CD>`, `<@U012AB3CD|ann>`)."""
+    value = text.strip().removeprefix("<@").removesuffix(">").split("|", 1)[0]
+    if not _SLACK_USER.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Slack user id (like U012AB3CD)")
+    return value
+
+
+def _outcome(text: str) -> str:
+    """One of OUTCOMES; `not-found` and `not_found` are `not found` (no quotes needed)."""
+    value = " ".join(text.lower().replace("-", " ").replace("_", " ").split())
+    if value not in OUTCOMES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an outcome; choose from {', '.join(OUTCOMES)}")
+    return value
+
+
+def _command(text: str) -> str:
+    value = " ".join(text.split())
+    if not value:
+        raise argparse.ArgumentTypeError("give the first words of a command, e.g. 'alarm acknowledge'")
+    if len(value) > MAX_COMMAND:
+        raise argparse.ArgumentTypeError(f"at most {MAX_COMMAND} characters (the log keeps no more)")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, description="Show the audit log of the bot's writes, newest first."
@@ -36,9 +66,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--limit", "-n", type=_limit, default=DEFAULT_LIMIT, help=f"rows (default {DEFAULT_LIMIT})"
     )
-    p.add_argument("--user", metavar="SLACK_ID", help="only this Slack user's rows")
-    p.add_argument("--outcome", help="only this outcome (ok, failed, unknown, denied, usage, ...)")
-    p.add_argument("--command", metavar="WORDS", help="only commands starting with these words")
+    p.add_argument("--user", type=_user, metavar="SLACK_ID", help="only this Slack user's rows")
+    p.add_argument(
+        "--outcome", type=_outcome, metavar="OUTCOME", help=f"only this outcome: {', '.join(OUTCOMES)}"
+    )
+    p.add_argument(
+        "--command", type=_command, metavar="WORDS", help="only commands starting with these words"
+    )
     add_db_option(p)
     return p
 
@@ -66,9 +100,10 @@ def main(argv: list[str]) -> int:
         return 1
     console = Console()
     if not rows:
-        console.print("No audit rows" + (" match these filters." if argv else " yet."))
+        filtered = any(v is not None for v in (args.user, args.command, args.outcome))
+        console.print("No audit rows" + (" match these filters." if filtered else " yet."))
         return 0
-    table = Table(title=f"Audit log, newest first ({len(rows)} rows)", title_justify="left")
+    table = Table(title=f"Audit log, newest first ({counted(len(rows), 'row')})", title_justify="left")
     for column in ("when (UTC)", "who", "command", "outcome", "summary", "reference"):
         table.add_column(column, overflow="fold")
     for row in rows:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.cli.cache_file import add_db_option, existing_cache
 from core.clock import now_ms
+from core.text import counted
 
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
@@ -99,7 +100,8 @@ def main(argv: list[str]) -> int:
         console.print(f"  {name} every {every}, spread over it; oldest refresh {ago(oldest, now)}")
     console.print(f"Notifier backlog: {backlog:,} pending")
     for event_id, channel, attempts, error in failing:
-        console.print(f"  [red]{event_id}[/red] to {channel}: {attempts} attempts, last error: {error}")
+        tried = counted(attempts, "attempt")
+        console.print(f"  [red]{event_id}[/red] to {channel}: {tried}, last error: {error}")
     from rich.markup import escape
 
     if rejected:

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from core.cli.cache_file import add_db_option
 from core.redact import install
 from core.sync import DEFAULT_OVERLAP_MS, Progress, SyncOptions, SyncReport
+from core.text import counted
 
 PROG = "samops sync"
 log = logging.getLogger("samops.sync")
@@ -110,7 +111,7 @@ def _progress() -> Iterator[Progress]:
 def _summary(report: SyncReport, seconds: float) -> str:
     rows = ", ".join(f"{table} {n}" for table, n in report.rows.items())
     deleted = sum(report.deleted.values())
-    text = f"synced {report.panels} panels in {seconds:.1f} s: {rows}"
+    text = f"synced {counted(report.panels, 'panel')} in {seconds:.1f} s: {rows}"
     if deleted:
         text += f"; deleted {deleted}"
     if report.errors:

@@ -33,11 +33,13 @@ class PanelCount:
 
 @dataclass(frozen=True)
 class HeldAlarm:
-    """An alarm still open or acknowledged, and who holds it (the assignee, else who acknowledged it)."""
+    """An alarm still open or acknowledged, who holds it and who acknowledged it. Only an assignee holds an
+    alarm ("I'm on it", or assigned): acknowledging says someone saw it, not that they are dealing with it."""
 
     event_id: str
     state: str
-    holder: str | None
+    holder: str | None  # the assignee
+    acknowledged_by: str | None
     opened_at: int
     resource_id: int | None
     panel_name: str | None
@@ -101,7 +103,8 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
     held_where = f"WHERE s.state IN ('{State.OPEN}', '{State.ACKNOWLEDGED}') AND s.opened_at < ? {org}"
     held = query(
         db,
-        "SELECT s.event_id AS event_id, s.state AS state, COALESCE(s.assignee, s.acknowledged_by) AS holder,"
+        "SELECT s.event_id AS event_id, s.state AS state, s.assignee AS holder,"
+        " s.acknowledged_by AS acknowledged_by,"
         " s.opened_at AS opened_at, a.resource_id AS resource_id, p.name AS panel_name,"
         " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind"
         f" {base} LEFT JOIN panels p ON p.resource_id = a.resource_id {held_where}"

@@ -12,7 +12,7 @@ from dashboard import boundary, data, export, filters, ui, zones
 
 RANGES = {"24h": data.DAY_MS, "7d": 7 * data.DAY_MS, "30d": 30 * data.DAY_MS, "all": None}
 RANGE_LABELS = {"24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", "all": "All time"}
-OUTCOMES = ["ok", "failed", "unknown", "denied", "usage", "not found", "error"]
+OUTCOMES = list(audit.OUTCOMES)
 LIMIT = 5000
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.commands.cameras import matches
 from core.client import SamClient
 from tests.support.bot import BotProcess, no_secrets
 from tests.support.processes import Simulator
@@ -23,3 +24,10 @@ def test_cameras_problems_first_and_filtered(bot: BotProcess, client: SamClient,
     one = cameras[0]
     assert f"`{one.resource_id}`" in bot.send_command(f"cameras {one.resource_name}").text
     no_secrets(result)
+
+
+def test_one_camera_is_counted_as_one(bot: BotProcess, client: SamClient) -> None:
+    cameras = client.list_cameras()
+    one = next(c for c in cameras if sum(matches(d, (c.resource_name or "").lower()) for d in cameras) == 1)
+    text = bot.send_command(f'cameras "{one.resource_name}"').text
+    assert text.startswith(f"1 camera matching `{one.resource_name}`, "), text

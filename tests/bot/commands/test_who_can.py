@@ -196,6 +196,9 @@ def test_by_name_and_the_button(berlin_bot: BotProcess, setup: Setup) -> None:
         ("who-can {panel} 2026-02-30 10:00", "`2026-02-30` is not a date"),
         ("who-can {panel} 2026-11-24", "needs a time too"),
         ("who-can {panel} 1999-01-01 10:00", "outside the years"),
+        ("who-can {panel} now extra", "`extra` after the time"),
+        ("who-can {panel} 22:30 and more", "`and more` after the time"),
+        ("who-can {panel} 2026-11-24 07:00 x", "`x` after the time"),
     ],
 )
 def test_bad_times_get_the_usage_line(berlin_bot: BotProcess, setup: Setup, text: str, says: str) -> None:

@@ -64,7 +64,8 @@ def seed_shift(db: Any) -> dict[str, Any]:
         "acknowledged": 3,
         "resolved": 1,
         "median_tta": statistics.median([2, 4, 10]) * MINUTE_MS,
-        "held": {a101[0]: "U_ANA", a101[1]: "U_BEN", a101[3]: None, a102[0]: "U_CAT"},
+        # Who holds each: its assignee only; a101[0] was acknowledged by U_ANA but is nobody's.
+        "held": {a101[0]: None, a101[1]: "U_BEN", a101[3]: None, a102[0]: "U_CAT"},
     }
 
 
@@ -111,6 +112,9 @@ def test_posted_at_its_time_once_even_across_a_restart(tmp_path: Path) -> None:
         assert "*Median time to acknowledge*\n4 min" in digest
         assert "Still open or acknowledged: 4" in digest and "held by <@U_BEN>" in digest
         assert "nobody holds it" in digest
+        assert "held by <@U_ANA>" not in digest  # she acknowledged two; she holds neither
+        assert "acknowledged by <@U_ANA>, nobody holds it" in digest
+        assert "acknowledged by <@U_ANA>, held by <@U_BEN>" in digest
         assert "Warehouse (101): 5" in digest and "Office (102): 2" in digest
         assert "Cameras offline: 1" in digest and "Gate cam (501)" in digest
         assert "Office (102)* silenced" in digest

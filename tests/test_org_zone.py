@@ -1,0 +1,31 @@
+"""An organization's time zone from the config's `[notify]` section: one definition (`core.timefmt.org_zone`),
+which the bot's `NotifyConfig.zone_for`, `/sam who-can` and the dashboard's Who-can section all read."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.notify.config import parse_notify
+from core.timefmt import org_zone
+
+BERLIN, ISTANBUL, UTC = ZoneInfo("Europe/Berlin"), ZoneInfo("Europe/Istanbul"), ZoneInfo("UTC")
+
+
+def test_org_zone_reads_the_notify_section() -> None:
+    notify = {"timezone": "Europe/Istanbul", "timezones": {"1001": "Europe/Berlin", "1002": "Mars/Base"}}
+    assert org_zone(notify, 1001) == BERLIN
+    assert org_zone(notify, 1002) == ISTANBUL  # an unknown zone falls back
+    assert org_zone(notify, 1003) == ISTANBUL
+    assert org_zone(notify, None) == ISTANBUL
+    assert org_zone({"timezones": {1001: "Europe/Berlin"}}, 1001) == BERLIN  # int keys, as parsed configs
+    assert org_zone({}, 1001) == UTC
+    assert org_zone({"timezone": 5, "timezones": ["x"]}, 1001) == UTC  # a hand-edited file of wrong types
+    assert org_zone({"timezone": "../../etc/passwd"}, None) == UTC  # not a path into the zone files
+
+
+@pytest.mark.parametrize("org", [1001, 1002, 1003, None])
+def test_the_notifier_and_the_dashboard_read_the_same_zone(org: int | None) -> None:
+    raw = {"timezone": "Europe/Istanbul", "timezones": {"1001": "Europe/Berlin", "1002": "America/New_York"}}
+    assert parse_notify(raw).zone_for(org) == org_zone(raw, org)

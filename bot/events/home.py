@@ -64,10 +64,12 @@ class HomeTabs:
     # -- what the listeners call ---------------------------------------------------------------------
 
     def opened(self, user: str) -> None:
-        """The person opened their Home: show it now (a note from an earlier click is done with)."""
+        """The person opened their Home: publish it now, even if unchanged (what Slack holds may be another
+        process's, or the previous samops'), and a note from an earlier click is done with."""
         with self._lock:
             self._opened[user] = self.clock()
             self._notes.pop(user, None)
+            self._shown.pop(user, None)
         self.refresh(user, urgent=True)
 
     def note(self, user: str, text: str) -> None:
@@ -155,6 +157,11 @@ class HomeTabs:
     def refresh(self, user: str, urgent: bool = False) -> str:
         """Publish the person's Home if it changed: "published", "unchanged", "later" (paced, or Slack said
         429) or "failed". `urgent` (their own act) skips the pace, not a 429."""
+        outcome = self._refresh(user, urgent)
+        log.debug("App Home of %s: %s", user, outcome)
+        return outcome
+
+    def _refresh(self, user: str, urgent: bool) -> str:
         with self._user_lock(user):
             view = self.build(user)
             digest = view_hash(view)

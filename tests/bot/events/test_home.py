@@ -21,7 +21,7 @@ from core.cache import audit
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.lifecycle import Change, State
-from tests.support.bot import BotProcess, blocks_text, run_bot
+from tests.support.bot import BotProcess, blocks_text, opened_view, run_bot, submit
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
 ROLES = '[roles]\ntechnicians = ["U_TECH", "U_CALM"]\nviewers = ["U_VIEW"]\n'
@@ -240,3 +240,23 @@ def test_a_click_on_a_card_refreshes_the_clickers_home_promptly(home: Home) -> N
                    for v in home.views("U_TECH")[before:])  # fmt: skip
 
     home.slack.wait_for(taken, timeout=30)
+
+
+def test_resolve_from_the_home_opens_the_modal_and_the_alarm_leaves_the_home(home: Home) -> None:
+    event_id = add_alarm(home.db_path, "C_ALARMS")
+    view = home.open("U_TECH")
+    assert ("alarm_resolve", event_id) in buttons(view)
+    opened = len(home.slack.opened_views())
+    before = len(home.views("U_TECH"))
+    _home_click(home, "U_TECH", "alarm_resolve", event_id)
+    modal = opened_view(home.slack, "alarm_resolve_modal", after=opened, e=event_id)
+    assert submit(home.bot, modal, {"note": "False alarm: the cat."}, "U_TECH").status_code == 200
+
+    def gone() -> bool:
+        return any(event_id not in blocks_text(v["blocks"]) for v in home.views("U_TECH")[before:])
+
+    home.slack.wait_for(gone, timeout=30)
+    db = open_cache(home.db_path)
+    state = lifecycle.get(db, event_id)
+    assert state is not None and state.state is State.RESOLVED and state.note == "False alarm: the cat."
+    db.close()

@@ -4,7 +4,7 @@ is; plus `fingerprint`, a cheap summary of everything those depend on, so a refr
 changed without building anyone's Home.
 
 Alarms are the notifier's (`notify_outbox`): the channel each was posted to is where it "is". An alarm held
-back by a silence is not listed (the silence is). An alarm with no lifecycle state yet counts as open.
+back by a silence is not listed (the silence is).
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.alarms import ALARM_COLUMNS, KINDS, LEVELS, Alarm, alarm_from
+from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
 from core.lifecycle import AlarmState, State, states
 from core.read.freshness import Freshness, assess, freshness
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import marks, query, scalar
 from core.sqlite_lib import sqlite_utils
-
-HELD_BACK = "silenced"  # the outbox state of an alarm a silence kept from its channel
 
 # Most severe first: the level of each kind (red, yellow, gray), as SQL, so the cap keeps the worst alarms.
 _LEVEL_ORDER = {name: rank for rank, name in enumerate(LEVELS)}
@@ -27,17 +26,19 @@ _LEVEL_SQL = (
     + "".join(f" WHEN '{kind.name}' THEN {_LEVEL_ORDER[kind.level.name]}" for kind in KINDS)
     + f" ELSE {len(LEVELS) - 1} END"
 )
+# Driven by alarm_state's index on state: only the alarms not resolved are read, whatever the history. The
+# notifier opens the lifecycle of every alarm it posts in the transaction that records it in the outbox.
 _FROM = (
-    "FROM notify_outbox o JOIN activities a ON a.event_id = o.event_id"
-    " LEFT JOIN panels p ON p.resource_id = a.resource_id LEFT JOIN alarm_state s ON s.event_id = o.event_id"
-    f" WHERE o.state != '{HELD_BACK}' AND COALESCE(s.state, 'open') != '{State.RESOLVED.value}'"
+    "FROM alarm_state s JOIN notify_outbox o ON o.event_id = s.event_id"
+    " JOIN activities a ON a.event_id = s.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id"
+    f" WHERE s.state IN ('{State.OPEN.value}', '{State.ACKNOWLEDGED.value}') AND o.state != '{SILENCED}'"
 )
 
 
 @dataclass(frozen=True)
 class HomeAlarm:
     alarm: Alarm
-    state: AlarmState | None  # None: no lifecycle record yet, which means open
+    state: AlarmState | None  # None only if its record went between the two reads: open, then
     channel: str  # where the notifier posted it
 
 

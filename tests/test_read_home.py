@@ -122,7 +122,12 @@ def test_the_fingerprint_moves_with_what_a_home_shows_and_only_then(db: sqlite_u
         lambda: lifecycle.apply(db, "EV-1", Change.ACKNOWLEDGED, "U_TECH", NOW, opened_at=NOW - 10_000),
         lambda: lifecycle.apply(db, "EV-1", Change.ASSIGNED, "U_TECH", NOW, opened_at=NOW - 10_000),
         lambda: quiet.silence_panel(db, 777, NOW + 60_000, "U_TECH", NOW),
-        lambda: upsert_dicts(db, "sync_state", [{"table_name": "panels", "last_success": NOW}], "table_name"),
+        lambda: upsert_dicts(
+            db, "sync_state", [{"table_name": "panels", "last_success": NOW - 70_000}], "table_name"
+        ),  # now the oldest: the Home's "data as of" moves
+        lambda: upsert_dicts(
+            db, "sync_state", [{"table_name": "panels", "last_error_at": NOW}], "table_name"
+        ),
     ]
     seen = {first}
     for step in steps:
@@ -133,3 +138,8 @@ def test_the_fingerprint_moves_with_what_a_home_shows_and_only_then(db: sqlite_u
         seen.add(found)
     # A quiet window that ends changes it too (it leaves the Home).
     assert fingerprint(db, NOW + 61_000) != fingerprint(db, NOW)
+    # A newer sync of a table that is not the oldest changes nothing a Home shows.
+    before = fingerprint(db, NOW)
+    with write_transaction(db):
+        upsert_dicts(db, "sync_state", [{"table_name": "activities", "last_success": NOW}], "table_name")
+    assert fingerprint(db, NOW) == before

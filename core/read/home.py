@@ -110,10 +110,11 @@ def _alarms(db: sqlite_utils.Database, tail: str, params: list[object]) -> tuple
 
 def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
     """Changes whenever a Home could: an alarm's state, a new alarm in the outbox, a quiet window made,
-    lifted or ending, a sync, and the moment the data turns stale. A few indexed aggregates: cheap enough
-    to run every few seconds whatever the history."""
+    lifted or ending, the freshness shown (its time, failing tables, stale or not). A few indexed reads:
+    cheap enough to run every few seconds whatever the history. The poller's own sync time, which moves
+    every poll, does not count unless it is what the Home shows (the oldest table's)."""
     changes = scalar(db, "SELECT max(id) FROM alarm_changes")  # every acknowledge, take, resolve adds one
     outbox = scalar(db, "SELECT max(rowid) FROM notify_outbox")  # every new alarm adds one
-    synced = db.execute("SELECT max(last_success), max(last_error_at) FROM sync_state").fetchone()
     quiet = tuple(w.id for w in windows_in_force(db, now))
-    return (changes, outbox, *synced, quiet, assess(freshness(db, count_rows=False), now).stale)
+    fresh = assess(freshness(db, count_rows=False), now)
+    return (changes, outbox, quiet, fresh.as_of, tuple(t.table for t in fresh.failing), fresh.stale)

@@ -85,6 +85,8 @@ class Memberships:
             return Channels(
                 None, "samops may not list your channels (scopes channels:read, groups:read)"
             ), self._ttl
+        if error == "user_not_found":
+            return Channels(None, "Slack does not list your channels to samops"), self._ttl
         if err.response.status_code == 429:
             retry_after = float(err.response.headers.get("Retry-After") or self._failed_ttl)
             return Channels(None, "Slack asked samops to slow down"), max(retry_after, 1.0)

@@ -131,6 +131,14 @@ def test_a_viewer_sees_the_alarms_without_buttons(home: Home) -> None:
     assert buttons(view) == []
 
 
+def test_where_nobody_knows_where_you_work_every_alarm_is_listed_and_the_home_says_why(home: Home) -> None:
+    elsewhere = add_alarm(home.db_path, "C_ELSEWHERE")
+    view = home.open("U_GHOST", elsewhere)  # in no membership list: Slack answers user_not_found
+    text = blocks_text(view["blocks"])
+    assert "samops cannot tell where you work" in text and "every open alarm is listed" in text
+    assert "You are a viewer" in text and buttons(view) == []
+
+
 def test_a_new_alarm_and_an_acknowledgement_republish_without_another_open(home: Home) -> None:
     home.open("U_TECH")
     before = len(home.views("U_TECH"))

@@ -58,8 +58,6 @@ class HomeTabs:
         self._pending: set[str] = set()  # users whose refresh was put off (pace, 429)
         self._hot: dict[str, float] = {}  # user -> until when to look quickly for their click's change
         self._blocked_until = 0.0  # a 429's Retry-After: nothing is published before
-        self.published = 0  # views.publish calls that succeeded, for logs and tests
-        self.throttled = 0  # 429s received
 
     # -- what the listeners call ---------------------------------------------------------------------
 
@@ -93,7 +91,7 @@ class HomeTabs:
         cutoff = self.clock() - self.recent_s
         with self._lock:
             for user in [u for u, at in self._opened.items() if at < cutoff]:
-                for kept in (self._opened, self._shown, self._notes, self._hot):
+                for kept in (self._opened, self._shown, self._notes, self._hot, self._user_locks):
                     kept.pop(user, None)
                 self._pending.discard(user)
             return sorted(self._opened)
@@ -196,7 +194,6 @@ class HomeTabs:
             if err.response.status_code == 429:
                 wait = float(err.response.headers.get("Retry-After", 1) or 1)
                 with self._lock:
-                    self.throttled += 1
                     self._blocked_until = max(self._blocked_until, self.clock() + wait)
                     self._pending.add(user)
                 self._pace.push_back(*_GLOBAL, wait)
@@ -212,7 +209,6 @@ class HomeTabs:
         with self._lock:
             self._shown[user] = digest
             self._pending.discard(user)
-            self.published += 1
         return "published"
 
     def _user_lock(self, user: str) -> threading.Lock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
@@ -26,6 +27,7 @@ from core.read.quiet import MAINTENANCE
 from core.timefmt import local
 
 MAX_HOME_BLOCKS = 100  # Slack's limit for a Home view
+_CHANNEL_ID = re.compile(r"[CG][A-Z0-9_]{1,63}")
 MAX_QUIET_LINES = 10
 
 
@@ -100,12 +102,13 @@ def _alarms_blocks(
 def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
     alarm = item.alarm
     level = LEVELS[level_of(alarm.violation_type, alarm.event_type).name]
-    name = alarm.violation_name or alarm.event_type or "Alarm"
+    # Each part clipped on its own, so a long name never pushes the state and the buttons' context out.
+    name = clip(alarm.violation_name or alarm.event_type or "Alarm", 150)
     where = sensor_or_zone(alarm)
-    head = f"{level.emoji} *{escape(name)}* on {escape(panel_label(alarm))}" + (
-        f" — {escape(where)}" if where else ""
+    head = f"{level.emoji} *{escape(name)}* on {escape(clip(panel_label(alarm), 200))}" + (
+        f" — {escape(clip(where, 200))}" if where else ""
     )
-    parts = [local(alarm.activity_time, zone), f"<#{escape(item.channel)}>"]
+    parts = [local(alarm.activity_time, zone), _channel(item.channel)]
     state = item.state
     if state is None or state.state is State.OPEN:
         parts.append("*open*")
@@ -115,6 +118,11 @@ def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
         parts.append(f"held by <@{escape(state.assignee)}>")
     parts.append(f"`{escape(alarm.event_id)}`")
     return clip(f"{head}\n{' · '.join(parts)}", 2900)
+
+
+def _channel(channel: str) -> str:
+    """A Slack channel as a link; the notifier's console (no Slack configured then) as its name."""
+    return f"<#{channel}>" if _CHANNEL_ID.fullmatch(channel) else escape(channel)
 
 
 def _quiet(data: HomeData, zone: ZoneInfo) -> list[Block]:

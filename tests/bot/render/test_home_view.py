@@ -49,7 +49,7 @@ def test_names_stay_masked_and_markup_is_escaped() -> None:
     text = blocks_text(home_view(data(2), "role", UTC, "http://dash").to_dict()["blocks"])
     assert "J*** D** &lt;b&gt;" in text and "<b>" not in text
     assert "and 4 more" in text  # 6 in all, 2 shown: the rest in the dashboard
-    assert "Live" in text
+    assert "Live" in text and "<#C_ALARMS>" in text
 
 
 def test_stale_data_is_red_and_the_digest_follows_the_content() -> None:

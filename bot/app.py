@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
 from bot import actions, events, slash, views
 from bot.context import AppContext
+from bot.events.home import HomeTabs
 from bot.listener_errors import on_listener_error
 
 log = logging.getLogger(__name__)
@@ -34,8 +35,9 @@ def prewarm(executor: ThreadPoolExecutor, workers: int) -> None:
     gate.wait()
 
 
-def build_app(ctx: AppContext) -> App:
-    """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use."""
+def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
+    """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use.
+    `home` keeps the App Homes (its refresher is started by whoever runs the app: `samops bot`)."""
     # In a local run `authorize` supplies the token per request, so the client carries none (bolt warns
     # otherwise); with a real token the client carries it and bolt takes it from there.
     token = None if ctx.local_mode else ctx.bot_token
@@ -66,5 +68,5 @@ def build_app(ctx: AppContext) -> App:
     slash.register(app, ctx)
     actions.register(app, ctx)
     views.register(app, ctx)
-    events.register(app, ctx)
+    events.register(app, home or HomeTabs(ctx))
     return app

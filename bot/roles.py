@@ -58,6 +58,11 @@ class RoleAnswer:
     role: Role
     why: str
 
+    def sentence(self) -> str:
+        """The role and why in one sentence, for `/sam whoami` and the App Home: "You are a viewer: ..."."""
+        name = self.role.name.lower()
+        return f"You are {'an' if name[0] in 'aeiou' else 'a'} {name}: {self.why}."
+
 
 class RoleResolver:
     """Maps a Slack user id to a `Role`: the highest static list naming the user (or one of their groups)

@@ -23,6 +23,7 @@ from core.errors import NotFoundError, SamError
 
 if TYPE_CHECKING:
     from core.client import SamClient
+    from core.models import User
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class ServiceLookup:
     email: str | None = None
     service_user_id: int | None = None
     why: str = ""
+    org_ids: tuple[int, ...] = ()  # the service user's organizations (the App Home lists their alarms)
 
 
 class ServiceRoles:
@@ -116,7 +118,7 @@ class ServiceRoles:
             return ServiceLookup(email=email, why="the service did not answer"), self._failed_ttl
         names = tuple(dict.fromkeys(r.role_name for r in user.roles or [] if r.role_name))
         why = "" if names else f"the service user {user.user_id} has no roles"
-        return ServiceLookup(names, email, user.user_id, why), self._ttl
+        return ServiceLookup(names, email, user.user_id, why, _org_ids(user)), self._ttl
 
     def _warn_once(self, key: str, message: str, *args: object) -> None:
         with self._lock:
@@ -124,3 +126,9 @@ class ServiceRoles:
             self._warned.add(key)
         if first:
             log.warning(message, *args)
+
+
+def _org_ids(user: User) -> tuple[int, ...]:
+    """The organizations a service user belongs to: `organizationIds`, else the ids of `organizations`."""
+    ids = list(user.organization_ids or []) or [o.id for o in user.organizations or []]
+    return tuple(sorted({int(i) for i in ids if isinstance(i, int) or (isinstance(i, str) and i.isdigit())}))

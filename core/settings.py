@@ -105,6 +105,16 @@ class Settings(BaseSettings):
     # Acks and lazy listeners share bolt's executor: it must hold every answer in flight plus the acks.
     bot_workers: int = _env("SAMOPS_BOT_WORKERS", 96, ge=4, le=1024)
 
+    # The App Home (bot/events/refresh.py): seconds between looks at the cache for changes; how long after a
+    # person last opened their Home it is kept up to date; the most views.publish calls per minute (Slack's
+    # tier 4 allows 100+: the rest is left to opening Homes and forms); the least seconds between two
+    # refreshes of one person's Home; how long the channels a person is in are kept (users.conversations).
+    home_refresh: float = _env("SAMOPS_HOME_REFRESH", 5.0, gt=0, le=3600)
+    home_recent: float = _env("SAMOPS_HOME_RECENT", 3600.0, gt=0)
+    home_publish_rate: float = _env("SAMOPS_HOME_PUBLISH_RATE", 50.0, gt=0, le=100)
+    home_user_gap: float = _env("SAMOPS_HOME_USER_GAP", 10.0, ge=0, le=3600)
+    home_channels_ttl: float = _env("SAMOPS_HOME_CHANNELS_TTL", 300.0, ge=0, le=86400)
+
     # The dashboard.
     dashboard_host: str = _env("SAMOPS_DASHBOARD_HOST", "127.0.0.1")
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)

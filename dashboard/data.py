@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -18,14 +17,13 @@ import streamlit as st
 from core import read, timefmt
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
-from core.clock import MINUTE_MS, now_ms
+from core.clock import now_ms
+from core.read.freshness import Freshness, assess  # one judgement of staleness: the banner and the App Home
 from core.read.quiet import QuietWindow, windows_in_force
 from core.sqlite_lib import sqlite_utils
 
 TTL_SECONDS = 15
 REFRESH_SECONDS = 30
-# The sync runs every minute or so; a quarter of an hour without success means the view is not to be trusted.
-STALE_AFTER_MS = 15 * MINUTE_MS
 
 
 def floor_to(ms: int, step: int) -> int:
@@ -131,23 +129,6 @@ def find_panels(
 def panel_detail(path: str, resource_id: int, activities: int = 15) -> read.PanelDetail | None:
     with _reader(path) as db:
         return read.panel_detail(db, resource_id, activities)
-
-
-@dataclass(frozen=True)
-class Freshness:
-    as_of: int | None  # the oldest last success: everything shown is at least this fresh
-    failing: tuple[read.TableFreshness, ...]  # tables whose last error is newer than their last success
-    stale: bool
-    has_data: bool
-
-
-def assess(tables: list[read.TableFreshness], now: int) -> Freshness:
-    successes = [t.last_success for t in tables if t.last_success]
-    failing = tuple(t for t in tables if t.last_error_at and t.last_error_at > (t.last_success or 0))
-    as_of = min(successes) if successes else None
-    stale = as_of is None or now - as_of > STALE_AFTER_MS
-    has_data = bool(successes) or any(t.rows for t in tables)
-    return Freshness(as_of=as_of, failing=failing, stale=stale, has_data=has_data)
 
 
 def cache_state(path: Path) -> Freshness | None:

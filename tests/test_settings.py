@@ -40,6 +40,8 @@ def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) ->
         *("SAMOPS_REFRESH_SENSORS", "SAMOPS_REFRESH_CONTROLLERS", "SAMOPS_REFRESH_PUSH_HISTORY"),
         *("SAMOPS_REFRESH_USERS", "SAMOPS_REFRESH_CAMERAS", "SAMOPS_REFRESH_CONTROLLER_VALUES"),
         "SAMOPS_REFRESH_RATE",
+        *("SAMOPS_HOME_REFRESH", "SAMOPS_HOME_RECENT", "SAMOPS_HOME_PUBLISH_RATE", "SAMOPS_HOME_USER_GAP"),
+        "SAMOPS_HOME_CHANNELS_TTL",
     }
     assert settings.max_response_bytes == 16 * 1024 * 1024
     assert (settings.bot_port, settings.dashboard_port, settings.db_path) == (

@@ -56,6 +56,8 @@ def main(argv: list[str]) -> int:
 
     from bot.app import build_app
     from bot.context import build_context
+    from bot.events.home import HomeTabs
+    from bot.events.refresh import HomeRefresher
 
     secure_data_dir(settings.data_dir)
     try:
@@ -63,8 +65,9 @@ def main(argv: list[str]) -> int:
     except ConfigError as err:
         print(f"samops bot: {err}", file=sys.stderr)
         return 2
+    home = HomeTabs(ctx)
     try:
-        app = build_app(ctx)
+        app = build_app(ctx, home)
     except Exception as err:  # bolt's BoltError on a bad token, a listener module failing to load
         print(f"samops bot: could not start the Slack app: {err}", file=sys.stderr)
         return 1
@@ -72,6 +75,8 @@ def main(argv: list[str]) -> int:
     # body (camera codes of a form, say) at INFO; the access log still shows the 401.
     logging.getLogger("slack_bolt.RequestVerification").setLevel(max(logging.WARNING, quiet))
     threading.Thread(target=_log_in_early, args=(ctx,), name="warm-up", daemon=True).start()
+    # A local run has no Slack to publish Homes to.
+    refresher = None if ctx.local_mode else HomeRefresher(home, settings.home_refresh).start()
     try:
         if settings.slack_app_token is not None:
             return _socket_mode(app, settings.slack_app_token.get_secret_value())
@@ -83,6 +88,8 @@ def main(argv: list[str]) -> int:
             args.request_timeout,
         )
     finally:
+        if refresher is not None:
+            refresher.stop()
         ctx.close()
 
 

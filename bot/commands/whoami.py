@@ -16,6 +16,4 @@ from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 def whoami(inv: Invocation, ctx: AppContext) -> Reply:
     if inv.args:
         raise UsageError("`whoami` takes no words after it")
-    answer = ctx.roles.explain(inv.user_id)
-    article = "an" if answer.role.name.lower()[0] in "aeiou" else "a"
-    return Reply(text=f"You are {article} {answer.role.name.lower()}: {answer.why}.")
+    return Reply(text=ctx.roles.explain(inv.user_id).sentence())

@@ -1,12 +1,34 @@
-"""The Events API listeners: the home tab (`home.py`)."""
+"""The Events API listeners: the App Home (`home.py`, kept up to date by `refresh.py`)."""
 
 from __future__ import annotations
 
-from slack_bolt import App
+from typing import Any
 
-from bot.context import AppContext, with_context
-from bot.events import home
+from slack_bolt import App, BoltContext
+
+from bot.events.home import HomeAnswer, HomeTabs
+from bot.render.alarms import ACK, RESOLVE, TAKE
+
+LIFECYCLE = frozenset({ACK, TAKE, RESOLVE})
 
 
-def register(app: App, ctx: AppContext) -> None:
-    app.event("app_home_opened")(with_context(home.publish_home, ctx))
+def register(app: App, home: HomeTabs) -> None:
+    def app_home_opened(event: dict[str, Any]) -> None:
+        if event.get("tab", "home") == "home" and isinstance(event.get("user"), str):
+            home.opened(event["user"])
+
+    def home_clicks(
+        body: dict[str, Any], context: BoltContext, next: Any
+    ) -> None:  # bolt passes `next` by name
+        """A click on the Home has no response_url: its answer goes to the top of the Home. A lifecycle
+        click anywhere makes the clicker's Home look for the change promptly."""
+        if body.get("type") == "block_actions":
+            user = str((body.get("user") or {}).get("id") or "")
+            if user and (body.get("view") or {}).get("type") == "home" and not context.response_url:
+                context["respond"] = HomeAnswer(home, user)
+            if user and any(a.get("action_id") in LIFECYCLE for a in body.get("actions") or []):
+                home.poke(user)
+        next()
+
+    app.use(home_clicks)
+    app.event("app_home_opened")(app_home_opened)

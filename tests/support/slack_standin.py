@@ -18,7 +18,13 @@ What it enforces, as Slack does:
 - `trigger_id`s: issued by `trigger_id()`, usable once, for 3 s (`invalid_trigger_id`,
   `exchanged_trigger_id`, `expired_trigger_id`);
 - views: kept by id; `views.update` needs a known `view_id` (`not_found`) and, if given, the current `hash`
-  (`hash_conflict`).
+  (`hash_conflict`); `views.publish` keeps one Home per user (`home_views(user)`: every view published to
+  them, in order), with the same `hash` check;
+- `users.conversations`: the `memberships` given (user -> channel ids), filtered by `types` (default
+  `public_channel`; each type needs its scope: `missing_scope`; an unknown type is `invalid_types`), paged
+  by `limit` (1-999, `invalid_limit`) and an opaque `cursor` (`invalid_cursor`), `user_not_found` for someone
+  not in the workspace (`users` or `memberships`); private channels (`G…`) are listed only where the bot is
+  too (`channels`, when given), as Slack does.
 
 Socket Mode: `apps.connections.open` answers the URL of a loopback websocket that speaks Slack's Socket Mode
 protocol (`hello`, then envelopes the test sends with `send_envelope`, acknowledged by `envelope_id`).
@@ -26,6 +32,7 @@ protocol (`hello`, then envelopes the test sends with `send_envelope`, acknowled
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import itertools
 import json
@@ -64,7 +71,11 @@ METHOD_SCOPES: dict[str, str] = {
     "users.info": "users:read",
     "users.list": "users:read",
     "users.lookupByEmail": "users:read.email",
+    "users.conversations": "channels:read",  # with its default types (public_channel); see TYPE_SCOPES
 }
+# users.conversations needs the scope of each conversation type it is asked for (Slack's method reference).
+TYPE_SCOPES = {"public_channel": "channels:read", "private_channel": "groups:read", "mpim": "mpim:read",
+               "im": "im:read"}  # fmt: skip
 # Scopes that add fields to a method's answer rather than allow the call: users.info has `profile.email`
 # only with users:read.email (Slack: "users:read.email ... to access the email field in user objects").
 EMAIL_SCOPE = "users:read.email"
@@ -81,6 +92,9 @@ def needed_scope(method: str, params: dict[str, Any]) -> str | None:
     if method.startswith("conversations."):
         channel = str(params.get("channel") or "C")
         return CONVERSATION_SCOPES.get(channel[:1], "channels:read")
+    if method == "users.conversations":  # the first type's; the stand-in checks every type's
+        first = str(params.get("types") or "public_channel").split(",")[0].strip()
+        return TYPE_SCOPES.get(first, METHOD_SCOPES[method])
     return METHOD_SCOPES.get(method)
 
 
@@ -117,13 +131,16 @@ class SlackStandIn:
         host: str = "127.0.0.1",
         scopes: Iterable[str] | None = None,
         users: Mapping[str, str | None] | None = None,
+        memberships: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
         channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests).
-        `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set)."""
+        `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set).
+        `memberships`: the channels each user is in, for `users.conversations`."""
         self.channels = channels
         self.scopes = frozenset(manifest_bot_scopes() if scopes is None else scopes)
         self.users = dict(users or {})
+        self.memberships = {user: list(ids) for user, ids in (memberships or {}).items()}
         self.calls: list[Call] = []
         self.socket_acks: list[SocketAck] = []
         self._lock = threading.Lock()
@@ -133,6 +150,7 @@ class SlackStandIn:
         self._triggers: dict[str, float | None] = {}  # trigger_id -> issued at (monotonic); None once used
         self._views: dict[str, dict[str, Any]] = {}  # view id -> the view as Slack keeps it
         self._opened: list[str] = []  # view ids, in the order views.open created them
+        self._homes: dict[str, str] = {}  # user -> the id of their Home view (views.publish)
         self._sockets: list[ServerConnection] = []
         self._server = ThreadingHTTPServer((host, 0), self._handler_class())
         self._server.daemon_threads = True
@@ -182,6 +200,10 @@ class SlackStandIn:
         with self._lock:
             self._triggers[trigger] = time.monotonic()
         return trigger
+
+    def home_views(self, user: str) -> list[dict[str, Any]]:
+        """Every view published to `user`'s Home (views.publish that succeeded), oldest first."""
+        return [c.params["view"] for c in self.calls_to("views.publish") if c.params.get("user_id") == user]
 
     def opened_views(self) -> list[dict[str, Any]]:
         """Every view opened with views.open, in order, as it is now (after any views.update)."""
@@ -317,6 +339,23 @@ class SlackStandIn:
                 return {"ok": False, "error": "not_found"}
             if params.get("hash") and params["hash"] != current["hash"]:
                 return {"ok": False, "error": "hash_conflict"}
+        if method == "views.publish":
+            with self._lock:
+                current = self._views.get(self._homes.get(str(params.get("user_id") or ""), ""))
+            if params.get("hash") and (current is None or params["hash"] != current["hash"]):
+                return {"ok": False, "error": "hash_conflict"}
+        if method == "users.conversations":
+            return self._types_refusal(str(params.get("types") or "public_channel"))
+        return None
+
+    def _types_refusal(self, types: str) -> dict[str, Any] | None:
+        for kind in types.split(","):
+            scope = TYPE_SCOPES.get(kind.strip())
+            if scope is None:
+                return {"ok": False, "error": "invalid_types"}
+            if scope not in self.scopes:
+                provided = ",".join(sorted(self.scopes))
+                return {"ok": False, "error": "missing_scope", "needed": scope, "provided": provided}
         return None
 
     def _take_trigger(self, trigger: str) -> dict[str, Any] | None:
@@ -335,6 +374,9 @@ class SlackStandIn:
         """The view as Slack stores it: an id (kept across updates) and a new hash on every change."""
         view = dict(params.get("view") or {})
         view_id = str(params.get("view_id") or "") if method == "views.update" else f"V{next(self._ts):08d}"
+        if method == "views.publish":  # one Home per user, its id kept across publishes
+            with self._lock:
+                view_id = self._homes.setdefault(str(params.get("user_id") or ""), view_id)
         view.update(id=view_id, hash=f"{int(time.time())}.{secrets.token_hex(4)}")
         with self._lock:
             self._views[view_id] = view
@@ -374,7 +416,38 @@ class SlackStandIn:
             return {"ok": True, "users": []}
         if method == "users.info":
             return self._user_info(str(params.get("user") or ""))
+        if method == "users.conversations":
+            return self._user_conversations(params)
         return {"ok": True}
+
+    def _user_conversations(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A page of the user's channels of the asked types, as `users.conversations` answers it."""
+        user = str(params.get("user") or BOT_USER_ID)
+        if user != BOT_USER_ID and user not in self.users and user not in self.memberships:
+            return {"ok": False, "error": "user_not_found"}
+        try:
+            limit = int(params.get("limit") or 100)
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 999:
+            return {"ok": False, "error": "invalid_limit"}
+        try:
+            decoded = base64.b64decode(str(params.get("cursor") or ""), validate=True).decode()
+            start = int(decoded.removeprefix("next:") or 0)
+        except ValueError:
+            return {"ok": False, "error": "invalid_cursor"}
+        types = {t.strip() for t in str(params.get("types") or "public_channel").split(",")}
+        kinds = {"C": "public_channel", "G": "private_channel"}
+        ids = [
+            c for c in self.memberships.get(user, [])
+            if kinds.get(c[:1]) in types and (c[:1] != "G" or self.channels is None or c in self.channels)
+        ]  # fmt: skip
+        page = ids[start : start + limit]
+        more = start + limit < len(ids)
+        cursor = base64.b64encode(f"next:{start + limit}".encode()).decode() if more else ""
+        channels = [{"id": c, "name": c.lower(), "is_channel": c[:1] == "C", "is_private": c[:1] == "G",
+                     "is_archived": False} for c in page]  # fmt: skip
+        return {"ok": True, "channels": channels, "response_metadata": {"next_cursor": cursor}}
 
     def _user_info(self, user_id: str) -> dict[str, Any]:
         """A user as `users.info` answers: `profile.email` only when the token has `users:read.email` (and the

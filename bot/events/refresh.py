@@ -1,0 +1,74 @@
+"""The App Home refresher: a daemon thread of the bot that looks at the cache every `SAMOPS_HOME_REFRESH`
+seconds and, when anything a Home shows has changed (`core.read.home.fingerprint`: a few aggregates, not a
+Home built), refreshes the Homes of the people who opened theirs recently. `HomeTabs.refresh` publishes
+only a view that differs from the last one shown, at the pace it keeps; what it puts off (pace, 429) is
+tried again here as soon as a slot is free. After a click on a lifecycle button (`HomeTabs.poke`) it looks
+every HOT_WAIT_S for a while, so the clicker's Home shows the change promptly.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from bot.events.home import HomeTabs
+from core.clock import now_ms
+from core.read.home import fingerprint
+
+log = logging.getLogger(__name__)
+
+HOT_WAIT_S = 0.25
+MIN_WAIT_S = 0.05
+
+
+class HomeRefresher:
+    def __init__(self, home: HomeTabs, interval: float) -> None:
+        self._home = home
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="home-refresher", daemon=True)
+        self._last: tuple[object, ...] | None = None
+
+    def start(self) -> HomeRefresher:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop after the Home being published, if any."""
+        self._stop.set()
+        self._home.wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.cycle()
+            except Exception as err:  # the cache locked or being migrated: look again next time
+                log.warning("App Home refresh failed: %s", err, exc_info=log.isEnabledFor(logging.DEBUG))
+            self._home.wake.wait(self._wait())
+            self._home.wake.clear()
+
+    def cycle(self) -> None:
+        """One look: refresh everyone recent if the cache changed, else only those put off or clicking."""
+        users = self._home.recent_users()
+        if not users:
+            return
+        hot = self._home.hot()
+        found = fingerprint(self._home.ctx.db(), now_ms())
+        changed = found != self._last
+        targets = users if changed else sorted(self._home.pending() & set(users))
+        for user in targets:
+            if self._stop.is_set():
+                return
+            self._home.refresh(user, urgent=user in hot)
+        self._last = found
+
+    def _wait(self) -> float:
+        wait = self._interval
+        if self._home.hot():
+            wait = min(wait, HOT_WAIT_S)
+        retry = self._home.retry_in()
+        if retry is not None:
+            wait = min(wait, max(retry, MIN_WAIT_S))
+        return wait

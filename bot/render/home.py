@@ -1,0 +1,146 @@
+"""The App Home tab (a `home` view): the person's role, a note on what they last did here, their alarms with
+the card's lifecycle buttons, what is assigned to them, the silences and maintenance in force, and how fresh
+the data is.
+
+Within Slack's limits for a Home view: at most 100 blocks, section text within 3000 characters (the
+helpers of `bot/render/common.py` clip). Times are absolute, never "5 min ago", so an unchanged cache
+renders the same view and the refresher publishes nothing (it compares `view_hash`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import ActionsBlock, Block
+from slack_sdk.models.views import View
+
+from bot.render.alarms import _lifecycle_buttons, dashboard_link, panel_label, sensor_or_zone
+from bot.render.common import clip, context, divider, escape, header, join_lines, section
+from core.alarms import LEVELS, level_of
+from core.lifecycle import State
+from core.read.home import HomeAlarm, HomeData
+from core.read.quiet import MAINTENANCE
+from core.timefmt import local
+
+MAX_HOME_BLOCKS = 100  # Slack's limit for a Home view
+_CHANNEL_ID = re.compile(r"[CG][A-Z0-9_]{1,63}")
+MAX_QUIET_LINES = 10
+
+
+def home_view(
+    data: HomeData,
+    role_line: str,
+    zone: ZoneInfo,
+    dashboard_url: str,
+    why_scope: str = "",
+    note: str | None = None,
+    can_act: bool = True,
+) -> View:
+    """The Home of `data.user`. `role_line` says their role and why (`RoleAnswer.sentence`); `why_scope`
+    says how their alarms were chosen; `note` answers their last click here; `can_act` (technicians and
+    admins) adds the card's lifecycle buttons to each alarm (the listeners check the role again)."""
+    blocks: list[Block] = [header("samops"), context(role_line)]
+    if note:
+        blocks.append(section(f":information_source: {escape(clip(note, 1000))}"))
+    blocks += _freshness(data, zone)
+    blocks += _alarms_blocks("Assigned to you", data.assigned, data.assigned_total, zone, dashboard_url,
+                             "Nothing is assigned to you.", can_act)  # fmt: skip
+    # Site incidents (issue 16, item 1: core/read/incidents.open_incidents) go here, before the alarm list.
+    title = "Open and acknowledged alarms" + (" where you work" if data.scope.known else "")
+    blocks += _alarms_blocks(title, data.alarms, data.alarms_total, zone, dashboard_url, "No open alarms.",
+                             can_act)  # fmt: skip
+    if why_scope:
+        blocks.append(context(escape(why_scope)))
+    blocks += _quiet(data, zone)
+    blocks.append(context(f"<{dashboard_link(dashboard_url, None)}|Every alarm in the dashboard>"))
+    return View(type="home", blocks=_capped(blocks))
+
+
+def view_hash(view: View) -> str:
+    """What the person would see, as a digest: equal views, equal hashes."""
+    return hashlib.sha256(json.dumps(view.to_dict(), sort_keys=True).encode()).hexdigest()
+
+
+def _freshness(data: HomeData, zone: ZoneInfo) -> list[Block]:
+    fresh = data.fresh
+    as_of = local(fresh.as_of, zone, missing="never synced")
+    if fresh.failing:
+        names = ", ".join(t.table for t in fresh.failing)
+        return [section(f":red_circle: *Sync failing* ({escape(names)}) — data as of {as_of}")]
+    if fresh.stale:
+        return [section(f":red_circle: *Stale* — data as of {as_of}; the sync has not succeeded since.")]
+    return [context(f":large_green_circle: Live — data as of {as_of}")]
+
+
+def _alarms_blocks(
+    title: str,
+    alarms: Sequence[HomeAlarm],
+    total: int,
+    zone: ZoneInfo,
+    dashboard_url: str,
+    empty: str,
+    can_act: bool,
+) -> list[Block]:
+    blocks: list[Block] = [divider(), section(f"*{escape(title)}* ({total})")]
+    if not alarms:
+        return [*blocks, context(empty)]
+    for item in alarms:
+        blocks.append(section(_alarm_line(item, zone)))
+        buttons = _lifecycle_buttons(item.alarm.event_id, item.state) if can_act else []
+        if buttons:
+            blocks.append(ActionsBlock(elements=buttons))
+    if total > len(alarms):
+        link = dashboard_link(dashboard_url, None)
+        blocks.append(context(f"… and {total - len(alarms)} more: <{link}|open the dashboard>"))
+    return blocks
+
+
+def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
+    alarm = item.alarm
+    level = LEVELS[level_of(alarm.violation_type, alarm.event_type).name]
+    # Each part clipped on its own, so a long name never pushes the state and the buttons' context out.
+    name = clip(alarm.violation_name or alarm.event_type or "Alarm", 150)
+    where = sensor_or_zone(alarm)
+    head = f"{level.emoji} *{escape(name)}* on {escape(clip(panel_label(alarm), 200))}" + (
+        f" — {escape(clip(where, 200))}" if where else ""
+    )
+    parts = [local(alarm.activity_time, zone), _channel(item.channel)]
+    state = item.state
+    if state is None or state.state is State.OPEN:
+        parts.append("*open*")
+    else:
+        parts.append(f"acknowledged by <@{escape(state.acknowledged_by or '?')}>")
+    if state is not None and state.assignee:
+        parts.append(f"held by <@{escape(state.assignee)}>")
+    parts.append(f"`{escape(alarm.event_id)}`")
+    return clip(f"{head}\n{' · '.join(parts)}", 2900)
+
+
+def _channel(channel: str) -> str:
+    """A Slack channel as a link; the notifier's console (no Slack configured then) as its name."""
+    return f"<#{channel}>" if _CHANNEL_ID.fullmatch(channel) else escape(channel)
+
+
+def _quiet(data: HomeData, zone: ZoneInfo) -> list[Block]:
+    blocks: list[Block] = [divider(), section(f"*Silences and maintenance in force* ({len(data.quiet)})")]
+    if not data.quiet:
+        return [*blocks, context("None: every alarm reaches its channel.")]
+    lines = []
+    for window in data.quiet[:MAX_QUIET_LINES]:
+        kind = ":wrench: Maintenance" if window.kind == MAINTENANCE else ":no_bell: Silence"
+        by = f" by <@{escape(window.created_by)}>" if window.created_by else ""
+        reason = f" — {escape(clip(window.reason, 200))}" if window.reason else ""
+        lines.append(f"{kind} of {escape(window.scope())} until {local(window.end, zone)}{by}{reason}")
+    return [*blocks, section(join_lines(lines, total=len(data.quiet)))]
+
+
+def _capped(blocks: list[Block]) -> list[Block]:
+    """Within Slack's 100 blocks: cut the end, saying so (the lists above are already capped, so this is a
+    guard, not the plan)."""
+    if len(blocks) <= MAX_HOME_BLOCKS:
+        return blocks
+    return [*blocks[: MAX_HOME_BLOCKS - 1], context("… more in the dashboard")]

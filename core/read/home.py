@@ -1,0 +1,120 @@
+"""What one person's App Home shows: the alarms still open or acknowledged where they work (their channels,
+their organizations), what is assigned to them, the silences and maintenance in force, and how fresh it all
+is; plus `fingerprint`, a cheap summary of everything those depend on, so a refresher can tell that nothing
+changed without building anyone's Home.
+
+Alarms are the notifier's (`notify_outbox`): the channel each was posted to is where it "is". An alarm held
+back by a silence is not listed (the silence is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.alarms import ALARM_COLUMNS, KINDS, LEVELS, Alarm, alarm_from
+from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
+from core.lifecycle import AlarmState, State, states
+from core.read.freshness import Freshness, assess, freshness
+from core.read.quiet import QuietWindow, windows_in_force
+from core.read.rows import marks, query, scalar
+from core.sqlite_lib import sqlite_utils
+
+# Most severe first: the level of each kind (red, yellow, gray), as SQL, so the cap keeps the worst alarms.
+_LEVEL_ORDER = {name: rank for rank, name in enumerate(LEVELS)}
+_LEVEL_SQL = (
+    "CASE lower(COALESCE(a.violation_type, a.event_type))"
+    + "".join(f" WHEN '{kind.name}' THEN {_LEVEL_ORDER[kind.level.name]}" for kind in KINDS)
+    + f" ELSE {len(LEVELS) - 1} END"
+)
+# Driven by alarm_state's index on state: only the alarms not resolved are read, whatever the history. The
+# notifier opens the lifecycle of every alarm it posts in the transaction that records it in the outbox.
+_FROM = (
+    "FROM alarm_state s JOIN notify_outbox o ON o.event_id = s.event_id"
+    " JOIN activities a ON a.event_id = s.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id"
+    f" WHERE s.state IN ('{State.OPEN.value}', '{State.ACKNOWLEDGED.value}') AND o.state != '{SILENCED}'"
+)
+
+
+@dataclass(frozen=True)
+class HomeAlarm:
+    alarm: Alarm
+    state: AlarmState | None  # None only if its record went between the two reads: open, then
+    channel: str  # where the notifier posted it
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a person works: the channels they are in, their organizations. None: not known (then the Home
+    shows every alarm, and says why)."""
+
+    channels: frozenset[str] | None = None
+    org_ids: frozenset[int] | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.channels is not None or self.org_ids is not None
+
+
+@dataclass(frozen=True)
+class HomeData:
+    user: str
+    scope: Scope
+    alarms: tuple[HomeAlarm, ...]  # open and acknowledged in scope, most severe then newest first, capped
+    alarms_total: int  # how many there are in all
+    assigned: tuple[HomeAlarm, ...]  # not resolved and assigned to the user, anywhere; newest first, capped
+    assigned_total: int
+    quiet: tuple[QuietWindow, ...]  # silences and maintenance windows in force, soonest end first
+    fresh: Freshness
+    now: int
+
+
+def home_data(db: sqlite_utils.Database, user: str, scope: Scope, now: int, limit: int = 15) -> HomeData:
+    where, params = _scope_sql(scope)
+    order = f" ORDER BY {_LEVEL_SQL}, a.activity_time DESC, a.event_id LIMIT ?"
+    alarms = _alarms(db, where + order, [*params, limit])
+    total = int(scalar(db, f"SELECT count(*) {_FROM}{where}", params))
+    mine = " AND s.assignee = ?"
+    assigned = _alarms(db, f"{mine} ORDER BY a.activity_time DESC, a.event_id LIMIT ?", [user, limit])
+    assigned_total = int(scalar(db, f"SELECT count(*) {_FROM}{mine}", [user]))
+    return HomeData(
+        user=user,
+        scope=scope,
+        alarms=alarms,
+        alarms_total=total,
+        assigned=assigned,
+        assigned_total=assigned_total,
+        quiet=tuple(windows_in_force(db, now)),
+        fresh=assess(freshness(db, count_rows=False), now),
+        now=now,
+    )
+
+
+def _scope_sql(scope: Scope) -> tuple[str, list[object]]:
+    if not scope.known:
+        return "", []
+    parts, params = [], []
+    if scope.channels:
+        parts.append(f"o.channel IN ({marks(scope.channels)})")
+        params += sorted(scope.channels)
+    if scope.org_ids:
+        parts.append(f"a.org_id IN ({marks(scope.org_ids)})")
+        params += sorted(scope.org_ids)
+    return f" AND ({' OR '.join(parts) or '0'})", params
+
+
+def _alarms(db: sqlite_utils.Database, tail: str, params: list[object]) -> tuple[HomeAlarm, ...]:
+    rows = query(db, f"SELECT {ALARM_COLUMNS}, o.channel AS channel {_FROM}{tail}", params)
+    found = states(db, [r["event_id"] for r in rows])
+    return tuple(HomeAlarm(alarm_from(r), found.get(r["event_id"]), r["channel"]) for r in rows)
+
+
+def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
+    """Changes whenever a Home could: an alarm's state, a new alarm in the outbox, a quiet window made,
+    lifted or ending, the freshness shown (its time, failing tables, stale or not). A few indexed reads:
+    cheap enough to run every few seconds whatever the history. The poller's own sync time, which moves
+    every poll, does not count unless it is what the Home shows (the oldest table's)."""
+    changes = scalar(db, "SELECT max(id) FROM alarm_changes")  # every acknowledge, take, resolve adds one
+    outbox = scalar(db, "SELECT max(rowid) FROM notify_outbox")  # every new alarm adds one
+    quiet = tuple(w.id for w in windows_in_force(db, now))
+    fresh = assess(freshness(db, count_rows=False), now)
+    return (changes, outbox, quiet, fresh.as_of, tuple(t.table for t in fresh.failing), fresh.stale)

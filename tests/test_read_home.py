@@ -1,0 +1,145 @@
+"""The App Home's data (core/read/home.py) over a real cache file: which alarms a person sees (their channels,
+their organizations, or all when neither is known), most severe then newest first with the total kept,
+what is assigned to them, quiet windows in force, freshness; and the fingerprint the refresher compares,
+which moves with every change a Home shows and stays put otherwise."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from core import lifecycle
+from core.cache import quiet
+from core.cache.db import open_cache
+from core.cache.transactions import joined
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.lifecycle import Change, State
+from core.read.freshness import STALE_AFTER_MS
+from core.read.home import Scope, fingerprint, home_data
+from core.sqlite_lib import sqlite_utils
+
+NOW = int(time.time() * 1000)
+
+
+def add_alarm(db: sqlite_utils.Database, event_id: str, at: int, channel: str, kind: str = "alarm",
+              org: int = 1001, panel: int = 777, outbox_state: str = "posted") -> None:  # fmt: skip
+    with joined(db):
+        row = (
+            event_id,
+            panel,
+            org,
+            at,
+            f"{kind} on Depot - Door",
+            "violation",
+            f"{kind} event",
+            kind,
+            2,
+            1,
+            1,
+        )
+        upsert_activities(db, "activities", [row])
+        db.execute(
+            "INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"
+            " VALUES (?, ?, ?, ?, ?, 0)",
+            [event_id, channel, outbox_state, f"{at}.1", at],
+        )
+        lifecycle.open_alarms(db, [(event_id, at)], at)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> sqlite_utils.Database:
+    db = open_cache(tmp_path / "cache.db")
+    with write_transaction(db):
+        panels = [{"resource_id": 777, "org_id": 1001, "name": "Depot"},
+                  {"resource_id": 888, "org_id": 1002, "name": "Yard"}]  # fmt: skip
+        upsert_dicts(db, "panels", panels, "resource_id")
+        upsert_dicts(
+            db, "sync_state", [{"table_name": "activities", "last_success": NOW - 60_000}], "table_name"
+        )
+    return db
+
+
+def test_alarms_of_the_persons_channels_most_severe_then_newest(db: sqlite_utils.Database) -> None:
+    add_alarm(db, "OLD-RED", NOW - 50_000, "C_ALARMS", "alarm")
+    add_alarm(db, "NEW-GRAY", NOW - 10_000, "C_ALARMS", "gray")
+    add_alarm(db, "NEW-RED", NOW - 20_000, "C_ALARMS", "red")
+    add_alarm(db, "MID-YELLOW", NOW - 30_000, "C_ALARMS", "warning")
+    add_alarm(db, "ELSEWHERE", NOW - 5_000, "C_ELSE", "alarm", org=1002, panel=888)
+    add_alarm(db, "HELD", NOW - 5_000, "C_ALARMS", "alarm", outbox_state="silenced")
+    add_alarm(db, "DONE", NOW - 5_000, "C_ALARMS", "alarm")
+    lifecycle.apply(db, "DONE", Change.RESOLVED, "U_X", NOW, opened_at=NOW - 5_000)
+
+    data = home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"})), NOW)
+    assert [a.alarm.event_id for a in data.alarms] == ["NEW-RED", "OLD-RED", "MID-YELLOW", "NEW-GRAY"]
+    assert data.alarms_total == 4
+    assert {a.channel for a in data.alarms} == {"C_ALARMS"}
+
+    capped = home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"})), NOW, limit=2)
+    assert [a.alarm.event_id for a in capped.alarms] == ["NEW-RED", "OLD-RED"]
+    assert capped.alarms_total == 4  # "and 2 more"
+
+    by_org = home_data(db, "U_TECH", Scope(org_ids=frozenset({1002})), NOW)
+    assert [a.alarm.event_id for a in by_org.alarms] == ["ELSEWHERE"]
+    both = home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"}), org_ids=frozenset({1002})), NOW)
+    assert both.alarms_total == 5
+    nowhere = home_data(db, "U_TECH", Scope(channels=frozenset()), NOW)
+    assert nowhere.alarms == () and nowhere.alarms_total == 0
+    unknown = home_data(db, "U_TECH", Scope(), NOW)  # neither known: every alarm, the Home says why
+    assert not unknown.scope.known and unknown.alarms_total == 5
+
+
+def test_assigned_acknowledged_and_quiet_windows(db: sqlite_utils.Database) -> None:
+    add_alarm(db, "EV-1", NOW - 10_000, "C_ALARMS")
+    add_alarm(db, "EV-2", NOW - 9_000, "C_OTHER")
+    lifecycle.apply(db, "EV-2", Change.ASSIGNED, "U_TECH", NOW, opened_at=NOW - 9_000)
+    lifecycle.apply(db, "EV-1", Change.ACKNOWLEDGED, "U_OTHER", NOW, opened_at=NOW - 10_000)
+    with write_transaction(db):
+        quiet.silence_panel(db, 888, NOW + 3_600_000, "U_OTHER", NOW)
+        quiet.silence_panel(db, 777, NOW - 1, "U_OTHER", NOW - 60_000)  # ended already
+
+    data = home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"})), NOW)
+    [acked] = data.alarms
+    assert acked.state is not None and acked.state.state is State.ACKNOWLEDGED
+    assert acked.state.acknowledged_by == "U_OTHER"
+    # What is assigned to them shows wherever it is.
+    assert [a.alarm.event_id for a in data.assigned] == ["EV-2"] and data.assigned_total == 1
+    assert [(w.resource_id, w.created_by) for w in data.quiet] == [(888, "U_OTHER")]
+    assert not data.fresh.stale and data.fresh.as_of == NOW - 60_000
+    assert home_data(db, "U_TECH", Scope(), NOW + STALE_AFTER_MS).fresh.stale
+
+
+def test_the_fingerprint_moves_with_what_a_home_shows_and_only_then(db: sqlite_utils.Database) -> None:
+    add_alarm(db, "EV-1", NOW - 10_000, "C_ALARMS")
+    first = fingerprint(db, NOW)
+    assert fingerprint(db, NOW) == first  # nothing changed
+    assert fingerprint(db, NOW + 60_000) == first  # time alone changes nothing a Home shows...
+    assert fingerprint(db, NOW + STALE_AFTER_MS) != first  # ...until the data turns stale
+
+    steps = [
+        lambda: add_alarm(db, "EV-2", NOW, "C_ALARMS"),
+        lambda: lifecycle.apply(db, "EV-1", Change.ACKNOWLEDGED, "U_TECH", NOW, opened_at=NOW - 10_000),
+        lambda: lifecycle.apply(db, "EV-1", Change.ASSIGNED, "U_TECH", NOW, opened_at=NOW - 10_000),
+        lambda: quiet.silence_panel(db, 777, NOW + 60_000, "U_TECH", NOW),
+        lambda: upsert_dicts(
+            db, "sync_state", [{"table_name": "panels", "last_success": NOW - 70_000}], "table_name"
+        ),  # now the oldest: the Home's "data as of" moves
+        lambda: upsert_dicts(
+            db, "sync_state", [{"table_name": "panels", "last_error_at": NOW}], "table_name"
+        ),
+    ]
+    seen = {first}
+    for step in steps:
+        with write_transaction(db):
+            step()
+        found = fingerprint(db, NOW)
+        assert found not in seen
+        seen.add(found)
+    # A quiet window that ends changes it too (it leaves the Home).
+    assert fingerprint(db, NOW + 61_000) != fingerprint(db, NOW)
+    # A newer sync of a table that is not the oldest changes nothing a Home shows.
+    before = fingerprint(db, NOW)
+    with write_transaction(db):
+        upsert_dicts(db, "sync_state", [{"table_name": "activities", "last_success": NOW}], "table_name")
+    assert fingerprint(db, NOW) == before

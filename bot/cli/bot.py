@@ -121,7 +121,11 @@ def _socket_mode(app: App, app_token: str) -> int:
         return 1
     log.info("samops bot: Socket Mode")
     stop.wait()
-    handler.close()
+    # slack_sdk's monitor thread may be reconnecting right now; closing meanwhile would leave its new
+    # session running and close() waiting on it for ever. Reconnects hold this lock, so close under it.
+    handler.client.auto_reconnect_enabled = False
+    with handler.client.connect_operation_lock:
+        handler.close()
     drain(app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
     return 0
 

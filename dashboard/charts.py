@@ -13,7 +13,6 @@ the development machine (docs/dashboard-speed.md). A 7 x 24 table of coloured ce
 from __future__ import annotations
 
 from datetime import tzinfo
-from html import escape
 from typing import Any
 
 from core import alarms, read, timefmt
@@ -109,6 +108,6 @@ def weekday_hour_table(counts: list[read.WeekdayHourCount]) -> str:
         rows.append(f'<tr><th scope="row" style="{label}">{name}</th>{"".join(cells)}</tr>')
     return (
         '<table style="width:100%;table-layout:fixed;border-collapse:collapse" '
-        f'aria-label="{escape("Alarms by weekday and hour of day (UTC)")}">'
+        'aria-label="Alarms by weekday and hour of day (UTC)">'
         f'<thead><tr><th style="width:3em"></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )

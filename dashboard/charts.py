@@ -1,8 +1,13 @@
-"""Vega-Lite charts over the read API's counts, written as plain specs for `st.vega_lite_chart`.
+"""Charts over the read API's counts: Vega-Lite specs for `st.vega_lite_chart`, and the Alarms page's heat map
+as a plain HTML table for `st.html`.
 
 Plain dicts, not altair: importing altair (jsonschema, narwhals) cost more than a second of every server
 start, and a spec this size is as clear written out. Times are drawn on a UTC scale from wall-clock
 milliseconds (`core.timefmt.wall_ms`), so the axis reads the viewer's zone whatever the browser's.
+
+The heat map is HTML, not Vega-Lite: Vega's JavaScript (over a megabyte, loaded when the first chart
+appears) was compiled while the alarms table above it was being drawn, and delayed it by about 0.2 s on
+the development machine (docs/dashboard-speed.md). A 7 x 24 table of coloured cells needs none of it.
 """
 
 from __future__ import annotations
@@ -67,40 +72,42 @@ def hourly_trend(counts: list[read.HourCount], tz: tzinfo | None, zone_label: st
     return rows, spec
 
 
-def weekday_hour_heatmap(counts: list[read.WeekdayHourCount]) -> Chart:
-    # Every cell of the week, so quiet hours show as pale squares instead of holes.
+# The "orangered" scheme's ends and middle (ColorBrewer OrRd), from few alarms to the most in any cell.
+HEAT_STOPS = ((254, 232, 200), (252, 141, 89), (179, 0, 0))
+QUIET = "#f1f3f5"  # an hour without alarms: grey, not the palest orange
+
+
+def heat_colour(count: int, most: int) -> str:
+    """The cell colour of `count` on a scale whose top is `most` (> 0)."""
+    if count <= 0:
+        return QUIET
+    share = count / most
+    low, high = (HEAT_STOPS[0], HEAT_STOPS[1]) if share <= 0.5 else (HEAT_STOPS[1], HEAT_STOPS[2])
+    t = share * 2 if share <= 0.5 else share * 2 - 1
+    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(low, high, strict=True))
+
+
+def weekday_hour_table(counts: list[read.WeekdayHourCount]) -> str:
+    """The weekday x hour heat map as an HTML table: one row per weekday, one cell per hour (UTC), each
+    coloured by its count and holding it, so the numbers can be read, not only guessed from a colour."""
     seen = {(c.weekday, c.hour): c.count for c in counts}
-    rows = [
-        {"Weekday": WEEKDAYS[day], "Hour": hour, "Alarms": seen.get((day, hour), 0)}
-        for day in range(7)
-        for hour in range(24)
-    ]
-    spec = {
-        "height": 230,
-        "mark": {"type": "rect", "stroke": "white", "strokeWidth": 1},
-        "encoding": {
-            "x": {
-                "field": "Hour",
-                "type": "ordinal",
-                "title": "Hour of day (UTC)",
-                "scale": {"domain": list(range(24))},
-            },
-            "y": {"field": "Weekday", "type": "ordinal", "title": None, "scale": {"domain": list(WEEKDAYS)}},
-            "color": {
-                "condition": {
-                    "test": "datum.Alarms > 0",
-                    "field": "Alarms",
-                    "type": "quantitative",
-                    "scale": {"scheme": "orangered"},
-                    "legend": {"orient": "right"},
-                },
-                "value": "#f1f3f5",  # quiet hours: grey, not the palest orange
-            },
-            "tooltip": [
-                {"field": "Weekday", "type": "ordinal"},
-                {"field": "Hour", "type": "ordinal"},
-                {"field": "Alarms", "type": "quantitative"},
-            ],
-        },
-    }
-    return rows, spec
+    most = max(seen.values(), default=0) or 1
+    label = "font-weight:normal;padding-right:6px"
+    cell = "padding:0;height:26px;text-align:center;font-size:0.7rem;border:1px solid white"
+    head = "".join(f'<th scope="col" style="font-weight:normal;font-size:0.7rem">{h}</th>' for h in range(24))
+    rows = []
+    for day, name in enumerate(WEEKDAYS):
+        cells = []
+        for hour in range(24):
+            n = seen.get((day, hour), 0)
+            ink = "white" if n / most > 0.5 else "#31333f"
+            cells.append(
+                f'<td title="{name} {hour:02d}:00 UTC: {n} alarms" '
+                f'style="{cell};background:{heat_colour(n, most)};color:{ink}">{n or ""}</td>'
+            )
+        rows.append(f'<tr><th scope="row" style="{label}">{name}</th>{"".join(cells)}</tr>')
+    return (
+        '<table style="width:100%;table-layout:fixed;border-collapse:collapse" '
+        'aria-label="Alarms by weekday and hour of day (UTC)">'
+        f'<thead><tr><th style="width:3em"></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )

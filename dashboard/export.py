@@ -3,6 +3,10 @@
 The Alarms export holds every matching row, not only the table's: it is made when the button is clicked
 (`st.download_button` with a callable, run on its own thread), from the read API a chunk of rows at a time,
 written straight to CSV without a table in between. Times are ISO 8601 with the viewer's zone offset.
+
+Every text cell passes through `cell`: text from the service or the URL that starts like a formula (= + - @,
+a tab or a carriage return) is prefixed with a single quote, so a spreadsheet opening the file shows it as
+text instead of evaluating it (CSV injection). Numbers and times are written as they are.
 """
 
 from __future__ import annotations
@@ -16,25 +20,45 @@ import pandas as pd
 
 from core import read, timefmt
 
+# What makes Excel, LibreOffice and Google Sheets read a cell as a formula (OWASP's list for CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """A text cell a spreadsheet shows as the text it is: one starting like a formula gets a leading quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+# RFC 4180's line end. With a bare "\n" the csv module (and pandas) would leave a carriage return inside a
+# cell unquoted, and a spreadsheet would split the row there.
+LINE_END = "\r\n"
+
 ALARM_COLUMNS = ("Time", "Type", "Violation", "Panel", "Panel id", "Event", "Description", "Org")
 
 
 def heading(title: str, filters: str, as_of: int | None, now: int, tz: tzinfo) -> str:
-    return (
-        f"# {title}; filters: {filters or 'none'}\n"
-        f"# data as of {timefmt.local(as_of, tz, missing='—')}; exported {timefmt.local(now, tz)}\n"
-    )
+    """Two comment lines, each one CSV cell: the filters hold the URL's search text, whose commas or quotes
+    would otherwise start a new cell, one that could start like a formula."""
+    lines = [
+        f"# {title}; filters: {filters or 'none'}",
+        f"# data as of {timefmt.local(as_of, tz, missing='—')}; exported {timefmt.local(now, tz)}",
+    ]
+    out = io.StringIO()
+    csv.writer(out, lineterminator=LINE_END).writerows([line] for line in lines)
+    return out.getvalue()
 
 
 def alarm_record(row: read.AlarmRow, tz: tzinfo) -> tuple[object, ...]:
     return (
         timefmt.iso(row.activity_time, tz),
-        row.violation_type or "",
-        row.violation_name or "",
-        row.panel_name or "",
+        cell(row.violation_type or ""),
+        cell(row.violation_name or ""),
+        cell(row.panel_name or ""),
         "" if row.resource_id is None else row.resource_id,
-        row.event_type or "",
-        row.description or "",
+        cell(row.event_type or ""),
+        cell(row.description or ""),
         "" if row.org_id is None else row.org_id,
     )
 
@@ -43,7 +67,7 @@ def alarms_csv(chunks: Iterable[list[read.AlarmRow]], head: str, tz: tzinfo) -> 
     """The CSV of every row in `chunks`, under `head` (from `heading`)."""
     out = io.StringIO()
     out.write(head)
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator=LINE_END)
     writer.writerow(ALARM_COLUMNS)
     for rows in chunks:
         writer.writerows(alarm_record(row, tz) for row in rows)
@@ -58,5 +82,7 @@ def table_csv(frame: pd.DataFrame, head: str, tz: tzinfo) -> bytes:
     for name, column in shown.items():
         if isinstance(column.dtype, pd.DatetimeTZDtype):
             shown[name] = [timefmt.iso(None if pd.isna(t) else t.value // 1_000_000, tz) for t in column]
-    shown.to_csv(out, index=False)
+        elif column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
+            shown[name] = [cell(value) for value in column]
+    shown.to_csv(out, index=False, lineterminator=LINE_END)
     return out.getvalue().encode()

@@ -103,7 +103,7 @@ def test_audit_csv_carries_the_filters_and_the_viewers_zone() -> None:
     frame = pd.DataFrame({"When": pd.to_datetime([0], unit="ms", utc=True), "Who": ["U1"]})
     head = export.heading("samops audit log", "outcome: denied", 0, 0, berlin)
     csv = export.table_csv(frame, head, berlin).decode()
-    assert csv.startswith("# samops audit log; filters: outcome: denied\n")
+    assert csv.startswith("# samops audit log; filters: outcome: denied\r\n")
     assert "1970-01-01T01:00:00+01:00,U1" in csv
 
 

@@ -125,6 +125,6 @@ st.subheader("When alarms happen")
 st.caption("Alarms by weekday and hour of day (UTC) for the filters above.")
 heat = data.weekday_hour_counts(path, flt)
 if heat:
-    st.vega_lite_chart(*charts.weekday_hour_heatmap(heat), width="stretch")
+    st.html(charts.weekday_hour_table(heat))
 else:
     st.info("Nothing to map for these filters.")

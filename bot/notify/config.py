@@ -28,6 +28,7 @@ behind_after = 30             # seconds of backlog before the channel is told th
 [notify.incidents]            # site incidents (core/incidents.py)
 enabled = true
 window = "10m"                # evidence of one site this close in time is one incident ("90s", "10m", "1h")
+cameras_every = "60s"         # the notifier lists each organization's cameras this often (a camera down)
 
 [notify.health]
 channel = "C_OPS"
@@ -226,6 +227,15 @@ def duration_s(value: Any) -> float:
 class IncidentsConfig(_Section):
     enabled: bool = True
     window: float = Field(default=600, description="seconds")
+    cameras_every: float = Field(default=60, description="seconds")  # the service source's camera listing
+
+    @field_validator("cameras_every", mode="before")
+    @classmethod
+    def _cameras_every(cls, value: Any) -> float:
+        seconds = duration_s(value)
+        if not 5 <= seconds <= 3600:
+            raise ValueError("must be between 5 seconds and 1 hour")
+        return seconds
 
     @field_validator("window", mode="before")
     @classmethod

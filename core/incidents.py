@@ -5,6 +5,7 @@ camera of the site going offline. Evidence of the same site joins an incident wh
 activity's `activityTime`; for a camera, when the change was first seen) lies within the incident's span
 widened by the window on both sides. So parts that ARRIVE out of order still join: a part arriving late with
 an earlier time joins the incident whose span ± window covers it, and the timeline is ordered by time.
+Evidence of two or more different kinds is an incident; repeated alarms of one kind alone are not.
 
 "The same site", since the service has no site record: the same panel. A camera belongs to a panel's site
 when it is in the same organization and its name contains the panel's name (case-insensitive, on word
@@ -15,10 +16,11 @@ for cameras and the login lists for panels, has `treePath`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.alarms import is_alarm
+from core.lifecycle import State
 
 DEFAULT_WINDOW_MS = 10 * 60_000
 
@@ -116,7 +118,9 @@ def place(spans: Sequence[Span], evidence: Evidence, window_ms: int) -> int | No
 
 @dataclass
 class Incident:
-    """Evidence joined by `place`, kept in time order. One piece alone is not an incident yet."""
+    """Evidence joined by `place`. It is an incident once it holds two different kinds of evidence (an
+    alarm and a tamper, an alarm and a camera offline): repeated alarms of one kind are what storm control
+    groups, and each keeps its own card until something else happens on the site."""
 
     panel: int
     evidence: list[Evidence] = field(default_factory=list)
@@ -128,7 +132,7 @@ class Incident:
 
     @property
     def is_incident(self) -> bool:
-        return len(self.evidence) >= 2
+        return len(self.kinds) >= 2
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -158,3 +162,11 @@ def correlate(arrivals: Iterable[Evidence], window_ms: int = DEFAULT_WINDOW_MS) 
         else:
             incidents[index].evidence.append(evidence)
     return incidents
+
+
+def incident_state(handled: Mapping[State, int]) -> State:
+    """An incident's state from its alarms' (counts per state): open while any alarm of it is open (or it
+    has none), resolved when every one is, acknowledged in between."""
+    if handled.get(State.OPEN) or not any(handled.values()):
+        return State.OPEN
+    return State.ACKNOWLEDGED if handled.get(State.ACKNOWLEDGED) else State.RESOLVED

@@ -7,15 +7,24 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from slack_sdk import WebClient
 
 from bot.notify.config import NotifyConfigError, parse_notify
+from bot.notify.delivery import SlackDelivery
+from bot.notify.service import Notifier
+from bot.notify.source import CacheSource
+from core import lifecycle
 from core.cache import incidents as store
+from core.cache import outbox
 from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.incidents import (
     ALARM,
     CAMERA_OFFLINE,
@@ -27,6 +36,11 @@ from core.incidents import (
     correlate,
     evidence_kind,
 )
+from core.lifecycle import Change
+from core.read.incidents import incident_of, open_incidents
+from tests.support.bot import blocks_text
+from tests.support.slack_standin import SlackStandIn
+from tests.test_lifecycle import FakeClock, card_ts, deliver_all
 
 MIN = 60_000
 WINDOW = 10 * MIN
@@ -62,9 +76,11 @@ def test_what_an_activity_is_as_evidence(
 
 
 def test_evidence_within_the_window_is_one_incident_and_beyond_it_a_new_one() -> None:
-    found = correlate([ev("a", 0), ev("b", 10), ev("c", 20.001)], WINDOW)
+    found = correlate([ev("a", 0), ev("b", 10, TAMPER), ev("c", 20.001, TAMPER)], WINDOW)
     assert [[e.ref for e in i.evidence] for i in found] == [["a", "b"], ["c"]]
     assert found[0].is_incident and not found[1].is_incident
+    # Two kinds make an incident; alarms of one kind alone stay alarms (storm control groups those).
+    assert not correlate([ev("a", 0), ev("b", 1)], WINDOW)[0].is_incident
     # The window is measured from the incident's span: exactly `window` after its last part still joins.
     assert len(correlate([ev("a", 0), ev("b", 10), ev("c", 20)], WINDOW)) == 1
 
@@ -137,6 +153,7 @@ def test_the_cache_joins_late_parts_and_counts_versions(tmp_path: Path) -> None:
     assert apart != {first}
     incident = store.get(db, first)
     assert incident is not None and incident.is_incident and incident.evidence == 3 and incident.version == 3
+    assert incident.kinds == 3
     assert (incident.first_time, incident.last_time) == (T0 - 4 * MIN, T0 + 8 * MIN)
     assert [e.ref for e in store.timeline(db, first)] == ["EV-1", "EV-2", "cam:1"]
     assert store.alarms(db, first) == [("EV-1", T0 - 4 * MIN), ("EV-2", T0 + 5 * MIN)]
@@ -191,3 +208,97 @@ def test_incident_settings_are_checked() -> None:
     ]:
         with pytest.raises(NotifyConfigError, match=message):
             parse_notify({"incidents": bad})
+
+
+# --- the notifier: the first card becomes the incident card (fake clock, real cache, Slack stand-in) -------
+
+
+def add_activity(db: Any, event_id: str, at: int, name: str, rid: int = 101) -> None:
+    row = (event_id, rid, 1001, at, f"{name} on Depot", "violation", name, "alarm", 2, 1, 1)
+    with write_transaction(db):
+        upsert_activities(db, "activities", [row])
+
+
+def test_the_first_card_becomes_the_incident_card_and_escalates_as_one(tmp_path: Path) -> None:
+    db = open_cache(tmp_path / "cache.db", check_same_thread=False)
+    with write_transaction(db):
+        upsert_dicts(db, "panels", [{"resource_id": 101, "org_id": 1001, "name": "Depot"}], "resource_id")
+    clock = FakeClock()
+    route = {"channel": "C_FIRE", "panels": [101], "escalate_after": [10], "escalate_to": ["S0FIRE"]}
+    config = parse_notify({"routes": [route], "storm": {"posts_per_second": 50}})
+    with SlackStandIn() as slack:
+        delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
+        n = Notifier(
+            db, config, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock
+        )
+        n.start()
+        now = clock.real_now()
+        add_activity(db, "E-BURGLARY", now + 2000, "Burglary alarm")
+        deliver_all(n)
+        [first] = [c for c in slack.calls_to("chat.postMessage") if c.params.get("attachments")]
+        ts = card_ts(db, "E-BURGLARY")
+        assert ts is not None and slack.calls_to("chat.update") == []  # one alarm: an alarm card
+        add_activity(db, "E-TAMPER", now + 1000, "Tamper alarm")  # arrives later, happened earlier
+        deliver_all(n)
+        posts = [c for c in slack.calls_to("chat.postMessage") if c.params.get("attachments")]
+        assert posts == [first]  # not posted on its own: grouped under the first card
+        assert outbox.entry(db, "E-TAMPER") == ("C_FIRE", "grouped", ts)
+        [edit] = [c for c in slack.calls_to("chat.update") if c.params["ts"] == ts]
+        text = blocks_text(edit.params["attachments"][0]["blocks"])
+        assert "Incident on Depot (101): alarm, tamper" in text
+        assert text.index("Tamper alarm on Depot") < text.index("Burglary alarm on Depot")  # time order
+
+        # Someone acknowledges the incident; an alarm joining it later does not escalate on its own.
+        lifecycle.apply(db, "E-TAMPER", Change.ACKNOWLEDGED, "U_A", clock.now, opened_at=now)
+        add_activity(db, "E-LATE", now + 3000, "Burglary alarm")
+        deliver_all(n)
+        assert outbox.entry(db, "E-LATE") == ("C_FIRE", "grouped", ts)
+        clock.advance(11)
+        time.sleep(0.05)
+        assert n.escalate() == 0
+
+        # A restart reposts nothing, and an edit a crash lost is made again.
+        with write_transaction(db):
+            db.execute("UPDATE incidents SET edited = 0")
+        updates = len(slack.calls_to("chat.update"))
+        n = Notifier(
+            db, config, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock
+        )
+        n.start()
+        deliver_all(n)
+        assert [c for c in slack.calls_to("chat.postMessage") if c.params.get("attachments")] == [first]
+        assert len(slack.calls_to("chat.update")) == updates + 1
+
+
+def test_the_read_api_lists_open_incidents_and_finds_an_alarms(tmp_path: Path) -> None:
+    db = open_cache(tmp_path / "cache.db")
+    with write_transaction(db):
+        panels = [
+            {"resource_id": r, "org_id": o, "name": n} for r, o, n in ((1, 7, "Depot"), (2, 8, "Office"))
+        ]
+        upsert_dicts(db, "panels", panels, "resource_id")
+        store.record(db, [ev("A1", 0), ev("T1", 1, TAMPER)], WINDOW, T0, alarms=["A1", "T1"])
+        store.record(db, [ev("A2", 60), ev("C2", 61, CAMERA_OFFLINE)], WINDOW, T0, alarms=["A2"])
+        store.record(db, [Evidence(ALARM, T0, 2, 8, "B1", ""), Evidence(ALARM, T0 + 1, 2, 8, "B2", "")],
+                     WINDOW, T0, alarms=["B1", "B2"])  # fmt: skip  # one kind: no incident
+        lifecycle.open_alarms(db, [("A1", T0), ("T1", T0), ("A2", T0)], T0)
+    first, second = store.of_event(db, "A1"), store.of_event(db, "A2")
+    assert first is not None and second is not None
+    listed = open_incidents(db)
+    assert [(i.id, i.panel_name, i.kinds, i.state) for i in listed] == [
+        (second.id, "Depot", (ALARM, CAMERA_OFFLINE), "open"),
+        (first.id, "Depot", (ALARM, TAMPER), "open"),
+    ]
+    assert listed[1].alarms == ("A1", "T1") and listed[1].first_time == T0 and listed[1].evidence == 2
+    assert [i.id for i in open_incidents(db, org_ids=[8])] == [] and open_incidents(db, org_ids=[]) == []
+    assert len(open_incidents(db, limit=1)) == 1
+    with write_transaction(db):
+        lifecycle.apply(db, "A1", Change.ACKNOWLEDGED, "U", T0, opened_at=T0)
+    assert incident_of(db, "T1") is not None and incident_of(db, "T1").state == "open"  # type: ignore[union-attr]
+    with write_transaction(db):
+        lifecycle.apply(db, "T1", Change.RESOLVED, "U", T0, opened_at=T0)
+    assert incident_of(db, "T1").state == "acknowledged"  # type: ignore[union-attr]
+    with write_transaction(db):
+        lifecycle.apply(db, "A1", Change.RESOLVED, "U", T0, opened_at=T0)
+    assert [i.id for i in open_incidents(db)] == [second.id]  # resolved incidents are not open
+    assert incident_of(db, "B1") is None and incident_of(db, "nothing") is None

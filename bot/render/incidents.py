@@ -22,7 +22,7 @@ from bot.render.alarms import (
     panel_buttons,
 )
 from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escape, join_lines, section
-from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
+from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence, incident_state
 from core.lifecycle import State
 
 ICONS = {
@@ -45,15 +45,6 @@ class IncidentView:
     kinds: tuple[str, ...]
     timeline: tuple[Evidence, ...]  # in time order
     handled: dict[State, int]  # the incident's alarms per lifecycle state
-
-
-def incident_state(handled: dict[State, int]) -> State:
-    """Open while an alarm of it is open; resolved when every alarm is; acknowledged in between."""
-    if handled.get(State.OPEN):
-        return State.OPEN
-    if handled.get(State.ACKNOWLEDGED):
-        return State.ACKNOWLEDGED
-    return State.RESOLVED if handled.get(State.RESOLVED) else State.OPEN
 
 
 def title(view: IncidentView) -> str:

@@ -1,7 +1,8 @@
 """Site incidents in the cache: each incident of a panel (its span, its card), the evidence joined into it,
 and the camera changes that are evidence too. The rule that joins them is core/incidents.py.
 
-An incident row exists from its first piece of evidence on; it is shown as an incident once it holds two.
+An incident row exists from its first piece of evidence on; it is shown as an incident once it holds two
+kinds of evidence (core.incidents.Incident.is_incident).
 `version` counts the changes of its evidence and `edited` the version its card last showed: a card whose
 edit was lost to a restart is edited on the next start. Functions run in the caller's transaction.
 """
@@ -17,7 +18,9 @@ from core.incidents import CAMERA_OFFLINE, Evidence, Span, place
 from core.read.cameras import camera_problems
 from core.sqlite_lib import sqlite_utils
 
-_COLUMNS = "id, resource_id, org_id, first_time, last_time, evidence, channel, card_ts, version, edited"
+_COLUMNS = (
+    "id, resource_id, org_id, first_time, last_time, evidence, kinds, channel, card_ts, version, edited"
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class IncidentRow:
     first_time: int
     last_time: int
     evidence: int  # how many pieces
+    kinds: int  # how many different kinds of evidence
     channel: str | None
     card_ts: str | None
     version: int
@@ -35,7 +39,7 @@ class IncidentRow:
 
     @property
     def is_incident(self) -> bool:
-        return self.evidence >= 2
+        return self.kinds >= 2  # core.incidents.Incident.is_incident
 
 
 def _row(row: Sequence[Any]) -> IncidentRow:
@@ -84,6 +88,11 @@ def record(
             [piece.ref, incident_id, piece.kind, piece.time, piece.text[:500],
              piece.ref if piece.ref in alarm_refs else None, now],
         )  # fmt: skip
+        db.execute(
+            "UPDATE incidents SET kinds = (SELECT count(DISTINCT kind) FROM incident_evidence"
+            " WHERE incident_id = ?) WHERE id = ?",
+            [incident_id, incident_id],
+        )
         touched.add(incident_id)
     return touched
 
@@ -105,7 +114,7 @@ def of_event(db: sqlite_utils.Database, event_id: str) -> IncidentRow | None:
 
 def by_card(db: sqlite_utils.Database, channel: str, ts: str) -> IncidentRow | None:
     row = db.execute(
-        f"SELECT {_COLUMNS} FROM incidents WHERE card_ts = ? AND channel = ? AND evidence >= 2", [ts, channel]
+        f"SELECT {_COLUMNS} FROM incidents WHERE card_ts = ? AND channel = ? AND kinds >= 2", [ts, channel]
     ).fetchone()
     return _row(row) if row else None
 
@@ -123,7 +132,7 @@ def to_edit(db: sqlite_utils.Database, channel: str, since: int) -> list[Inciden
     """Incident cards of `channel` whose evidence changed since their last edit (of incidents still moving
     after `since`)."""
     rows = db.execute(
-        f"SELECT {_COLUMNS} FROM incidents WHERE channel = ? AND card_ts IS NOT NULL AND evidence >= 2"
+        f"SELECT {_COLUMNS} FROM incidents WHERE channel = ? AND card_ts IS NOT NULL AND kinds >= 2"
         " AND version > edited AND last_time >= ? ORDER BY id",
         [channel, since],
     ).fetchall()
@@ -132,7 +141,7 @@ def to_edit(db: sqlite_utils.Database, channel: str, since: int) -> list[Inciden
 
 def channels_to_edit(db: sqlite_utils.Database, since: int) -> list[str]:
     rows = db.execute(
-        "SELECT DISTINCT channel FROM incidents WHERE card_ts IS NOT NULL AND evidence >= 2"
+        "SELECT DISTINCT channel FROM incidents WHERE card_ts IS NOT NULL AND kinds >= 2"
         " AND version > edited AND last_time >= ?",
         [since],
     ).fetchall()

@@ -407,8 +407,8 @@ def _v11_site_incidents(db: sqlite_utils.Database) -> None:
     db.execute(
         "CREATE TABLE IF NOT EXISTS incidents (id INTEGER PRIMARY KEY, resource_id INTEGER NOT NULL,"
         " org_id INTEGER, first_time INTEGER NOT NULL, last_time INTEGER NOT NULL, evidence INTEGER NOT NULL,"
-        " channel TEXT, card_ts TEXT, version INTEGER NOT NULL DEFAULT 0, edited INTEGER NOT NULL DEFAULT 0,"
-        " created_at INTEGER)"
+        " kinds INTEGER NOT NULL DEFAULT 1, channel TEXT, card_ts TEXT, version INTEGER NOT NULL DEFAULT 0,"
+        " edited INTEGER NOT NULL DEFAULT 0, created_at INTEGER)"
     )
     db.execute("CREATE INDEX IF NOT EXISTS incidents_panel ON incidents (resource_id, last_time)")
     db.execute("CREATE INDEX IF NOT EXISTS incidents_card ON incidents (card_ts)")

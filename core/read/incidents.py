@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.incidents import incident_state, kinds_of
+from core.cache.incidents import timeline
+from core.incidents import Evidence, incident_state, kinds_of
 from core.lifecycle import State
 from core.read.handling import state_counts
 from core.sqlite_lib import sqlite_utils
@@ -48,10 +49,16 @@ def _summary(db: sqlite_utils.Database, row: Any) -> IncidentSummary:
 
 
 def open_incidents(
-    db: sqlite_utils.Database, org_ids: Iterable[int] | None = None, limit: int = 50
+    db: sqlite_utils.Database,
+    org_ids: Iterable[int] | None = None,
+    limit: int = 50,
+    resource_id: int | None = None,
 ) -> list[IncidentSummary]:
-    """Open or acknowledged incidents, the latest first; of `org_ids` only when given."""
+    """Open or acknowledged incidents, the latest first; of `org_ids` (and of one panel) only when given."""
     sql, params = _SELECT, []
+    if resource_id is not None:
+        sql += " AND i.resource_id = ?"
+        params.append(resource_id)
     if org_ids is not None:
         orgs = list(org_ids)
         if not orgs:
@@ -89,3 +96,8 @@ def incidents_of_events(db: sqlite_utils.Database, event_ids: Iterable[str]) -> 
         ).fetchall()
         out.update({str(r[0]): int(r[1]) for r in rows})
     return out
+
+
+def incident_timeline(db: sqlite_utils.Database, incident_id: int) -> list[Evidence]:
+    """The incident's evidence in time order (kind, time, text): what its card's timeline shows."""
+    return timeline(db, incident_id)

@@ -10,6 +10,7 @@ import random
 import time
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
@@ -20,6 +21,7 @@ from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
+from bot.render.incidents import IncidentView, incident_card
 from core import lifecycle
 from core.cache import incidents as store
 from core.cache import outbox
@@ -36,7 +38,7 @@ from core.incidents import (
     correlate,
     evidence_kind,
 )
-from core.lifecycle import Change
+from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
@@ -302,3 +304,14 @@ def test_the_read_api_lists_open_incidents_and_finds_an_alarms(tmp_path: Path) -
         lifecycle.apply(db, "A1", Change.RESOLVED, "U", T0, opened_at=T0)
     assert [i.id for i in open_incidents(db)] == [second.id]  # resolved incidents are not open
     assert incident_of(db, "B1") is None and incident_of(db, "nothing") is None
+
+
+def test_a_long_timeline_is_clipped_to_slacks_limits() -> None:
+    timeline = tuple(ev(f"EV-{i:04d}", i / 10, TAMPER if i % 2 else ALARM) for i in range(400))
+    view = IncidentView(1, "Depot (1)", (ALARM, TAMPER), timeline, {State.OPEN: 200})
+    card = incident_card(view, ZoneInfo("UTC"), None, "http://d")
+    blocks = card.attachments[0]["blocks"]
+    assert len(blocks) <= 50
+    texts = [b["text"]["text"] for b in blocks if b.get("text")]
+    assert all(len(t) <= 3000 for t in texts)
+    assert any("more" in t for t in texts) and "EV-0000" in texts[1]  # the earliest first, the rest counted

@@ -412,6 +412,12 @@ def _v11_site_incidents(db: sqlite_utils.Database) -> None:
     )
     db.execute("CREATE INDEX IF NOT EXISTS incidents_panel ON incidents (resource_id, last_time)")
     db.execute("CREATE INDEX IF NOT EXISTS incidents_card ON incidents (card_ts)")
+    # Every delivery asks which incident cards wait for an edit: few rows, whatever the history.
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS incidents_to_edit ON incidents (channel, last_time)"
+        " WHERE card_ts IS NOT NULL AND kinds >= 2 AND version > edited"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS incidents_shown ON incidents (last_time) WHERE kinds >= 2")
     db.execute(
         "CREATE TABLE IF NOT EXISTS incident_evidence (ref TEXT PRIMARY KEY, incident_id INTEGER NOT NULL,"
         " kind TEXT NOT NULL, time INTEGER NOT NULL, text TEXT, event_id TEXT, arrived_at INTEGER)"

@@ -128,6 +128,17 @@ def test_an_incident_out_of_order_is_one_card_acknowledged_as_a_whole(tmp_path: 
                 if e.get("type") == "button"
             ]
             assert buttons[:3] == ["alarm_ack_all", "alarm_take_all", "alarm_resolve_all"]
+
+            # Every alarm of the incident is named in the card's thread, however long the timeline grows.
+            def in_thread() -> bool:
+                replies = [
+                    str(c.params)
+                    for c in slack.calls_to("chat.postMessage")
+                    if c.params.get("thread_ts") == ts
+                ]
+                return all(any(f"`{e}`" in r for r in replies) for e in (tamper, burglary))
+
+            wait_until(in_thread, 30, "the alarms listed in the card's thread")
             grouped = query(db, "SELECT event_id, state, ts FROM notify_outbox ORDER BY event_id")
             assert sorted(grouped) == sorted([(tamper, "grouped", ts), (burglary, "grouped", ts)])
 

@@ -5,7 +5,9 @@ that went down) is joined into its panel's incident by core/incidents.py's rule 
 keeps them). An alarm posted alone makes its card the incident's "first card". When a second piece joins,
 that card is edited in place into the incident card; an incident that has no card yet when one of its alarms
 is due gets one posted. Later alarms of the incident are recorded in the outbox as 'grouped' under the
-card's ts (as storm cards do), so they are never posted on their own, and never counted into a storm card.
+card's ts (as storm cards do), so they are never posted on their own, and never counted into a storm card;
+the card is tracked among the storm cards (notify_cards), whose machinery lists grouped alarms in the card's
+thread, so every alarm is named in Slack however long the timeline grows.
 
 Edits are restart-safe: an incident counts the changes of its evidence (`version`) and records the version
 its card shows (`edited`); what a crash left unedited is edited on the next cycle. As for every post, a
@@ -26,7 +28,7 @@ from core.cache import incidents, outbox
 from core.cache.incidents import IncidentRow
 from core.cache.outbox import Alarm, OutboxEntry
 from core.cache.writes import write_transaction
-from core.clock import WEEK_MS
+from core.clock import WEEK_MS, now_ms
 from core.incidents import Evidence, camera_on_site, evidence_kind, kinds_of
 from core.read import handling
 from core.sqlite_lib import sqlite_utils
@@ -124,6 +126,8 @@ class IncidentCards:
                 continue
             with write_transaction(self.db):
                 outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.GROUPED, incident.card_ts)
+                # As a storm card's, the card's thread lists its grouped alarms (bot/notify/storm.py).
+                outbox.track_card(self.db, incident.card_ts, channel, incident.resource_id, now_ms())
         return rest
 
     def posted(self, event_id: str, channel: str, ts: str | None) -> None:

@@ -28,6 +28,7 @@ from bot.notify.storm import StormCards
 from bot.render import alarms as render
 from bot.render.incidents import incident_card
 from core import lifecycle
+from core.cache import incidents as incident_records
 from core.cache import outbox
 from core.cache.incidents import IncidentRow
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
@@ -313,6 +314,9 @@ class Notifier:
     def _storm_card(
         self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
     ) -> render.Rendered:
+        incident = incident_records.by_card(self.db, channel, ts) if ts is not None else None
+        if incident is not None:  # an incident card is tracked with the storm cards for its thread
+            return self._incident_card(incident)
         zone = self.config.zone_for(alarm.org_id)
         # An edit keeps the card's handling line and buttons as the team left them.
         handled = handling.card_states(self.db, channel, ts) if ts is not None else None

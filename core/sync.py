@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import tiers
-from core.cache import writes
+from core.cache import incidents, writes
 from core.cache.schema import REJECTED_RECORDS
 from core.cache.transactions import write_transaction
 from core.client import SamClient
@@ -383,6 +383,8 @@ def _write_table(
             )
         else:
             rows = [r for r in data.rows if r.get(pk) is not None]
+            if table == "cameras":  # a camera going down is evidence of a site incident (core/incidents.py)
+                incidents.note_camera_changes(db, rows, now_ms())
             count = writes.upsert_dicts(db, table, rows, pk) if rows else 0
         if table in tiers.TIERED:
             tiers.mark_refreshed(db, table, data.by_scope, report.started_at)

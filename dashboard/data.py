@@ -18,7 +18,11 @@ from core import read, timefmt
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
+from core.incidents import Evidence
 from core.read.freshness import Freshness, assess  # one judgement of staleness: the banner and the App Home
+from core.read.incidents import IncidentSummary
+from core.read.incidents import incident_timeline as read_incident_timeline
+from core.read.incidents import open_incidents as open_incidents_of
 from core.read.quiet import QuietWindow, windows_in_force
 from core.sqlite_lib import sqlite_utils
 
@@ -152,3 +156,18 @@ def utc(ms: int | None) -> str:
 def one_line(text: str | None, limit: int = 160) -> str:
     first = (text or "unknown error").strip().splitlines()[0] if text and text.strip() else "unknown error"
     return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def open_incidents(
+    path: str, org_id: int | None = None, resource_id: int | None = None, limit: int = 50
+) -> list[IncidentSummary]:
+    """Open or acknowledged site incidents (the Alarms page's "Group by incident"), of one panel if given."""
+    with _reader(path) as db:
+        return open_incidents_of(db, None if org_id is None else [org_id], limit, resource_id)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def incident_timeline(path: str, incident_id: int) -> list[Evidence]:
+    with _reader(path) as db:
+        return read_incident_timeline(db, incident_id)

@@ -136,6 +136,14 @@ class Injection(Body):
     resourceId: Int64
     count: Int64 = Field(default=1, ge=1, le=1000)
     violationType: str | None = Field(default="alarm", pattern="^(alarm|warning|error|event)$")
+    activityTime: Int64 | None = Field(default=None, ge=0)  # back-dated: arrives out of order
+    violationName: str | None = Field(default=None, min_length=1, max_length=100)
+
+
+class CameraControl(Body):
+    status: str | None = Field(default=None, min_length=1, max_length=40)
+    enabled: bool | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class FaultSettings(Body):

@@ -404,6 +404,20 @@ class Store:
             task.update(changes)
             return {"message": f"task {body.taskId} updated", "success": True}
 
+    def set_camera(self, rid: int, status: str | None, enabled: bool | None, name: str | None) -> Record:
+        """Test control: a camera's stored status, whether it is in service (bound), and its name."""
+        with self.lock:
+            camera = self.world.cameras.get(rid)
+            if camera is None:
+                raise not_found(f"camera {rid}")
+            if status is not None:
+                camera["status"] = status
+            if enabled is not None:
+                camera["bindStatus"] = "bound" if enabled else "unbound"
+            if name is not None:
+                camera["name"] = name
+            return camera_summary(camera, extended=True)
+
     def add_camera(self, org: int, body: Any) -> Record:
         with self.lock:
             target = body.organizationId if body.organizationId is not None else org
@@ -490,16 +504,22 @@ class Store:
             return {"message": "device token " + ("updated" if existed else "added"), "success": True}
 
     # --- live activity and test control ------------------------------------------------------------------
-    def add_activities(self, rid: int, count: int, kind: str | None) -> list[Record]:
-        """New activities of panel `rid` stamped now; each also moves one controller's logged value."""
+    def add_activities(
+        self, rid: int, count: int, kind: str | None, at: int | None = None, name: str | None = None
+    ) -> list[Record]:
+        """New activities of panel `rid` stamped now (or back-dated to `at`, kept in time order so that
+        they arrive out of order), named `name` if given; each also moves one controller's logged value."""
         with self.lock:
             if rid not in self.world.panels:
                 raise not_found(f"resourceId {rid}")
             created = []
-            base = now_ms()
+            base = now_ms() if at is None else at
             for i in range(count):
                 activity = new_activity(self.world, self.rng, rid, base + i, kind)
-                activities_of(self.world, rid).append(activity)
+                if name is not None:
+                    activity["violationName"] = name
+                    activity["description"] = f"{name} on {self.world.panels[rid]['resourceName']}"
+                bisect.insort_right(activities_of(self.world, rid), activity, key=_TIME)
                 created.append(copy.deepcopy(activity))
                 self._touch_controller(rid, base + i)
             return created

@@ -120,6 +120,8 @@ org = {first_org}
 [notify.storm]
 threshold = 100000
 posts_per_second = 50
+[notify.incidents]
+enabled = false  # every alarm on a card of its own; incidents: tests/test_incidents_e2e.py
 """
         env = notify_env(tmp_path, sim, slack, config)
         with run_notify(tmp_path, env, "--interval", "0.3") as proc:

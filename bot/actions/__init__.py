@@ -22,6 +22,7 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(cards.RESOLVE)(with_context(lifecycle.on_resolve, ctx))
     app.action(cards.ACK_ALL)(with_context(lifecycle.on_ack_all, ctx))
     app.action(cards.RESOLVE_ALL)(with_context(lifecycle.on_resolve_all, ctx))
+    app.action(cards.TAKE_ALL)(with_context(lifecycle.on_take_all, ctx))
     app.action(cards.PANEL_STATUS)(with_context(alarms.on_panel_status, ctx))
     app.action(re.compile(rf"^{cards.SILENCE_PREFIX}\d+$"))(with_context(alarms.on_silence, ctx))
     app.action(cards.DASHBOARD)(alarms.on_dashboard)

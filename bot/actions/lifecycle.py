@@ -1,5 +1,6 @@
-"""The lifecycle buttons of alarm cards: Acknowledge, "I'm on it", Resolve (a modal with a note), and on storm
-cards "Acknowledge all" and "Resolve all".
+"""The lifecycle buttons of alarm cards: Acknowledge, "I'm on it", Resolve (a modal with a note), on storm
+cards "Acknowledge all" and "Resolve all", and on incident cards Acknowledge, "I'm on it" and Resolve for
+every alarm of the incident (the same card-wide path: the card's alarms are the incident's).
 
 Each click re-checks the role (technicians and admins act; a viewer is refused, and the refusal audited),
 goes through `bot/writes.run_write` (its payload claimed once: a Slack retry runs nothing; audited; announced
@@ -18,13 +19,15 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.context import AppContext, notify_config
 from bot.modals import modal_meta, open_modal
+from bot.notify.incidents import incident_view
 from bot.payloads import PayloadError, read_event_id, slack_user
 from bot.render import alarms as render
+from bot.render.incidents import incident_card
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply
 from bot.writes import WriteOutcome, WriteRequest, audit_denied, dedupe_key, role_denied, run_write
 from core import lifecycle, read
-from core.cache import outbox
+from core.cache import incidents, outbox
 from core.cache.transactions import write_transaction
 from core.clock import now_ms
 from core.lifecycle import AlarmState, Change, Outcome
@@ -252,7 +255,25 @@ def on_resolve(
     _open_resolve(ctx, body, respond, f"alarm `{event_id}`", e=event_id)
 
 
-# --- storm cards: every alarm of the card ------------------------------------------------------------------
+# --- storm and incident cards: every alarm of the card -----------------------------------------------------
+
+
+def card_alarms(db: sqlite_utils.Database, card: Card) -> list[tuple[str, int]]:
+    """(event_id, time) of every alarm the card acts on: an incident card's are the incident's alarms
+    (wherever each was posted), a storm card's those grouped into it."""
+    if card.channel is None or card.ts is None:
+        return []
+    incident = incidents.by_card(db, card.channel, card.ts)
+    if incident is not None:
+        return incidents.alarms(db, incident.id)
+    return handling.card_alarms(db, card.channel, card.ts)
+
+
+def _card_name(db: sqlite_utils.Database, card: Card) -> str:
+    incident = incidents.by_card(db, card.channel or "", card.ts or "")
+    if incident is not None:
+        return f"incident {incident.id} (card {card.ts} in {card.channel})"
+    return f"storm card {card.ts} in {card.channel}"
 
 
 def change_card(
@@ -263,11 +284,11 @@ def change_card(
     write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
     db = ctx.db()
     assert card.channel is not None and card.ts is not None
-    alarms = handling.card_alarms(db, card.channel, card.ts)
+    alarms = card_alarms(db, card)
     verb = VERBS[change]
     # Counted before the write, for the summary only (as for one alarm): the write itself decides.
     changing = sum(1 for event_id, _ in alarms if not _refusal(db, event_id, change, user))
-    summary = f"{verb} {changing} of the {len(alarms)} alarms of the storm card {card.ts} in {card.channel}"
+    summary = f"{verb} {changing} of the {len(alarms)} alarms of the {_card_name(db, card)}"
     if note:
         summary += f" with a note ({len(note)} characters)"
     if not changing:
@@ -293,7 +314,7 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     """Say in the card's thread which alarms changed, and edit the card to its new counts."""
     db = ctx.db()
     assert card.channel is not None and card.ts is not None
-    alarms = handling.card_alarms(db, card.channel, card.ts)
+    alarms = card_alarms(db, card)
     first = outbox.get_alarm(db, alarms[0][0]) if alarms else None
     if first is None:
         return
@@ -305,7 +326,11 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
             ctx.web_client.chat_postMessage(channel=card.channel, thread_ts=card.ts, text=message.text,
                                             blocks=message.blocks, unfurl_links=False)  # fmt: skip
         except (SlackApiError, SlackClientError, OSError) as err:
-            log.warning("could not post in the storm card's thread: %s", err)
+            log.warning("could not post in the card's thread: %s", err)
+    incident = incidents.by_card(db, card.channel, card.ts)
+    if incident is not None:
+        _update(ctx, card, incident_card(incident_view(db, incident), zone, _data_as_of(db), url))
+        return
     counts = outbox.card_counts(db, card.ts)
     handled = handling.card_states(db, card.channel, card.ts)
     _update(ctx, card, render.storm_card(first, counts, zone, _data_as_of(db), url, handled))
@@ -319,7 +344,7 @@ def _storm_card(
     if _refused(ctx, user, command, respond):
         return None
     card = card_of(body)
-    if card.channel is None or card.ts is None or not handling.card_alarms(ctx.db(), card.channel, card.ts):
+    if card.channel is None or card.ts is None or not card_alarms(ctx.db(), card):
         _say(respond, "This card holds no alarms samops knows of; nothing was recorded.")
         return None
     return user, card
@@ -352,5 +377,27 @@ def on_resolve_all(
     if found is None:
         return
     _, card = found
-    count = len(handling.card_alarms(ctx.db(), card.channel or "", card.ts or ""))
-    _open_resolve(ctx, body, respond, f"all {count} alarms of this storm card", all=True)
+    db = ctx.db()
+    count = len(card_alarms(db, card))
+    what = "incident" if incidents.by_card(db, card.channel or "", card.ts or "") else "storm card"
+    _open_resolve(ctx, body, respond, f"all {count} alarms of this {what}", all=True)
+
+
+def on_take_all(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    """An incident card's "I'm on it": every alarm of the incident assigned to the clicker."""
+    ack()
+    found = _storm_card(ctx, body, respond, "alarm take all")
+    if found is None:
+        return
+    user, card = found
+    outcome, changed = change_card(ctx, user, card, Change.ASSIGNED, action_key(body, action))
+    if not outcome.ran:
+        return
+    if not outcome.ok:
+        _say(respond, outcome.message)
+        return
+    if not changed:
+        _say(respond, "You already hold every open alarm of this card.")
+    after_card_change(ctx, user, card, Change.ASSIGNED, changed)

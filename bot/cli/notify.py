@@ -94,7 +94,8 @@ def run(
     if _source(args, config) == "service":
         from core.client import SamClient
 
-        source = ServiceSource(SamClient(settings), history_hours=config.summary_hours)
+        cameras = config.incidents.cameras_every if config.incidents.enabled else None
+        source = ServiceSource(SamClient(settings), history_hours=config.summary_hours, cameras_every=cameras)
     else:
         source = CacheSource()
     interval = _interval(args, config, settings)

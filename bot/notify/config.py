@@ -25,6 +25,11 @@ window = 60                   # seconds
 posts_per_second = 1.0        # per channel
 behind_after = 30             # seconds of backlog before the channel is told that delivery is behind
 
+[notify.incidents]            # site incidents (core/incidents.py)
+enabled = true
+window = "10m"                # evidence of one site this close in time is one incident ("90s", "10m", "1h")
+cameras_every = "60s"         # the notifier lists each organization's cameras this often (a camera down)
+
 [notify.health]
 channel = "C_OPS"
 after = 300                   # seconds of failure before a notice
@@ -203,6 +208,49 @@ class StormConfig(_Section):
     details_per_reply: int = Field(default=200, ge=1, le=400)
 
 
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(s|m|min|h)?", re.IGNORECASE)
+_UNIT_S = {"s": 1, "m": 60, "min": 60, "h": 3600}
+
+
+def duration_s(value: Any) -> float:
+    """Seconds in "90s", "10m", "1h" or a bare number of seconds."""
+    if isinstance(value, bool):
+        raise ValueError('must be a duration like "10m", "90s" or "1h"')
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str) and (match := _DURATION.fullmatch(value.strip())):
+        seconds = float(match[1]) * _UNIT_S[(match[2] or "s").lower()]
+    else:
+        raise ValueError(f'{value!r} is not a duration like "10m", "90s" or "1h"')
+    return seconds
+
+
+class IncidentsConfig(_Section):
+    enabled: bool = True
+    window: float = Field(default=600, description="seconds")
+    cameras_every: float = Field(default=60, description="seconds")  # the service source's camera listing
+
+    @field_validator("cameras_every", mode="before")
+    @classmethod
+    def _cameras_every(cls, value: Any) -> float:
+        seconds = duration_s(value)
+        if not 5 <= seconds <= 3600:
+            raise ValueError("must be between 5 seconds and 1 hour")
+        return seconds
+
+    @field_validator("window", mode="before")
+    @classmethod
+    def _window(cls, value: Any) -> float:
+        seconds = duration_s(value)
+        if not 10 <= seconds <= 24 * 3600:
+            raise ValueError("must be between 10 seconds and 24 hours")
+        return seconds
+
+    @property
+    def window_ms(self) -> int:
+        return int(self.window * 1000)
+
+
 class HealthConfig(_Section):
     channel: str | None = None
     after: float = Field(default=300, gt=0)
@@ -285,6 +333,7 @@ class NotifyConfig(_Section):
     routes: tuple[Route, ...] = ()
     storm: StormConfig = Field(default_factory=StormConfig)
     health: HealthConfig = Field(default_factory=HealthConfig)
+    incidents: IncidentsConfig = Field(default_factory=IncidentsConfig)
     # [notify.channels.<id>]; the attribute has another name because channels() lists the channels posted to
     per_channel: dict[str, ChannelNotify] = Field(default_factory=dict, alias="channels")
     maintenance: tuple[MaintenanceEntry, ...] = ()

@@ -1,6 +1,8 @@
 """Escalation: an alarm of a route with `escalate_after`/`escalate_to` that is still open (nobody has
 acknowledged, taken or resolved it) that many minutes after it happened gets one post in its card's thread
-per level, mentioning the level's targets. A storm card escalates once per level for its open alarms.
+per level, mentioning the level's targets. A storm card escalates once per level for its open alarms, and
+so does an incident card (its alarms share its thread) — until someone acknowledged, took or resolved any
+alarm of the incident: the incident is handled as one, so a later alarm joining it does not escalate alone.
 
 A level happens once: the alarms' `alarm_changes` record it ('escalated', the note naming the level), and a
 `claim_once` key per (card, level) keeps two notifiers from posting it both. As with alarm cards, a crash
@@ -18,10 +20,11 @@ from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
 from core import lifecycle
 from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from
-from core.cache import claims
+from core.cache import claims, incidents
 from core.cache.writes import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
+from core.read import handling
 from core.sqlite_lib import sqlite_utils
 
 MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
@@ -100,6 +103,8 @@ class Escalator:
         route = self.config.route_for(thread.alarms[0])
         if route is None or route.channel != thread.channel or not route.escalate_after:
             return 0
+        if self._incident_handled(thread):
+            return 0
         levels = route.escalation()
         done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
         if done >= len(levels):
@@ -124,3 +129,12 @@ class Escalator:
                                 opened_at=alarm.activity_time, note=level_note(number))  # fmt: skip
         self.log(f"notify: escalated {len(thread.alarms)} alarm(s) in {thread.channel} to level {number}")
         return 1
+
+    def _incident_handled(self, thread: Thread) -> bool:
+        """Whether the thread's card is an incident card someone has taken up."""
+        incident = incidents.by_card(self.db, thread.channel, thread.ts)
+        if incident is None:
+            return False
+        members = [event_id for event_id, _ in incidents.alarms(self.db, incident.id)]
+        counts = handling.state_counts(self.db, members)
+        return bool(counts.get(State.ACKNOWLEDGED) or counts.get(State.RESOLVED))

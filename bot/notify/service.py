@@ -20,13 +20,17 @@ from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
+from bot.notify.incidents import IncidentCards, incident_view
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
+from bot.render.incidents import incident_card
 from core import lifecycle
+from core.cache import incidents as incident_records
 from core.cache import outbox
+from core.cache.incidents import IncidentRow
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
 from core.errors import SamError
@@ -58,11 +62,13 @@ class Notifier:
     clock: Callable[[], int] = now_ms
     quiet: QuietHours = field(init=False)
     handovers: Handovers = field(init=False)
+    incidents: IncidentCards = field(init=False)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
         self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock, self.log)
         self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.log)
+        self.incidents = IncidentCards(self.db, self.config, self.delivery, self._incident_card, self.clock)
 
     # --- start ----------------------------------------------------------------------------------------
 
@@ -145,6 +151,7 @@ class Notifier:
             outbox.enqueue(self.db, entries)
             self.quiet.record_held(held)
             self._open_lifecycle(found, held)
+            self.incidents.discover(found, held, since)
         if entries:
             self.log(f"notify: {len(entries)} new alarms")
         return len(entries)
@@ -170,6 +177,7 @@ class Notifier:
         """Deliver what each channel's pace allows; returns the time until the earliest channel is due."""
         waits = [60.0]
         channels = set(outbox.pending_channels(self.db)) | {c.channel for c in self._cards_with_work()}
+        channels |= set(self.incidents.channels())
         for channel in sorted(channels):
             if self._backoff.get(channel, (0.0, 0.0))[0] > time.monotonic():
                 waits.append(self._backoff[channel][0] - time.monotonic())
@@ -196,6 +204,7 @@ class Notifier:
             return
         if entries:
             self._tell_if_behind(channel, entries)
+            entries = self.incidents.take(channel, entries)  # an incident's alarms go to its card
             storm = self.config.storm
             budget = max(0, storm.threshold - outbox.delivered_since(self.db, channel, self._window_start()))
             singles, grouped = (
@@ -205,6 +214,7 @@ class Notifier:
                 self._post_single(channel, entry)
             if grouped:
                 self.storm.group(channel, grouped)  # counted at once; new cards wait for a slot like any post
+        self.incidents.update(channel)
         self.storm.update(channel)
         self.storm.post_details(channel)
         if not outbox.pending(self.db, channel, limit=1):
@@ -219,12 +229,13 @@ class Notifier:
             raise
         with write_transaction(self.db):
             outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
+            self.incidents.posted(entry.alarm.event_id, channel, ts)
 
     def _cards_with_work(self) -> list[Card]:
         return self.storm.with_work()
 
     def _has_work(self) -> bool:
-        return bool(outbox.pending_channels(self.db) or self._cards_with_work())
+        return bool(outbox.pending_channels(self.db) or self._cards_with_work() or self.incidents.channels())
 
     def _tell_if_behind(self, channel: str, entries: list[OutboxEntry]) -> None:
         """Tell the channel once when its backlog needs longer than `behind_after` to get out."""
@@ -303,9 +314,17 @@ class Notifier:
     def _storm_card(
         self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
     ) -> render.Rendered:
+        incident = incident_records.by_card(self.db, channel, ts) if ts is not None else None
+        if incident is not None:  # an incident card is tracked with the storm cards for its thread
+            return self._incident_card(incident)
         zone = self.config.zone_for(alarm.org_id)
         # An edit keeps the card's handling line and buttons as the team left them.
         handled = handling.card_states(self.db, channel, ts) if ts is not None else None
         return render.storm_card(
             alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
         )
+
+    def _incident_card(self, incident: IncidentRow) -> render.Rendered:
+        zone = self.config.zone_for(incident.org_id)
+        view = incident_view(self.db, incident)
+        return incident_card(view, zone, self.source.data_as_of(self.db), self.dashboard_url)

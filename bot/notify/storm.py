@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.render import alarms as render
-from core.cache import outbox
+from core.cache import incidents, outbox
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
 from core.clock import WEEK_MS, now_ms
@@ -38,8 +38,13 @@ class StormCards:
         return [c for c in outbox.cards(self.db, channel) if c.updated_at >= now_ms() - CARD_MEMORY_MS]
 
     def reopen(self) -> None:
-        """After a restart, cards still in their window may miss their last edit: edit them once."""
-        self.dirty.update(c.ts for c in self.recent_cards() if c.updated_at >= self.window_start())
+        """After a restart, cards still in their window may miss their last edit: edit them once. (An
+        incident card, tracked here for its thread, keeps its own record of edits: notify/incidents.py.)"""
+        self.dirty.update(
+            c.ts
+            for c in self.recent_cards()
+            if c.updated_at >= self.window_start() and incidents.by_card(self.db, c.channel, c.ts) is None
+        )
 
     def group(self, channel: str, entries: list[OutboxEntry]) -> None:
         """Count alarms into the open card of their panel, or open one (a post) when there is none."""

@@ -35,6 +35,7 @@ TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
 RESOLVE = "alarm_resolve"  # opens the resolve modal
 ACK_ALL = "alarm_ack_all"  # storm cards: every alarm of the card
 RESOLVE_ALL = "alarm_resolve_all"
+TAKE_ALL = "alarm_take_all"  # incident cards: "I'm on it" for every alarm of the incident
 RESOLVE_MODAL = "alarm_resolve_modal"  # the view's callback_id
 NOTE = "note"  # the resolve modal's field
 PANEL_STATUS = "alarm_panel_status"
@@ -83,7 +84,7 @@ def dashboard_link(dashboard_url: str, resource_id: int | None) -> str:
     return f"{base}/alarms?panel={resource_id}" if resource_id is not None else f"{base}/alarms"
 
 
-def _panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonElement]:
+def panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonElement]:
     value = str(resource_id if resource_id is not None else "")
     buttons = [ButtonElement(text=PlainTextObject(text="Panel status"), action_id=PANEL_STATUS, value=value)]
     if resource_id is not None:
@@ -102,7 +103,7 @@ def _panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonEl
     return buttons
 
 
-def _attachment(colour: str, blocks: Sequence[Block]) -> dict[str, Any]:
+def attachment(colour: str, blocks: Sequence[Block]) -> dict[str, Any]:
     return {"color": LEVELS[colour].card_colour, "blocks": [b.to_dict() for b in blocks], "fallback": ""}
 
 
@@ -153,9 +154,9 @@ def alarm_card(
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if state is not None and (state.state is not State.OPEN or state.assignee):
         blocks.append(context(state_line(state, zone)))
-    buttons = _lifecycle_buttons(alarm.event_id, state) + _panel_buttons(alarm.resource_id, dashboard_url)
+    buttons = _lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
-    return Rendered(text=clip(escape(title), 300), attachments=[_attachment(level, blocks)])
+    return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
 
 def storm_card(
@@ -194,8 +195,8 @@ def storm_card(
     if handled.get(State.OPEN) or handled.get(State.ACKNOWLEDGED):
         group_buttons.append(ButtonElement(text=PlainTextObject(text="Resolve all"), action_id=RESOLVE_ALL,
                                            value=value))  # fmt: skip
-    blocks.append(ActionsBlock(elements=group_buttons + _panel_buttons(alarm.resource_id, dashboard_url)))
-    return Rendered(text=clip(escape(title), 300), attachments=[_attachment(level, blocks)])
+    blocks.append(ActionsBlock(elements=group_buttons + panel_buttons(alarm.resource_id, dashboard_url)))
+    return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
 
 def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:

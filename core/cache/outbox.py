@@ -210,12 +210,25 @@ def counts_by_state(db: sqlite_utils.Database) -> dict[str, int]:
 
 def open_card(db: sqlite_utils.Database, channel: str, resource_id: int | None, since: int) -> Card | None:
     """The newest card of (channel, panel) updated at or after `since`, if any."""
+    # An incident card (core/cache/incidents.py) is its incident's alone: a storm never counts into it.
     row = db.execute(
-        "SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards "
-        "WHERE channel = ? AND resource_id IS ? AND updated_at >= ? ORDER BY updated_at DESC LIMIT 1",
+        "SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards c "
+        "WHERE channel = ? AND resource_id IS ? AND updated_at >= ? "
+        "AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.card_ts = c.ts AND i.channel = c.channel) "
+        "ORDER BY updated_at DESC LIMIT 1",
         [channel, resource_id, since],
     ).fetchone()
     return Card(*row) if row else None
+
+
+def track_card(db: sqlite_utils.Database, ts: str, channel: str, resource_id: int | None, now: int) -> None:
+    """Count a card that alarms are grouped into (an incident card) among the cards whose thread lists
+    them; a card already tracked keeps how far its thread got."""
+    db.execute(
+        "INSERT INTO notify_cards (ts, channel, resource_id, opened_at, updated_at, details_rowid) "
+        "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT(ts) DO UPDATE SET updated_at = excluded.updated_at",
+        [ts, channel, resource_id, now, now],
+    )
 
 
 def save_card(db: sqlite_utils.Database, card: Card) -> None:

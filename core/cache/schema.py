@@ -401,6 +401,36 @@ def _v10_panel_access(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v11_site_incidents(db: sqlite_utils.Database) -> None:
+    """Site incidents (core/incidents.py): each incident of a panel with its card, the evidence joined into
+    it, and the camera changes (offline or out of service) seen by the sync or the notifier."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS incidents (id INTEGER PRIMARY KEY, resource_id INTEGER NOT NULL,"
+        " org_id INTEGER, first_time INTEGER NOT NULL, last_time INTEGER NOT NULL, evidence INTEGER NOT NULL,"
+        " kinds INTEGER NOT NULL DEFAULT 1, channel TEXT, card_ts TEXT, version INTEGER NOT NULL DEFAULT 0,"
+        " edited INTEGER NOT NULL DEFAULT 0, created_at INTEGER)"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS incidents_panel ON incidents (resource_id, last_time)")
+    db.execute("CREATE INDEX IF NOT EXISTS incidents_card ON incidents (card_ts)")
+    # Every delivery asks which incident cards wait for an edit: few rows, whatever the history.
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS incidents_to_edit ON incidents (channel, last_time)"
+        " WHERE card_ts IS NOT NULL AND kinds >= 2 AND version > edited"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS incidents_shown ON incidents (last_time) WHERE kinds >= 2")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS incident_evidence (ref TEXT PRIMARY KEY, incident_id INTEGER NOT NULL,"
+        " kind TEXT NOT NULL, time INTEGER NOT NULL, text TEXT, event_id TEXT, arrived_at INTEGER)"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS incident_evidence_incident ON incident_evidence (incident_id)")
+    db.execute("CREATE INDEX IF NOT EXISTS incident_evidence_event ON incident_evidence (event_id)")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS camera_changes (id INTEGER PRIMARY KEY, camera_id INTEGER NOT NULL,"
+        " org_id INTEGER, name TEXT, tree_path TEXT, problem TEXT NOT NULL, first_seen INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS camera_changes_seen ON camera_changes (first_seen)")
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -415,6 +445,7 @@ MIGRATIONS: list[Migration] = [
     _v8_alarm_lifecycle,
     _v9_quiet_windows,
     _v10_panel_access,
+    _v11_site_incidents,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

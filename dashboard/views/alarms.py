@@ -7,7 +7,7 @@ from datetime import tzinfo
 
 import streamlit as st
 
-from core import read
+from core import read, timefmt
 from dashboard import boundary, charts, data, export, filters, ui, zones
 
 LIMIT = 500
@@ -34,6 +34,7 @@ filters.seed("alarms_panel", "panel", filters.identifier)
 filters.seed("alarms_type", "type", filters.choice(list(read.SEVERITY)))
 filters.seed("alarms_range", "range", filters.choice(list(RANGES)), default="7d")
 filters.seed("alarms_text", "q", filters.text, default="")
+filters.seed("alarms_incidents", "incidents", filters.flag, default=False)
 if st.session_state["alarms_org"] not in (None, *orgs):
     filters.note(f"Organization {st.session_state['alarms_org']} is not in the cache: showing all of them.")
     st.session_state["alarms_org"] = None
@@ -67,6 +68,7 @@ filters.publish(
         "type": violation_type,
         "range": None if range_key == "7d" else range_key,
         "q": text,
+        "incidents": 1 if st.session_state["alarms_incidents"] else None,
     }
 )
 
@@ -120,6 +122,41 @@ def alarms_table(flt: read.AlarmFilter) -> None:
 
 
 alarms_table(flt)
+
+
+def incidents_section(org_id: int | None, resource_id: int | None) -> None:
+    """Site incidents (alarms, tampers, errors and cameras down on one site together: README "Site
+    incidents"), each with its timeline, for the page's organization and panel."""
+    found = data.open_incidents(path, org_id, resource_id)
+    if not found:
+        st.info("No open or acknowledged incident for these filters.")
+        return
+    tz = zones.tz()
+    for incident in found:
+        # The label is markdown: it holds only ids and our own words; the panel's name goes in plain text.
+        kinds = ", ".join(incident.kinds)
+        with st.expander(
+            f"Incident {incident.id} on panel {incident.resource_id}: {kinds} — {incident.state}"
+        ):
+            first, last = timefmt.local(incident.first_time, tz), timefmt.local(incident.last_time, tz)
+            st.text(
+                f"{incident.panel_name or 'panel'}: {incident.evidence} pieces of evidence"
+                f" from {first} to {last}, {len(incident.alarms)} alarms"
+            )
+            timeline = data.incident_timeline(path, incident.id)
+            st.dataframe(
+                {
+                    "Time": [timefmt.local(e.time, tz, seconds=True) for e in timeline],
+                    "What": [e.kind for e in timeline],
+                    "Detail": [e.text for e in timeline],
+                },
+                hide_index=True,
+                width="stretch",
+            )
+
+
+if st.toggle("Group by incident", key="alarms_incidents", help="Open site incidents, each with its timeline"):
+    incidents_section(org_id, resource_id)
 
 st.subheader("When alarms happen")
 st.caption("Alarms by weekday and hour of day (UTC) for the filters above.")

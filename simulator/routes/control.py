@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 
 from simulator.data import Record
 from simulator.routes.common import parse, store_of
-from simulator.schemas import FaultSettings, Injection
+from simulator.schemas import CameraControl, FaultSettings, Injection
 
 router = APIRouter(prefix="/_sim")
 
@@ -15,7 +15,14 @@ router = APIRouter(prefix="/_sim")
 async def inject(request: Request) -> list[Record]:
     body = await parse(request, Injection)
     kind = None if body.violationType is None else body.violationType
-    return store_of(request).add_activities(body.resourceId, body.count, kind)
+    return store_of(request).add_activities(body.resourceId, body.count, kind, body.activityTime,
+                                            body.violationName)  # fmt: skip
+
+
+@router.post("/cameras/{rid}")
+async def set_camera(request: Request, rid: int) -> Record:
+    body = await parse(request, CameraControl)
+    return store_of(request).set_camera(rid, body.status, body.enabled, body.name)
 
 
 @router.get("/activities")

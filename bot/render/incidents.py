@@ -1,0 +1,94 @@
+"""The incident card: what happened on one site within the window (core/incidents.py), as a title naming
+the kinds of evidence, a timeline in time order, the incident's state, and buttons that act on every alarm
+of the incident (bot/actions/lifecycle.py's card-wide path)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, PlainTextObject
+
+from bot.render.alarms import (
+    ACK_ALL,
+    RESOLVE_ALL,
+    TAKE_ALL,
+    Rendered,
+    attachment,
+    handling_line,
+    local_time,
+    panel_buttons,
+)
+from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escape, join_lines, section
+from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence, incident_state
+from core.lifecycle import State
+
+ICONS = {
+    ALARM: ":rotating_light:",
+    TAMPER: ":hammer:",
+    SUPERVISION: ":satellite_antenna:",
+    SENSOR_ERROR: ":x:",
+    CAMERA_OFFLINE: ":video_camera:",
+}
+MAX_LINE = 300
+EMOJI = {State.OPEN: ":rotating_light:", State.ACKNOWLEDGED: ":eyes:", State.RESOLVED: ":white_check_mark:"}
+
+
+@dataclass(frozen=True)
+class IncidentView:
+    """What the incident card shows, read from the cache by bot/notify/incidents.py."""
+
+    resource_id: int
+    panel_label: str
+    kinds: tuple[str, ...]
+    timeline: tuple[Evidence, ...]  # in time order
+    handled: dict[State, int]  # the incident's alarms per lifecycle state
+
+
+def title(view: IncidentView) -> str:
+    return f"Incident on {view.panel_label}: {', '.join(view.kinds)}"
+
+
+def _clock(ms: int, zone: ZoneInfo) -> str:
+    return datetime.fromtimestamp(ms / 1000, zone).strftime("%H:%M:%S")
+
+
+def timeline_lines(timeline: Sequence[Evidence], zone: ZoneInfo) -> list[str]:
+    return [
+        clip(
+            f"`{_clock(e.time, zone)}` {ICONS.get(e.kind, '•')} *{escape(e.kind)}* — {escape(e.text)}",
+            MAX_LINE,
+        )
+        for e in timeline
+    ]
+
+
+def incident_card(view: IncidentView, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str) -> Rendered:
+    state = incident_state(view.handled)
+    level = "gray" if state is State.RESOLVED else "red" if state is State.OPEN else "yellow"
+    head = f"{EMOJI[state]} {title(view)}"
+    first, last = view.timeline[0].time, view.timeline[-1].time
+    as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
+    blocks: list[Block] = [
+        section(f"*{escape(head)}*"),
+        section(join_lines(timeline_lines(view.timeline, zone), MAX_SECTION_TEXT)),
+        context(
+            f"{len(view.timeline)} pieces of evidence from {local_time(first, zone)}"
+            f" to {local_time(last, zone)}"
+            f" · state: *{state.value}* · {handling_line(view.handled)} · data as of {as_of}"
+        ),
+    ]
+    value = str(view.resource_id)
+    buttons: list[ButtonElement] = []
+    if state is State.OPEN:
+        buttons.append(ButtonElement(text=PlainTextObject(text="Acknowledge"), action_id=ACK_ALL, value=value,
+                                     style="primary"))  # fmt: skip
+    if state is not State.RESOLVED:
+        buttons += [
+            ButtonElement(text=PlainTextObject(text="I'm on it"), action_id=TAKE_ALL, value=value),
+            ButtonElement(text=PlainTextObject(text="Resolve"), action_id=RESOLVE_ALL, value=value),
+        ]
+    blocks.append(ActionsBlock(elements=buttons + panel_buttons(view.resource_id, dashboard_url)))
+    return Rendered(text=clip(escape(head), 300), attachments=[attachment(level, cap_blocks(blocks))])

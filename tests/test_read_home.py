@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from core import lifecycle
-from core.cache import quiet
+from core.cache import incidents, quiet
 from core.cache.db import open_cache
 from core.cache.transactions import joined
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.incidents import CAMERA_OFFLINE, TAMPER, Evidence
 from core.lifecycle import Change, State
 from core.read.freshness import STALE_AFTER_MS
 from core.read.home import Scope, fingerprint, home_data
@@ -143,3 +144,37 @@ def test_the_fingerprint_moves_with_what_a_home_shows_and_only_then(db: sqlite_u
     with write_transaction(db):
         upsert_dicts(db, "sync_state", [{"table_name": "activities", "last_success": NOW}], "table_name")
     assert fingerprint(db, NOW) == before
+
+
+def add_incident(
+    db: sqlite_utils.Database, panel: int, org: int, channel: str, tamper: str, camera: str
+) -> int:
+    """An alarm's card turned incident: a tamper alarm and a camera of the site going offline."""
+    add_alarm(db, tamper, NOW - 60_000, channel, org=org, panel=panel)
+    parts = [Evidence(TAMPER, NOW - 60_000, panel, org, tamper, "Tamper alarm"),
+             Evidence(CAMERA_OFFLINE, NOW - 30_000, panel, org, camera, "Gate camera offline")]  # fmt: skip
+    with write_transaction(db):
+        [incident] = incidents.record(db, parts, 600_000, NOW, alarms=[tamper])
+        incidents.set_card(db, incident, channel, f"{NOW}.9")
+    return incident
+
+
+def test_site_incidents_where_the_person_works_and_the_fingerprint_follows_them(
+    db: sqlite_utils.Database,
+) -> None:
+    add_incident(db, 777, 1001, "C_ALARMS", "EV-T1", "cam:1")
+    before = fingerprint(db, NOW)
+    add_incident(db, 888, 1002, "C_ELSE", "EV-T2", "cam:2")
+    assert fingerprint(db, NOW) != before  # its evidence, not only its alarm, moves the fingerprint
+
+    by_channel = home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"})), NOW)
+    assert [(i.resource_id, i.kinds, i.state) for i in by_channel.incidents] == [
+        (777, ("tamper", "camera offline"), "open")
+    ]
+    by_org = home_data(db, "U_TECH", Scope(channels=frozenset(), org_ids=frozenset({1002})), NOW)
+    assert [i.resource_id for i in by_org.incidents] == [888]
+    unknown = home_data(db, "U_TECH", Scope(), NOW)
+    assert sorted(i.resource_id for i in unknown.incidents) == [777, 888]
+
+    lifecycle.apply(db, "EV-T1", Change.RESOLVED, "U_X", NOW, opened_at=NOW - 60_000)
+    assert home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"})), NOW).incidents == ()

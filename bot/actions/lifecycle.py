@@ -33,6 +33,7 @@ from core.clock import now_ms
 from core.lifecycle import AlarmState, Change, Outcome
 from core.read import handling
 from core.reference import new_reference
+from core.text import counted
 
 if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
@@ -288,7 +289,7 @@ def change_card(
     verb = VERBS[change]
     # Counted before the write, for the summary only (as for one alarm): the write itself decides.
     changing = sum(1 for event_id, _ in alarms if not _refusal(db, event_id, change, user))
-    summary = f"{verb} {changing} of the {len(alarms)} alarms of the {_card_name(db, card)}"
+    summary = f"{verb} {changing} of the {counted(len(alarms), 'alarm')} of the {_card_name(db, card)}"
     if note:
         summary += f" with a note ({len(note)} characters)"
     if not changing:

@@ -26,6 +26,7 @@ from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
 from core.read import handling
 from core.sqlite_lib import sqlite_utils
+from core.text import counted
 
 MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
 # An alarm is looked at until this long after its last level was due: long enough for a notifier that was
@@ -127,7 +128,9 @@ class Escalator:
             for alarm in thread.alarms:
                 lifecycle.apply(self.db, alarm.event_id, Change.ESCALATED, "samops", now,
                                 opened_at=alarm.activity_time, note=level_note(number))  # fmt: skip
-        self.log(f"notify: escalated {len(thread.alarms)} alarm(s) in {thread.channel} to level {number}")
+        self.log(
+            f"notify: escalated {counted(len(thread.alarms), 'alarm')} in {thread.channel} to level {number}"
+        )
         return 1
 
     def _incident_handled(self, thread: Thread) -> bool:

@@ -36,6 +36,7 @@ from core.cache.writes import write_transaction
 from core.errors import SamError
 from core.read import handling
 from core.sqlite_lib import sqlite_utils
+from core.text import counted
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
@@ -245,7 +246,7 @@ class Notifier:
         if backlog_s < storm.behind_after or outbox.get_state(self.db, f"behind:{channel}"):
             return
         text = (
-            f":hourglass: Alarm delivery to this channel is behind: {len(entries)} alarms are waiting. "
+            f":hourglass: Delivery to this channel is behind: {counted(len(entries), 'alarm')} to post. "
             "They are grouped per panel and none are dropped; every alarm is in the dashboard."
         )
         self.delivery.post(channel, render.notice(text))

@@ -29,6 +29,7 @@ from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, level_of
 from core.cache.outbox import Alarm, CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
+from core.text import counted
 
 ACK = "alarm_ack"
 TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
@@ -107,7 +108,7 @@ def attachment(colour: str, blocks: Sequence[Block]) -> dict[str, Any]:
     return {"color": LEVELS[colour].card_colour, "blocks": [b.to_dict() for b in blocks], "fallback": ""}
 
 
-def _lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonElement]:
+def lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonElement]:
     """What may still happen to the alarm: Acknowledge while open, I'm on it and Resolve until resolved."""
     current = state.state if state else State.OPEN
     buttons: list[ButtonElement] = []
@@ -154,7 +155,7 @@ def alarm_card(
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if state is not None and (state.state is not State.OPEN or state.assignee):
         blocks.append(context(state_line(state, zone)))
-    buttons = _lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
+    buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
@@ -169,7 +170,7 @@ def storm_card(
 ) -> Rendered:
     """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread."""
     level = severity(alarm.violation_type, alarm.event_type)
-    title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counts.count} alarms"
+    title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counted(counts.count, 'alarm')}"
     fields = [
         f"*Panel*\n{escape(panel_label(alarm))}",
         f"*Alarms*\n{counts.count}",
@@ -207,7 +208,7 @@ def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:
         for a in alarms
     ]
     blocks = sections(clip(line, 500) for line in lines)[:MAX_BLOCKS]
-    return Rendered(text=f"{len(alarms)} alarms", blocks=[b.to_dict() for b in blocks])
+    return Rendered(text=counted(len(alarms), "alarm"), blocks=[b.to_dict() for b in blocks])
 
 
 def handling_line(handled: dict[State, int]) -> str:
@@ -272,8 +273,9 @@ def first_start_summary(alarms: Sequence[Alarm], hours: float, zone: ZoneInfo) -
         by_panel[panel_label(a)] = by_panel.get(panel_label(a), 0) + 1
     top = sorted(by_panel.items(), key=lambda kv: (-kv[1], kv[0]))
     head = (
-        f"samops notify is now watching for alarms. Before it started, {len(alarms)} alarms on "
-        f"{len(by_panel)} panels in the last {hours:g} h (from {local_time(alarms[0].activity_time, zone)}); "
+        f"samops notify is now watching for alarms. Before it started, {counted(len(alarms), 'alarm')} on "
+        f"{counted(len(by_panel), 'panel')} in the last {hours:g} h"
+        f" (from {local_time(alarms[0].activity_time, zone)}); "
         "they are not replayed one by one."
     )
     lines = [f"• {escape(name)}: {count}" for name, count in top[:20]]

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import ActionsBlock, Block
 from slack_sdk.models.views import View
 
-from bot.render.alarms import _lifecycle_buttons, dashboard_link, panel_label, sensor_or_zone
+from bot.render.alarms import dashboard_link, lifecycle_buttons, panel_label, sensor_or_zone
 from bot.render.common import clip, context, divider, escape, header, join_lines, section
 from core.alarms import LEVELS, level_of
 from core.lifecycle import State
@@ -49,7 +49,7 @@ def home_view(
     blocks += _freshness(data, zone)
     blocks += _alarms_blocks("Assigned to you", data.assigned, data.assigned_total, zone, dashboard_url,
                              "Nothing is assigned to you.", can_act)  # fmt: skip
-    # Site incidents (issue 16, item 1: core/read/incidents.open_incidents) go here, before the alarm list.
+    blocks += _incidents_blocks(data, zone)
     title = "Open and acknowledged alarms" + (" where you work" if data.scope.known else "")
     blocks += _alarms_blocks(title, data.alarms, data.alarms_total, zone, dashboard_url, "No open alarms.",
                              can_act)  # fmt: skip
@@ -90,13 +90,30 @@ def _alarms_blocks(
         return [*blocks, context(empty)]
     for item in alarms:
         blocks.append(section(_alarm_line(item, zone)))
-        buttons = _lifecycle_buttons(item.alarm.event_id, item.state) if can_act else []
+        buttons = lifecycle_buttons(item.alarm.event_id, item.state) if can_act else []
         if buttons:
             blocks.append(ActionsBlock(elements=buttons))
     if total > len(alarms):
         link = dashboard_link(dashboard_url, None)
         blocks.append(context(f"… and {total - len(alarms)} more: <{link}|open the dashboard>"))
     return blocks
+
+
+def _incidents_blocks(data: HomeData, zone: ZoneInfo) -> list[Block]:
+    """Site incidents, a line each; they are acted on from their card (its buttons act on the whole
+    incident), and their alarms are in the list below with their own buttons."""
+    if not data.incidents:
+        return []
+    lines = []
+    for incident in data.incidents:
+        panel = escape(clip(f"{incident.panel_name or 'panel'} ({incident.resource_id})", 200))
+        kinds = escape(", ".join(incident.kinds))
+        where = f" · {_channel(incident.channel)}" if incident.channel else ""
+        lines.append(
+            f":rotating_light: *Incident on {panel}*: {kinds} · {local(incident.first_time, zone)} – "
+            f"{local(incident.last_time, zone)} · *{incident.state}*{where}"
+        )
+    return [divider(), section(f"*Site incidents* ({len(data.incidents)})"), section(join_lines(lines))]
 
 
 def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:

@@ -1,7 +1,7 @@
-"""What one person's App Home shows: the alarms still open or acknowledged where they work (their channels,
-their organizations), what is assigned to them, the silences and maintenance in force, and how fresh it all
-is; plus `fingerprint`, a cheap summary of everything those depend on, so a refresher can tell that nothing
-changed without building anyone's Home.
+"""What one person's App Home shows: the site incidents and the alarms still open or acknowledged where they
+work (their channels, their organizations), what is assigned to them, the silences and maintenance in force,
+and how fresh it all is; plus `fingerprint`, a cheap summary of everything those depend on, so a refresher
+can tell that nothing changed without building anyone's Home.
 
 Alarms are the notifier's (`notify_outbox`): the channel each was posted to is where it "is". An alarm held
 back by a silence is not listed (the silence is).
@@ -15,6 +15,7 @@ from core.alarms import ALARM_COLUMNS, KINDS, LEVELS, Alarm, alarm_from
 from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
 from core.lifecycle import AlarmState, State, states
 from core.read.freshness import Freshness, assess, freshness
+from core.read.incidents import IncidentSummary, open_incidents
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import marks, query, scalar
 from core.sqlite_lib import sqlite_utils
@@ -26,6 +27,8 @@ _LEVEL_SQL = (
     + "".join(f" WHEN '{kind.name}' THEN {_LEVEL_ORDER[kind.level.name]}" for kind in KINDS)
     + f" ELSE {len(LEVELS) - 1} END"
 )
+# Open incidents are few (evidence of two kinds on one site); this many are read before the scope's filter.
+MAX_INCIDENTS_READ = 500
 # Driven by alarm_state's index on state: only the alarms not resolved are read, whatever the history. The
 # notifier opens the lifecycle of every alarm it posts in the transaction that records it in the outbox.
 _FROM = (
@@ -59,6 +62,7 @@ class Scope:
 class HomeData:
     user: str
     scope: Scope
+    incidents: tuple[IncidentSummary, ...]  # open and acknowledged in scope, latest first, capped
     alarms: tuple[HomeAlarm, ...]  # open and acknowledged in scope, most severe then newest first, capped
     alarms_total: int  # how many there are in all
     assigned: tuple[HomeAlarm, ...]  # not resolved and assigned to the user, anywhere; newest first, capped
@@ -79,6 +83,7 @@ def home_data(db: sqlite_utils.Database, user: str, scope: Scope, now: int, limi
     return HomeData(
         user=user,
         scope=scope,
+        incidents=_incidents(db, scope, limit),
         alarms=alarms,
         alarms_total=total,
         assigned=assigned,
@@ -102,6 +107,17 @@ def _scope_sql(scope: Scope) -> tuple[str, list[object]]:
     return f" AND ({' OR '.join(parts) or '0'})", params
 
 
+def _incidents(db: sqlite_utils.Database, scope: Scope, limit: int) -> tuple[IncidentSummary, ...]:
+    """Incidents whose card is in one of the person's channels or that are of their organizations."""
+    if not scope.known:
+        return tuple(open_incidents(db, limit=limit))
+    channels, orgs = scope.channels or frozenset(), scope.org_ids or frozenset()
+    mine = [
+        i for i in open_incidents(db, limit=MAX_INCIDENTS_READ) if i.channel in channels or i.org_id in orgs
+    ]
+    return tuple(mine[:limit])
+
+
 def _alarms(db: sqlite_utils.Database, tail: str, params: list[object]) -> tuple[HomeAlarm, ...]:
     rows = query(db, f"SELECT {ALARM_COLUMNS}, o.channel AS channel {_FROM}{tail}", params)
     found = states(db, [r["event_id"] for r in rows])
@@ -115,6 +131,7 @@ def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
     every poll, does not count unless it is what the Home shows (the oldest table's)."""
     changes = scalar(db, "SELECT max(id) FROM alarm_changes")  # every acknowledge, take, resolve adds one
     outbox = scalar(db, "SELECT max(rowid) FROM notify_outbox")  # every new alarm adds one
+    evidence = scalar(db, "SELECT max(rowid) FROM incident_evidence")  # a camera offline joining, too
     quiet = tuple(w.id for w in windows_in_force(db, now))
     fresh = assess(freshness(db, count_rows=False), now)
-    return (changes, outbox, quiet, fresh.as_of, tuple(t.table for t in fresh.failing), fresh.stale)
+    return (changes, outbox, evidence, quiet, fresh.as_of, tuple(t.table for t in fresh.failing), fresh.stale)

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from core.read import handling
+from core.text import counted
 from dashboard import boundary, data, filters, ui
 
 PERIODS = {"7d": 7, "30d": 30, "90d": 90}
@@ -105,7 +106,7 @@ def open_by_age() -> None:
             "Event": [a.event_id for a in oldest],
         }
     )
-    st.caption(f"The {len(oldest)} oldest of {len(alarms)} alarms not resolved")
+    st.caption(f"The {len(oldest)} oldest of {counted(len(alarms), 'alarm')} not resolved")
     st.dataframe(frame, hide_index=True, width="stretch", column_config={"Opened": ui.time_column("Opened")})
 
 

@@ -4,12 +4,14 @@ digest equal for equal data (so an unchanged cache publishes nothing) and differ
 
 from __future__ import annotations
 
+from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from bot.render.home import MAX_HOME_BLOCKS, home_view, view_hash
 from core.alarms import Alarm
 from core.read.freshness import Freshness
 from core.read.home import HomeAlarm, HomeData, Scope
+from core.read.incidents import IncidentSummary
 from core.read.quiet import SILENCE, QuietWindow
 from tests.support.bot import blocks_text
 
@@ -29,8 +31,9 @@ def data(count: int, name: str = "J*** D** <b>", stale: bool = False, quiet: int
         )
         for i in range(quiet)
     )
-    return HomeData("U_TECH", Scope(channels=frozenset({"C_ALARMS"})), alarms, count * 3, alarms, count * 2,
-                    windows, Freshness(NOW, (), stale, True), NOW)  # fmt: skip
+    scope = Scope(channels=frozenset({"C_ALARMS"}))
+    return HomeData("U_TECH", scope, (), alarms, count * 3, alarms, count * 2, windows,
+                    Freshness(NOW, (), stale, True), NOW)  # fmt: skip
 
 
 def test_a_huge_home_stays_within_slacks_limits() -> None:
@@ -60,3 +63,25 @@ def test_stale_data_is_red_and_the_digest_follows_the_content() -> None:
     assert view_hash(live) != view_hash(stale)
     viewer = home_view(data(3), "role", UTC, "http://dash", can_act=False)
     assert not [b for b in viewer.to_dict()["blocks"] if b["type"] == "actions"]
+
+
+def incident(i: int) -> IncidentSummary:
+    kinds = ("tamper", "camera offline")
+    return IncidentSummary(i, 777, "Depot <b>", 1001, NOW - 60_000, NOW, 3, kinds, "open", (f"EV-{i}",),
+                           "C_ALARMS", f"{i}.1")  # fmt: skip
+
+
+def test_site_incidents_come_first_as_lines_with_their_kinds_and_channel() -> None:
+    incidents = tuple(incident(i) for i in range(200))
+    view = home_view(replace(data(3), incidents=incidents), "You are a technician.", UTC, "http://dash")
+    blocks = view.to_dict()["blocks"]
+    assert len(blocks) <= MAX_HOME_BLOCKS
+    text = blocks_text(blocks)
+    assert (
+        "Site incidents* (200)" in text
+        and "Incident on Depot &lt;b&gt; (777)*: tamper, camera offline" in text
+    )
+    assert (
+        "<#C_ALARMS>" in text and "… and" in text
+    )  # long lists are cut with a count, within 3000 characters
+    assert text.index("Site incidents") < text.index("Open and acknowledged alarms")

@@ -391,8 +391,11 @@ def new_activity(
     at_ms: int,
     kind: str | None = None,
     sensor_name: str | None = None,
+    live: bool = False,
 ) -> Record:
-    """One activity of panel `rid`; kind None draws one (mostly events, some violations and errors)."""
+    """One activity of panel `rid`; kind None draws one (mostly events, some violations and errors). A live
+    one's eventId carries this run's start, so a restarted simulator never reuses an id a client already
+    holds (the history's ids are the same on every start, as its records are)."""
     if kind is None:
         roll = rng.random()
         kind = "event" if roll < 0.6 else "alarm" if roll < 0.75 else "warning" if roll < 0.9 else "error"
@@ -405,7 +408,7 @@ def new_activity(
     panel_name = world.panels[rid]["resourceName"] if rid in world.panels else str(rid)
     where = f" - {sensor_name}" if sensor_name else ""
     return {
-        "eventId": f"EV-{rid}-{seq:06d}",
+        "eventId": f"EV-{rid}-{world.built_at:x}-{seq:06d}" if live else f"EV-{rid}-{seq:06d}",
         "activityTime": at_ms,
         "description": f"{name} on {panel_name}{where}",
         "eventType": event_type,

@@ -515,7 +515,7 @@ class Store:
             created = []
             base = now_ms() if at is None else at
             for i in range(count):
-                activity = new_activity(self.world, self.rng, rid, base + i, kind)
+                activity = new_activity(self.world, self.rng, rid, base + i, kind, live=True)
                 if name is not None:
                     activity["violationName"] = name
                     activity["description"] = f"{name} on {self.world.panels[rid]['resourceName']}"

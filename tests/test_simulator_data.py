@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from simulator.data import Scale, World, activities_of, build
+import random
+
+from simulator.data import Scale, World, activities_of, build, new_activity
 
 NOW = 1_795_000_000_000
 
@@ -42,3 +44,15 @@ def test_activities_have_every_kind_and_unique_ids() -> None:
 def test_one_organization_is_enough() -> None:
     world = build(Scale(orgs=1, panels=3), NOW)
     assert world.users[7001]["orgIds"] == [1001] and 7002 not in world.users
+
+
+def test_a_restarted_simulator_never_reuses_a_live_event_id() -> None:
+    """A client's cache outlives the simulator: an alarm made after a restart must not carry an id the cache
+    already holds from the run before (it would be taken for a known event and never shown)."""
+    first, restarted = build(Scale(), NOW), build(Scale(), NOW + 60_000)
+    rid = next(iter(first.panels))
+    history = {a["eventId"] for a in activities_of(first, rid)}
+    assert history == {a["eventId"] for a in activities_of(restarted, rid)}  # the same history, the same ids
+    before = new_activity(first, random.Random(1), rid, NOW + 1, "alarm", live=True)["eventId"]
+    after = new_activity(restarted, random.Random(1), rid, NOW + 60_001, "alarm", live=True)["eventId"]
+    assert before != after and not {before, after} & history

@@ -3,6 +3,7 @@ that keeps such text as it came (the audit log) shows it instead."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # Embedding, override and isolate controls: they reorder how the text around them is shown (U+202E spoofs).
@@ -18,6 +19,16 @@ def visible(text: str) -> str:
     """`text` with each control character written out as `\\uXXXX`: what was sent stays on record, and
     nothing in it beeps, reorders or breaks the line it is shown in."""
     return "".join(f"\\u{ord(ch):04x}" if is_control(ch) else ch for ch in text)
+
+
+# The same set as one pattern, but for line breaks and tabs, for text shown many times over (Slack cards).
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
+
+
+def shown(text: str) -> str:
+    """`visible`, keeping line breaks and tabs: text from the service (a violationName, a description) shown
+    in Slack, where a BEL, a NUL or a U+202E reordering the line would mislead whoever reads it."""
+    return _UNSEEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -19,6 +19,8 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from core.text import shown
+
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
 MAX_HEADER_TEXT = 150
@@ -28,8 +30,9 @@ MAX_FIELD_TEXT = 2000
 
 
 def escape(text: object) -> str:
-    """Text safe inside mrkdwn: Slack's three control characters escaped."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text safe inside mrkdwn: Slack's three control characters escaped, and control and bidi characters
+    (from the service, say) written out as \\uXXXX (core/text.py)."""
+    return shown(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def plain(mrkdwn: str) -> str:

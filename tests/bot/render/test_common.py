@@ -9,6 +9,7 @@ from bot.render.common import (
     MAX_BLOCKS,
     MAX_SECTION_TEXT,
     cap_blocks,
+    escape,
     join_lines,
     section,
 )
@@ -35,3 +36,9 @@ def test_join_lines_fits_and_counts_what_it_left_out(lines: list[str], extra: in
 def test_cap_blocks_keeps_short_messages_whole() -> None:
     blocks = [section(str(i)) for i in range(MAX_BLOCKS)]
     assert cap_blocks(blocks) == blocks
+
+
+def test_escape_writes_out_control_and_bidi_characters_from_the_service_but_keeps_line_breaks() -> None:
+    # A violationName as a hostile or broken service could send it: BEL, a right-to-left override, NUL.
+    text = escape("Tamper\u0007\u202eevil\u0000 <b> &\nnext\tline")
+    assert text == "Tamper\\u0007\\u202eevil\\u0000 &lt;b&gt; &amp;\nnext\tline"

@@ -54,7 +54,9 @@ class DashboardConfig(_Section):
 
 
 class BotConfig(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)  # other parts may add their own sections
+    # Every section of the TOML is named here (notify is parsed in bot/notify/config.py), so a misspelt one
+    # (`[role]` would drop every role list) is an error naming it, as an unknown key inside one is.
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     roles: RolesConfig = Field(default_factory=RolesConfig)
     channels: dict[str, ChannelConfig] = Field(default_factory=dict)

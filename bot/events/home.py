@@ -128,7 +128,7 @@ class HomeTabs:
         scope, why = self.scope_of(user)
         config, url = notify_config(ctx)
         data = home_data(ctx.db(), user, scope, now_ms())
-        view = home_view(data, answer.sentence(), config.zone_for(None), url, why, note,
+        view = home_view(data, answer.sentence(), config.zone_for, url, why, note,
                          can_act=answer.role >= Role.TECHNICIAN)  # fmt: skip
         return view
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ActionsBlock, Block
@@ -26,6 +26,8 @@ from core.read.home import HomeAlarm, HomeData
 from core.read.quiet import MAINTENANCE
 from core.timefmt import local
 
+# Each time is shown in its organization's zone, as on its card ([notify.timezones]); None: the default zone.
+ZoneFor = Callable[[int | None], ZoneInfo]
 MAX_HOME_BLOCKS = 100  # Slack's limit for a Home view
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9_]{1,63}")
 MAX_QUIET_LINES = 10
@@ -34,7 +36,7 @@ MAX_QUIET_LINES = 10
 def home_view(
     data: HomeData,
     role_line: str,
-    zone: ZoneInfo,
+    zone_for: ZoneFor,
     dashboard_url: str,
     why_scope: str = "",
     note: str | None = None,
@@ -46,16 +48,16 @@ def home_view(
     blocks: list[Block] = [header("samops"), context(role_line)]
     if note:
         blocks.append(section(f":information_source: {escape(clip(note, 1000))}"))
-    blocks += _freshness(data, zone)
-    blocks += _alarms_blocks("Assigned to you", data.assigned, data.assigned_total, zone, dashboard_url,
+    blocks += _freshness(data, zone_for(None))
+    blocks += _alarms_blocks("Assigned to you", data.assigned, data.assigned_total, zone_for, dashboard_url,
                              "Nothing is assigned to you.", can_act)  # fmt: skip
-    blocks += _incidents_blocks(data, zone)
+    blocks += _incidents_blocks(data, zone_for)
     title = "Open and acknowledged alarms" + (" where you work" if data.scope.known else "")
-    blocks += _alarms_blocks(title, data.alarms, data.alarms_total, zone, dashboard_url, "No open alarms.",
-                             can_act)  # fmt: skip
+    blocks += _alarms_blocks(title, data.alarms, data.alarms_total, zone_for, dashboard_url,
+                             "No open alarms.", can_act)  # fmt: skip
     if why_scope:
         blocks.append(context(escape(why_scope)))
-    blocks += _quiet(data, zone)
+    blocks += _quiet(data, zone_for)
     blocks.append(context(f"<{dashboard_link(dashboard_url, None)}|Every alarm in the dashboard>"))
     return View(type="home", blocks=_capped(blocks))
 
@@ -80,7 +82,7 @@ def _alarms_blocks(
     title: str,
     alarms: Sequence[HomeAlarm],
     total: int,
-    zone: ZoneInfo,
+    zone_for: ZoneFor,
     dashboard_url: str,
     empty: str,
     can_act: bool,
@@ -89,7 +91,7 @@ def _alarms_blocks(
     if not alarms:
         return [*blocks, context(empty)]
     for item in alarms:
-        blocks.append(section(_alarm_line(item, zone)))
+        blocks.append(section(_alarm_line(item, zone_for(item.alarm.org_id))))
         buttons = lifecycle_buttons(item.alarm.event_id, item.state) if can_act else []
         if buttons:
             blocks.append(ActionsBlock(elements=buttons))
@@ -99,13 +101,14 @@ def _alarms_blocks(
     return blocks
 
 
-def _incidents_blocks(data: HomeData, zone: ZoneInfo) -> list[Block]:
+def _incidents_blocks(data: HomeData, zone_for: ZoneFor) -> list[Block]:
     """Site incidents, a line each; they are acted on from their card (its buttons act on the whole
     incident), and their alarms are in the list below with their own buttons."""
     if not data.incidents:
         return []
     lines = []
     for incident in data.incidents:
+        zone = zone_for(incident.org_id)
         panel = escape(clip(f"{incident.panel_name or 'panel'} ({incident.resource_id})", 200))
         kinds = escape(", ".join(incident.kinds))
         where = f" · {_channel(incident.channel)}" if incident.channel else ""
@@ -142,7 +145,7 @@ def _channel(channel: str) -> str:
     return f"<#{channel}>" if _CHANNEL_ID.fullmatch(channel) else escape(channel)
 
 
-def _quiet(data: HomeData, zone: ZoneInfo) -> list[Block]:
+def _quiet(data: HomeData, zone_for: ZoneFor) -> list[Block]:
     blocks: list[Block] = [divider(), section(f"*Silences and maintenance in force* ({len(data.quiet)})")]
     if not data.quiet:
         return [*blocks, context("None: every alarm reaches its channel.")]
@@ -151,7 +154,8 @@ def _quiet(data: HomeData, zone: ZoneInfo) -> list[Block]:
         kind = ":wrench: Maintenance" if window.kind == MAINTENANCE else ":no_bell: Silence"
         by = f" by <@{escape(window.created_by)}>" if window.created_by else ""
         reason = f" — {escape(clip(window.reason, 200))}" if window.reason else ""
-        lines.append(f"{kind} of {escape(window.scope())} until {local(window.end, zone)}{by}{reason}")
+        until = local(window.end, zone_for(window.organization))
+        lines.append(f"{kind} of {escape(window.scope())} until {until}{by}{reason}")
     return [*blocks, section(join_lines(lines, total=len(data.quiet)))]
 
 

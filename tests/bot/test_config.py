@@ -40,5 +40,6 @@ def test_config_rejects_unknown_keys_and_bad_ids() -> None:
     with pytest.raises(ConfigError, match=r"channels\.C1\.org"):
         parse_config({"channels": {"C1": {"org": "x"}}})
     assert parse_config({"notify": {"anything": 1}}) == BotConfig(notify={"anything": 1})  # its own parser
-    with pytest.raises(ConfigError, match=r"^config: role: "):  # a misspelt section would drop every role list
+    # A misspelt section would drop every role list.
+    with pytest.raises(ConfigError, match=r"^config: role: "):
         parse_config({"role": {"admins": ["U1"]}, "notify": {}})

@@ -37,7 +37,7 @@ def data(count: int, name: str = "J*** D** <b>", stale: bool = False, quiet: int
 
 
 def test_a_huge_home_stays_within_slacks_limits() -> None:
-    view = home_view(data(60, quiet=40), "You are a technician: listed.", UTC, "http://dash")
+    view = home_view(data(60, quiet=40), "You are a technician: listed.", lambda _org: UTC, "http://dash")
     blocks = view.to_dict()["blocks"]
     assert len(blocks) <= MAX_HOME_BLOCKS
     for block in blocks:
@@ -49,19 +49,19 @@ def test_a_huge_home_stays_within_slacks_limits() -> None:
 
 
 def test_names_stay_masked_and_markup_is_escaped() -> None:
-    text = blocks_text(home_view(data(2), "role", UTC, "http://dash").to_dict()["blocks"])
+    text = blocks_text(home_view(data(2), "role", lambda _org: UTC, "http://dash").to_dict()["blocks"])
     assert "J*** D** &lt;b&gt;" in text and "<b>" not in text
     assert "and 4 more" in text  # 6 in all, 2 shown: the rest in the dashboard
     assert "Live" in text and "<#C_ALARMS>" in text
 
 
 def test_stale_data_is_red_and_the_digest_follows_the_content() -> None:
-    live = home_view(data(3), "role", UTC, "http://dash")
-    stale = home_view(data(3, stale=True), "role", UTC, "http://dash")
+    live = home_view(data(3), "role", lambda _org: UTC, "http://dash")
+    stale = home_view(data(3, stale=True), "role", lambda _org: UTC, "http://dash")
     assert ":red_circle: *Stale*" in blocks_text(stale.to_dict()["blocks"])
-    assert view_hash(live) == view_hash(home_view(data(3), "role", UTC, "http://dash"))
+    assert view_hash(live) == view_hash(home_view(data(3), "role", lambda _org: UTC, "http://dash"))
     assert view_hash(live) != view_hash(stale)
-    viewer = home_view(data(3), "role", UTC, "http://dash", can_act=False)
+    viewer = home_view(data(3), "role", lambda _org: UTC, "http://dash", can_act=False)
     assert not [b for b in viewer.to_dict()["blocks"] if b["type"] == "actions"]
 
 
@@ -73,7 +73,9 @@ def incident(i: int) -> IncidentSummary:
 
 def test_site_incidents_come_first_as_lines_with_their_kinds_and_channel() -> None:
     incidents = tuple(incident(i) for i in range(200))
-    view = home_view(replace(data(3), incidents=incidents), "You are a technician.", UTC, "http://dash")
+    view = home_view(
+        replace(data(3), incidents=incidents), "You are a technician.", lambda _org: UTC, "http://dash"
+    )
     blocks = view.to_dict()["blocks"]
     assert len(blocks) <= MAX_HOME_BLOCKS
     text = blocks_text(blocks)
@@ -85,3 +87,11 @@ def test_site_incidents_come_first_as_lines_with_their_kinds_and_channel() -> No
         "<#C_ALARMS>" in text and "… and" in text
     )  # long lists are cut with a count, within 3000 characters
     assert text.index("Site incidents") < text.index("Open and acknowledged alarms")
+
+
+def test_each_alarm_is_shown_in_its_organizations_zone_as_on_its_card() -> None:
+    zones = {1001: ZoneInfo("Europe/Berlin")}
+    view = home_view(data(1), "role", lambda org: zones.get(org, UTC) if org else UTC, "http://dash")
+    text = blocks_text(view.to_dict()["blocks"])
+    assert "2026-09-21 16:13 CEST" in text  # the alarm of organization 1001 (NOW is 14:13 UTC)
+    assert "data as of 2026-09-21 14:13 UTC" in text  # the freshness: the default zone

@@ -45,7 +45,10 @@ def mention(slack_id: str) -> str:
 def refusal(roles: RolesConfig) -> str:
     admins = ", ".join(mention(a) for a in roles.admins)
     whom = f"ask an admin ({admins}) to add you" if admins else "ask whoever runs samops here to add you"
-    return f"Sorry, samops is open only to the people its admins have listed; {whom}."
+    return (
+        f"Sorry, samops is open only to the people its admins have listed; {whom}. "
+        "`/sam whoami` says why you are not."
+    )
 
 
 ROLE_NAMES = {"viewer": Role.VIEWER, "technician": Role.TECHNICIAN, "admin": Role.ADMIN}

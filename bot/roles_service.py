@@ -103,7 +103,7 @@ class ServiceRoles:
         if not isinstance(email, str) or "@" not in email:
             self._warn_once("email", NO_EMAIL)
             return ServiceLookup(
-                why="samops cannot read your e-mail in Slack (scope users:read.email)"
+                why="Slack gave no e-mail for you (you have none, or samops lacks the users:read.email scope)"
             ), self._ttl
         return self._service(email)
 

@@ -56,7 +56,7 @@ class Access:
     allowed: bool
     until: int | None = None
     next_from: int | None = None
-    reason: str = ""  # why not: "not yet valid", "expired", "outside its hours"
+    reason: str = ""  # why not: "not yet valid", "expired", "outside their hours"
 
 
 def validity_of(
@@ -93,7 +93,7 @@ def access_at(validity: Validity, at: int, zone: ZoneInfo) -> Access:
     upcoming = min(later) if later else None
     if upcoming is not None and validity.expiration is not None and upcoming >= validity.expiration:
         upcoming = None
-    return Access(False, next_from=upcoming, reason="outside its hours")
+    return Access(False, next_from=upcoming, reason="outside their hours")
 
 
 def _next_start(validity: Validity, start: int, zone: ZoneInfo) -> int | None:

@@ -40,7 +40,7 @@ def test_a_window_within_a_day_is_valid_inside_and_until_its_end() -> None:
     assert not access_at(office, at("2026-11-23 18:00"), BERLIN).allowed  # the end is not inside
     assert access_at(office, at("2026-11-23 08:00"), BERLIN).allowed  # the start is
     refused = access_at(office, at("2026-11-23 07:59"), BERLIN)
-    assert refused == Access(False, next_from=at("2026-11-23 08:00"), reason="outside its hours")
+    assert refused == Access(False, next_from=at("2026-11-23 08:00"), reason="outside their hours")
 
 
 def test_the_day_of_week_counts_from_monday() -> None:

@@ -29,8 +29,10 @@ from core.timefmt import org_zone, plausible
 log = logging.getLogger(__name__)
 
 USAGE = "/sam who-can <panel id | name> [now | HH:MM | YYYY-MM-DD HH:MM]"
-_CLOCK = re.compile(r"(\d{1,2}):(\d{2})")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# ASCII digits only: `\d` would also read Arabic-Indic digits, which ids refuse.
+_CLOCK = re.compile(r"([0-9]{1,2}):([0-9]{2})")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_ISO = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{1,2}:[0-9]{2})")  # 2026-11-24T07:00, as pasted
 _TIMEISH = re.compile(r"[\d:.-]*[:-][\d:.-]*")  # what someone meant as a time or a date, rightly or not
 
 
@@ -45,7 +47,7 @@ class Moment:
 def split_moment(args: tuple[str, ...]) -> tuple[tuple[str, ...], Moment]:
     """The panel's words and the moment at the end of `args`; UsageError for a time that is not one, or for
     words after it."""
-    words = list(args)
+    words = [part for word in args for part in _iso_apart(word)]
     _refuse_words_after_the_moment(words)
     if words and words[-1].lower() == "now":
         return tuple(words[:-1]), Moment()
@@ -59,6 +61,12 @@ def split_moment(args: tuple[str, ...]) -> tuple[tuple[str, ...], Moment]:
     if words and _TIMEISH.fullmatch(words[-1]):
         day = _day(words.pop())
     return tuple(words), Moment(day, clock)
+
+
+def _iso_apart(word: str) -> tuple[str, ...]:
+    """`2026-11-24T07:00` as the two words `2026-11-24 07:00`; any other word as it is."""
+    match = _ISO.fullmatch(word)
+    return match.groups() if match else (word,)
 
 
 def _refuse_words_after_the_moment(words: list[str]) -> None:
@@ -139,7 +147,7 @@ def answer_who_can(ctx: AppContext, ref: PanelRef, org: int | None, moment: Mome
     "who-can",
     usage=USAGE,
     summary="who may operate a panel now or at a time: names, privilege groups, until when",
-    examples=("/sam who-can 1001", "/sam who-can Warehouse 22:30", "/sam who-can 1001 2026-11-24 07:00"),
+    examples=("/sam who-can 100101", "/sam who-can Warehouse 22:30", "/sam who-can 100101 2026-11-24 07:00"),
 )
 def who_can(inv: Invocation, ctx: AppContext) -> Reply:
     panel_words, moment = split_moment(inv.args)

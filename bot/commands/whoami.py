@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bot.context import AppContext
+from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 
 
@@ -11,6 +12,7 @@ from bot.slash.registry import Invocation, Reply, UsageError, subcommand
     "whoami",
     usage="/sam whoami",
     summary="your samops role, and why you have it",
+    role=Role.NONE,  # open to everyone, those refused everything else included: it tells them why
     examples=("/sam whoami",),
 )
 def whoami(inv: Invocation, ctx: AppContext) -> Reply:

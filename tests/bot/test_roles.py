@@ -25,6 +25,10 @@ def test_default_role_none_refuses_the_unlisted_and_names_the_admins(tmp_path: P
         assert reply is not None
         assert "Sorry" in reply.text and "<@U_ADMIN>" in reply.text and "<@U_BOSS>" in reply.text
     assert "Sorry" not in (route(ctx, text="help", user_id="U_VIEW") or pytest.fail()).text
+    # whoami stays open to them, so they can learn why (and the refusal says so).
+    assert "/sam whoami" in (route(ctx, text="help", user_id="U_STRANGER") or pytest.fail()).text
+    why = (route(ctx, text="whoami", user_id="U_STRANGER") or pytest.fail()).text
+    assert "Sorry" not in why and "default" in why
     groups = parse_config({"roles": {"admins": ["S_LEADS"], "default_role": "none"}}).roles
     assert "<!subteam^S_LEADS>" in refusal(groups)
     assert "ask whoever runs samops" in refusal(parse_config({"roles": {"default_role": "none"}}).roles)

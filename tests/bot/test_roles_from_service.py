@@ -107,7 +107,7 @@ def test_no_match_falls_back_to_the_default_and_says_why(bot: BotProcess) -> Non
     assert "You are a viewer: the default role" in unknown
     assert "no service user has the e-mail nobody-here@example.com" in unknown
     no_mail = bot.send_command("whoami", user="U_NOMAIL").text
-    assert "You are a viewer: the default role" in no_mail and "cannot read your e-mail" in no_mail
+    assert "You are a viewer: the default role" in no_mail and "Slack gave no e-mail for you" in no_mail
     stranger = bot.send_command("whoami", user="U_NOT_IN_SLACK").text
     assert "Slack does not know this user" in stranger
 
@@ -130,7 +130,7 @@ def test_without_the_email_scope_the_static_lists_apply_and_it_is_said_once(
     ):
         for user in ("U_MAPPED", "U_LOW", "U_MAPPED"):
             answer = bot.send_command("whoami", user=user).text
-            assert "You are a viewer: the default role" in answer and "cannot read your e-mail" in answer
+            assert "You are a viewer: the default role" in answer and "Slack gave no e-mail for you" in answer
         assert "needs the technician role" in bot.send_command(TECHNICIAN_ONLY, user="U_MAPPED").text
         assert "You are an admin: listed" in bot.send_command("whoami", user="U_BOSS").text
         log = bot.output()

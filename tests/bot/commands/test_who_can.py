@@ -127,7 +127,7 @@ def test_who_can_over_midnight_and_by_day_of_week(berlin_bot: BotProcess, setup:
     assert listed(can, setup.night) and not listed(can, setup.office)
     assert "Arm and disarm, View cameras" in can and "until 06:00" in can
     assert "1 of" in result.text and "Tue 2026-11-24 02:00 (Europe/Berlin)" in result.text
-    assert "outside its hours; next from 08:00" in result.text  # the office user, later that day
+    assert "outside their hours; next from 08:00" in result.text  # the office user, later that day
     if setup.expired > 0:
         assert f"(`{setup.expired}`) — expired" in result.text
     for other in setup.others:
@@ -199,6 +199,8 @@ def test_by_name_and_the_button(berlin_bot: BotProcess, setup: Setup) -> None:
         ("who-can {panel} now extra", "`extra` after the time"),
         ("who-can {panel} 22:30 and more", "`and more` after the time"),
         ("who-can {panel} 2026-11-24 07:00 x", "`x` after the time"),
+        ("who-can {panel} 2026-11-24T07:00 x", "`x` after the time"),  # ISO 8601's T read as a space
+        ("who-can {panel} \u0661\u0662:\u0660\u0660", "is not a time of day"),  # Arabic-Indic digits
     ],
 )
 def test_bad_times_get_the_usage_line(berlin_bot: BotProcess, setup: Setup, text: str, says: str) -> None:

@@ -19,6 +19,7 @@ from slack_sdk import WebClient
 
 from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
+from bot.notify.incidents import incident_view
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from bot.render.incidents import IncidentView, incident_card
@@ -315,3 +316,21 @@ def test_a_long_timeline_is_clipped_to_slacks_limits() -> None:
     texts = [b["text"]["text"] for b in blocks if b.get("text")]
     assert all(len(t) <= 3000 for t in texts)
     assert any("more" in t for t in texts) and "EV-0000" in texts[1]  # the earliest first, the rest counted
+
+
+def test_the_card_says_who_holds_the_incident(tmp_path: Path) -> None:
+    db = open_cache(tmp_path / "cache.db")
+    now = T0 + 60 * MIN
+    with db.conn:
+        [incident_id] = store.record(
+            db, [ev("EV-1", 1), ev("EV-2", 2, TAMPER)], WINDOW, now, alarms=["EV-1", "EV-2"]
+        )
+    lifecycle.open_alarms(db, [("EV-1", T0 + MIN), ("EV-2", T0 + 2 * MIN)], now)
+    lifecycle.apply(db, "EV-2", Change.ASSIGNED, "U_TECH", now, opened_at=T0 + 2 * MIN)
+    incident = store.get(db, incident_id)
+    assert incident is not None
+    card = incident_card(incident_view(db, incident), ZoneInfo("UTC"), None, "http://d")
+    assert "held by <@U_TECH>" in blocks_text(card.attachments[0]["blocks"])
+    lifecycle.apply(db, "EV-2", Change.RESOLVED, "U_TECH", now, opened_at=T0 + 2 * MIN)
+    card = incident_card(incident_view(db, incident), ZoneInfo("UTC"), None, "http://d")
+    assert "held by" not in blocks_text(card.attachments[0]["blocks"])  # a resolved alarm is held no more

@@ -23,6 +23,7 @@ from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.render.alarms import Rendered
 from bot.render.incidents import IncidentView
+from core import lifecycle
 from core.alarms import alarm_sql
 from core.cache import incidents, outbox
 from core.cache.incidents import IncidentRow
@@ -30,6 +31,7 @@ from core.cache.outbox import Alarm, OutboxEntry
 from core.cache.writes import write_transaction
 from core.clock import WEEK_MS, now_ms
 from core.incidents import Evidence, camera_on_site, evidence_kind, kinds_of
+from core.lifecycle import State
 from core.read import handling
 from core.sqlite_lib import sqlite_utils
 
@@ -160,4 +162,7 @@ def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentV
     label = f"{row[0]} ({incident.resource_id})" if row and row[0] else f"panel {incident.resource_id}"
     members = [event_id for event_id, _ in incidents.alarms(db, incident.id)]
     handled = handling.state_counts(db, members)
-    return IncidentView(incident.resource_id, label, kinds_of(e.kind for e in timeline), timeline, handled)
+    held = lifecycle.states(db, members).values()
+    holders = tuple(sorted({s.assignee for s in held if s.assignee and s.state is not State.RESOLVED}))
+    kinds = kinds_of(e.kind for e in timeline)
+    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders)

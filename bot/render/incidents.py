@@ -45,6 +45,7 @@ class IncidentView:
     kinds: tuple[str, ...]
     timeline: tuple[Evidence, ...]  # in time order
     handled: dict[State, int]  # the incident's alarms per lifecycle state
+    holders: tuple[str, ...] = ()  # Slack users holding ("I'm on it") an alarm of it not yet resolved
 
 
 def title(view: IncidentView) -> str:
@@ -80,6 +81,8 @@ def incident_card(view: IncidentView, zone: ZoneInfo, data_as_of: int | None, da
             f" · state: *{state.value}* · {handling_line(view.handled)} · data as of {as_of}"
         ),
     ]
+    if view.holders:
+        blocks.append(context(":raising_hand: held by " + ", ".join(f"<@{escape(u)}>" for u in view.holders)))
     value = str(view.resource_id)
     buttons: list[ButtonElement] = []
     if state is State.OPEN:

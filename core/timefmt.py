@@ -63,12 +63,14 @@ def hhmm(ms_of_day: int) -> str:
 
 
 UTC_ZONE = "UTC"
+# Names tzdata lists that are not a place's zone: the machine's own ("localtime"), a placeholder ("Factory").
+_NOT_PLACES = frozenset({"localtime", "Factory", "posixrules"})
 
 
 @functools.cache
 def zone_names() -> tuple[str, ...]:
     """Every IANA time zone this machine knows (tzdata), sorted, UTC first."""
-    return (UTC_ZONE, *sorted(available_timezones() - {UTC_ZONE}))
+    return (UTC_ZONE, *sorted(available_timezones() - {UTC_ZONE} - _NOT_PLACES))
 
 
 def zone(name: str | None) -> ZoneInfo | None:

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.notify.config import parse_notify
-from core.timefmt import org_zone
+from core.timefmt import org_zone, zone
 
 BERLIN, ISTANBUL, UTC = ZoneInfo("Europe/Berlin"), ZoneInfo("Europe/Istanbul"), ZoneInfo("UTC")
 
@@ -29,3 +29,9 @@ def test_org_zone_reads_the_notify_section() -> None:
 def test_the_notifier_and_the_dashboard_read_the_same_zone(org: int | None) -> None:
     raw = {"timezone": "Europe/Istanbul", "timezones": {"1001": "Europe/Berlin", "1002": "America/New_York"}}
     assert parse_notify(raw).zone_for(org) == org_zone(raw, org)
+
+
+def test_only_a_places_zone_is_a_zone() -> None:
+    # tzdata also lists the machine's own zone and a placeholder; a URL's ?tz= must not pick either.
+    assert zone("Europe/Berlin") is not None and zone("UTC") is not None
+    assert zone("localtime") is None and zone("Factory") is None and zone("../../etc/passwd") is None

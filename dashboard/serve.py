@@ -9,6 +9,7 @@ the server listens, the first visitor waits for none of it, and no two threads i
 from __future__ import annotations
 
 import importlib
+import logging
 
 # The pages' own modules bring in the rest (core.read, core.cache.db, pandas through core.sqlite_lib). The
 # last three are what a page's first run still imported (found by diffing sys.modules around it): pandas'
@@ -27,9 +28,20 @@ PRELOAD = (
 )
 
 
+# st.cache_data warns, once per decorated function, when it is applied before Streamlit's runtime exists (as
+# here, before the server starts): the in-memory cache it then picks is the one the runtime would pick too.
+CACHE_LOGGER = "streamlit.runtime.caching.cache_data_api"
+
+
 def preload() -> None:
-    for name in PRELOAD:
-        importlib.import_module(name)
+    cache_log = logging.getLogger(importlib.import_module(CACHE_LOGGER).__name__)  # Streamlit sets its level
+    level = cache_log.level
+    cache_log.setLevel(logging.ERROR)
+    try:
+        for name in PRELOAD:
+            importlib.import_module(name)
+    finally:
+        cache_log.setLevel(level)
     from core import timefmt
 
     timefmt.zone_names()  # the zone picker's list: a walk over the tz database, once per process

@@ -40,6 +40,22 @@ class RolesConfig(_Section):
                 raise ValueError(f"{one!r} is not a Slack user or user-group id")
         return ids
 
+    @field_validator("from_service")
+    @classmethod
+    def _service_roles(cls, mapping: dict[str, str]) -> dict[str, str]:
+        """Service role names are matched in any case, so two spellings of one name must not disagree."""
+        seen: dict[str, str] = {}
+        for name, role in mapping.items():
+            key = name.strip().casefold()
+            if not key:
+                raise ValueError("a service role name is empty")
+            if seen.get(key, role) != role:
+                raise ValueError(
+                    f"{name!r} is mapped twice, to {seen[key]} and to {role} (names match in any case)"
+                )
+            seen[key] = role
+        return mapping
+
 
 class ChannelConfig(_Section):
     org: int | None = None  # the organization a command in this channel is about, unless `org:<id>` says

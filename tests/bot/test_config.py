@@ -43,3 +43,14 @@ def test_config_rejects_unknown_keys_and_bad_ids() -> None:
     # A misspelt section would drop every role list.
     with pytest.raises(ConfigError, match=r"^config: role: "):
         parse_config({"role": {"admins": ["U1"]}, "notify": {}})
+
+
+def test_service_role_names_are_one_name_in_any_case() -> None:
+    from bot.config import ConfigError
+
+    with pytest.raises(ConfigError, match="mapped twice, to admin and to viewer"):
+        parse_config({"roles": {"from_service": {"Administrator": "admin", "administrator": "viewer"}}})
+    with pytest.raises(ConfigError, match="a service role name is empty"):
+        parse_config({"roles": {"from_service": {" ": "admin"}}})
+    same = {"Administrator": "admin", "ADMINISTRATOR": "admin"}
+    assert parse_config({"roles": {"from_service": same}}).roles.from_service == same

@@ -60,7 +60,7 @@ def read_alarms(body: str) -> pd.DataFrame | None:
     frame = pd.DataFrame(rows, columns=columns)
     frame["Time"] = pd.to_datetime(pd.Series(parser.times[1:], dtype="string"), utc=True)
     for ints in ("Panel id", "Org"):
-        frame[ints] = pd.to_numeric(frame[ints].replace("", None)).astype("Int64")
+        frame[ints] = pd.array([int(v) if v else None for v in frame[ints]], dtype="Int64")
     frame.attrs["time_header"] = header[0]
     frame.attrs["shown_times"] = [row[0] for row in rows]
     return frame

@@ -134,7 +134,7 @@ def test_stale_cache_is_shown_with_a_red_stale_banner(
     use_cache(monkeypatch, seed.path)
     at = open_page(PAGES[1])
     assert "Stale" in at.error[0].value and "3 h ago" in at.error[0].value
-    assert len(frame(at)) > 0  # the last cache stays visible
+    assert len(alarm_rows(at)) > 0  # the last cache stays visible
 
 
 def test_failing_sync_is_a_red_banner_over_the_last_cache(

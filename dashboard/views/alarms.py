@@ -1,4 +1,5 @@
-"""Alarms: the recent alarms with filters held in the URL, CSV export and a weekday × hour heat map."""
+"""Alarms: the recent alarms with filters held in the URL (an HTML table, the grid behind `?grid=1`), CSV
+export and a weekday × hour heat map."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
         return
     shown = alarm_table.sort_rows(rows, sort)
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
-        ui.show_alarms(ui.alarms_frame(shown), height=min(36 + 35 * len(shown), 560))
+        ui.show_alarms(ui.alarms_frame(shown), height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
         st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label()))
 

@@ -41,6 +41,7 @@ from core import read  # noqa: E402
 from core.cache.db import open_cache, open_reader  # noqa: E402
 from core.cache.schema import rebuild_activity_hours  # noqa: E402
 from core.cache.writes import ACTIVITY_FIELDS, write_transaction  # noqa: E402
+from dashboard import alarm_table  # noqa: E402
 from dashboard.cli import streamlit_command  # noqa: E402
 from tests.support.browser import CHROMIUM, launch  # noqa: E402
 from tests.support.processes import ROOT as REPO  # noqa: E402
@@ -143,8 +144,11 @@ def bare_streamlit(folder: Path) -> Iterator[str]:
 
 VIEWPORT = {"width": 1440, "height": 1100}
 GOALS = {"cold": 2.5, "warm": 1.2}  # seconds, issue 16
-# The table's Arrow bytes carry pandas' schema metadata: the websocket message holding them is the table's.
-ARROW_TABLE = b'"index_columns"'
+# The message carrying a table: an st.dataframe's Arrow bytes carry pandas' schema metadata (the bare page);
+# the Alarms page's HTML table carries its label (dashboard/alarm_table.py).
+TABLE_MARKS = (b'"index_columns"', f'aria-label="{alarm_table.LABEL}"'.encode())
+# A table rendered: a grid's first cell (the bare page, or /alarms?grid=1), or the HTML table's first cell.
+TABLE_DRAWN = f'[data-testid=stDataFrame] [role=gridcell], table[aria-label="{alarm_table.LABEL}"] td'
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,7 @@ def open_once(context: BrowserContext, url: str) -> Tab:
     def frame(payload: bytes | str) -> None:
         now = time.perf_counter() - started
         seen.setdefault("first", now)
-        if isinstance(payload, bytes) and ARROW_TABLE in payload:
+        if isinstance(payload, bytes) and any(mark in payload for mark in TABLE_MARKS):
             seen.setdefault("table", now)
 
     def socket(ws: WebSocket) -> None:
@@ -172,9 +176,7 @@ def open_once(context: BrowserContext, url: str) -> Tab:
 
     page.on("websocket", socket)
     page.goto(url)
-    page.locator("[data-testid=stDataFrame] [role=gridcell]").first.wait_for(
-        state="attached", timeout=120_000
-    )
+    page.locator(TABLE_DRAWN).first.wait_for(state="attached", timeout=120_000)
     drawn = time.perf_counter() - started
     page.close()
     return Tab(seen.get("first", drawn), seen.get("table", drawn), drawn)

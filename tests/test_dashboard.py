@@ -14,6 +14,7 @@ from core import read
 from core.cache.db import open_cache, open_reader
 from core.clock import now_ms
 from dashboard import data, export
+from tests.support.html_table import alarms_table
 from tests.support.seed_cache import Seeded, seed_cache
 
 APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
@@ -63,6 +64,13 @@ def frame(at: AppTest, index: int = 0) -> pd.DataFrame:
     return shown
 
 
+def alarm_rows(at: AppTest) -> pd.DataFrame:
+    """The Alarms page's table (an HTML table, dashboard/alarm_table.py); it must be there."""
+    shown = alarms_table(at)
+    assert shown is not None, "no alarms table on the page"
+    return shown
+
+
 # --- no data ----------------------------------------------------------------------------------------------
 
 
@@ -74,7 +82,7 @@ def test_missing_cache_says_no_data_yet_and_creates_nothing(
     use_cache(monkeypatch, missing)
     at = open_page(page)
     assert "No data yet" in at.info[0].value and "samops sync" in at.info[0].value
-    assert not at.dataframe and not at.metric
+    assert not at.dataframe and not at.metric and alarms_table(at) is None
     assert not missing.exists()  # read-only: opening the page must not create a cache
 
 
@@ -126,7 +134,7 @@ def test_stale_cache_is_shown_with_a_red_stale_banner(
     use_cache(monkeypatch, seed.path)
     at = open_page(PAGES[1])
     assert "Stale" in at.error[0].value and "3 h ago" in at.error[0].value
-    assert len(frame(at)) > 0  # the last cache stays visible
+    assert len(alarm_rows(at)) > 0  # the last cache stays visible
 
 
 def test_failing_sync_is_a_red_banner_over_the_last_cache(
@@ -152,24 +160,24 @@ def test_failing_sync_is_a_red_banner_over_the_last_cache(
 
 def test_alarms_filters_change_results_and_land_in_the_url(seeded: Seeded) -> None:
     at = open_page(PAGES[1])
-    everything = frame(at)
+    everything = alarm_rows(at)
     assert len(everything) == sum(1 for a in seeded.activities if a[3] >= seeded.now - 7 * 24 * HOUR_MS)
     assert list(everything["Time"]) == sorted(everything["Time"], reverse=True)
 
     at.selectbox(key="alarms_type").select("alarm").run()
-    alarms = frame(at)
+    alarms = alarm_rows(at)
     assert 0 < len(alarms) < len(everything) and set(alarms["Type"]) == {"alarm"}
     assert at.query_params["type"] == "alarm"
 
     at.text_input(key="alarms_text").input("fire").run()
-    fires = frame(at)
+    fires = alarm_rows(at)
     assert 0 < len(fires) < len(alarms) and set(fires["Violation"]) == {"Fire"}
     assert at.query_params["q"] == "fire"
 
     at.selectbox(key="alarms_range").select("1h").run()
     assert at.query_params["range"] == "1h"
     recent = [a for a in seeded.activities if a[3] >= seeded.now - HOUR_MS + 60_000 and a[6] == "Fire"]
-    shown = frame(at) if at.dataframe else pd.DataFrame({"Time": []})
+    shown = alarm_rows(at) if alarms_table(at) is not None else pd.DataFrame({"Time": []})
     cutoff = pd.Timestamp(seeded.now - HOUR_MS - 60_000, unit="ms", tz="UTC")
     assert len(shown) >= len(recent) and (shown["Time"] >= cutoff).all()
 
@@ -177,7 +185,7 @@ def test_alarms_filters_change_results_and_land_in_the_url(seeded: Seeded) -> No
 def test_alarms_link_with_a_panel_reproduces_the_view(seeded: Seeded) -> None:
     panel = 5003
     at = open_page(PAGES[1], panel=str(panel), type="alarm")
-    shown = frame(at)
+    shown = alarm_rows(at)
     expected = [a for a in seeded.activities if a[1] == panel and a[7] == "alarm"]
     assert len(shown) == len(expected) > 0
     assert set(shown["Panel id"]) == {panel} and set(shown["Panel"]) == {seeded.panels[panel]}
@@ -190,7 +198,7 @@ def test_alarms_bad_query_values_fall_back_to_defaults(seeded: Seeded) -> None:
     assert at.selectbox(key="alarms_panel").value is None
     assert at.selectbox(key="alarms_type").value is None
     assert at.selectbox(key="alarms_range").value == "7d"
-    assert len(frame(at)) > 0
+    assert len(alarm_rows(at)) > 0
 
 
 def test_alarms_csv_carries_filters_and_as_of() -> None:

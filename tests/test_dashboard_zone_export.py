@@ -49,7 +49,7 @@ def seeded_cache(path: Path) -> int:
 
 
 def shown_as(epoch_ms: int, zone: str) -> str:
-    """How the alarms table writes a time (its DatetimeColumn format) in `zone`."""
+    """How the alarms table writes a time in `zone` (before the zone's abbreviation)."""
     return datetime.fromtimestamp(epoch_ms / 1000, ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
 
 

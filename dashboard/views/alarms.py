@@ -1,4 +1,5 @@
-"""Alarms: the recent alarms with filters held in the URL, CSV export and a weekday × hour heat map."""
+"""Alarms: the recent alarms with filters held in the URL (an HTML table, the grid behind `?grid=1`), CSV
+export and a weekday × hour heat map."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from datetime import tzinfo
 import streamlit as st
 
 from core import read, timefmt
-from dashboard import boundary, charts, data, export, filters, ui, zones
+from dashboard import alarm_table, boundary, charts, data, export, filters, ui, zones
 
 LIMIT = 500
 RANGES: dict[str, int | None] = {
@@ -35,11 +36,13 @@ filters.seed("alarms_type", "type", filters.choice(list(read.SEVERITY)))
 filters.seed("alarms_range", "range", filters.choice(list(RANGES)), default="7d")
 filters.seed("alarms_text", "q", filters.text, default="")
 filters.seed("alarms_incidents", "incidents", filters.flag, default=False)
+filters.seed("alarms_sort", "sort", filters.choice(list(alarm_table.SORTS)), default=alarm_table.DEFAULT_SORT)
+filters.seed("alarms_grid", "grid", filters.flag, default=False)
 if st.session_state["alarms_org"] not in (None, *orgs):
     filters.note(f"Organization {st.session_state['alarms_org']} is not in the cache: showing all of them.")
     st.session_state["alarms_org"] = None
 
-org_col, panel_col, type_col, range_col, text_col = st.columns([2, 3, 2, 2, 3])
+org_col, panel_col, type_col, range_col, text_col, sort_col = st.columns([2, 3, 2, 2, 3, 2])
 org_id = ui.all_or_one(org_col, "Organization", orgs, "alarms_org", "All organizations")
 panels = {
     p.resource_id: p.name or f"panel {p.resource_id}" for p in data.find_panels(path, None, org_id, 10_000)
@@ -60,7 +63,10 @@ range_key = range_col.selectbox(
 text = text_col.text_input(
     "Search", key="alarms_text", placeholder="description, violation or panel", max_chars=filters.TEXT_MAX
 )
-# The default range stays out of the URL, so links stay short.
+sort = sort_col.selectbox(
+    "Sort by", list(alarm_table.SORTS), key="alarms_sort", format_func=alarm_table.SORTS.__getitem__
+)
+# The default range and order stay out of the URL, so links stay short.
 filters.publish(
     {
         "org": org_id,
@@ -69,6 +75,8 @@ filters.publish(
         "range": None if range_key == "7d" else range_key,
         "q": text,
         "incidents": 1 if st.session_state["alarms_incidents"] else None,
+        "sort": None if sort == alarm_table.DEFAULT_SORT else sort,
+        "grid": 1 if st.session_state["alarms_grid"] else None,
     }
 )
 
@@ -103,9 +111,8 @@ def full_export(flt: read.AlarmFilter, described: str, as_of: int | None, tz: tz
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
-def alarms_table(flt: read.AlarmFilter) -> None:
+def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
     rows = data.recent_alarms(path, flt, LIMIT)
-    frame = ui.alarms_frame(rows)
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     more = " (the newest; the CSV holds them all)" if len(rows) == LIMIT else ""
@@ -115,13 +122,17 @@ def alarms_table(flt: read.AlarmFilter) -> None:
     export_all = functools.partial(full_export, flt, described, as_of, zones.tz())
     every_alarm = "Every alarm these filters match, not only the ones shown."
     ui.csv_button(button, export_all, "samops-alarms.csv", every_alarm)
-    if frame.empty:
+    if not rows:
         st.info("No alarms match these filters.")
         return
-    ui.show_alarms(frame, height=min(36 + 35 * len(frame), 560))
+    shown = alarm_table.sort_rows(rows, sort)
+    if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
+        ui.show_alarms(ui.alarms_frame(shown), height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
+    else:
+        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label()))
 
 
-alarms_table(flt)
+alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))
 
 
 def incidents_section(org_id: int | None, resource_id: int | None) -> None:
@@ -155,7 +166,13 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
             )
 
 
-if st.toggle("Group by incident", key="alarms_incidents", help="Open site incidents, each with its timeline"):
+grid_col, incidents_col = st.columns(2)
+grid_col.toggle(
+    "Interactive grid", key="alarms_grid", help="The table as a grid: click a column to sort, drag to resize"
+)
+if incidents_col.toggle(
+    "Group by incident", key="alarms_incidents", help="Open site incidents, each with its timeline"
+):
     incidents_section(org_id, resource_id)
 
 st.subheader("When alarms happen")

@@ -1,0 +1,113 @@
+"""The Alarms page's table as plain HTML for `st.html`, and the orders it can be sorted in.
+
+Not `st.dataframe`: its grid (about 1.2 MB of JavaScript, loaded when the first one appears, then drawn on a
+canvas) took 0.7-1.2 s of a tab's opening on the development machine, more than the warm goal allows
+(docs/dashboard-speed.md). A table of at most 500 rows is ordinary HTML the browser lays out at once. The
+grid stays one toggle away (`?grid=1`).
+
+Every cell is text from the cache (descriptions, panel names: what a panel's installer typed), so each is
+HTML-escaped here; `st.html` also sanitizes what it is given, which is a second guard, not the first.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from datetime import tzinfo
+
+from core import alarms, read, timefmt
+from dashboard import ui
+
+LABEL = "Alarm list"  # the table's aria-label: how tests and the bench find it among the page's HTML
+
+# Sort orders of the shown rows, by their URL value (`?sort=`); the default stays out of the URL.
+SORTS: dict[str, str] = {"newest": "Newest first", "severity": "Most severe first", "panel": "By panel"}
+DEFAULT_SORT = "newest"
+
+
+def _newest(rows: list[read.AlarmRow]) -> list[read.AlarmRow]:
+    return sorted(rows, key=lambda r: -(r.activity_time or 0))
+
+
+def _severity(rows: list[read.AlarmRow]) -> list[read.AlarmRow]:
+    # Stable over the newest-first order: within one severity the newest come first.
+    return sorted(_newest(rows), key=lambda r: alarms.severity_rank(r.violation_type))
+
+
+def _panel(rows: list[read.AlarmRow]) -> list[read.AlarmRow]:
+    return sorted(_newest(rows), key=lambda r: ((r.panel_name or "").casefold(), r.resource_id or 0))
+
+
+_ORDERS: dict[str, Callable[[list[read.AlarmRow]], list[read.AlarmRow]]] = {
+    "newest": _newest,
+    "severity": _severity,
+    "panel": _panel,
+}
+
+
+def sort_rows(rows: list[read.AlarmRow], order: str) -> list[read.AlarmRow]:
+    return _ORDERS.get(order, _newest)(rows)
+
+
+HEADERS = ("Time", "Type", "Violation", "Panel", "Panel id", "Event", "Description", "Org")
+MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
+# One style sheet, not a style on every cell: 500 rows of inline styles made a 475 KB message for the browser
+# to parse and sanitize. The class name is ours alone, so the rules touch nothing else on the page.
+_CSS = f"""<style>
+.samops-alarms {{max-height:{MAX_HEIGHT}px;overflow:auto;border:1px solid #e6e9ef;border-radius:6px}}
+.samops-alarms table {{width:100%;border-collapse:collapse;font-size:0.8rem;line-height:1.3;
+  font-variant-numeric:tabular-nums}}
+.samops-alarms th {{position:sticky;top:0;background:#f0f2f6;text-align:left;font-weight:600;padding:6px 8px;
+  border-bottom:1px solid #d5d8de;white-space:nowrap}}
+.samops-alarms td {{padding:4px 8px;border-bottom:1px solid #eceef1;vertical-align:top}}
+.samops-alarms td:nth-child(1), .samops-alarms td:nth-child(5),
+.samops-alarms td:nth-child(8) {{white-space:nowrap}}
+.samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;
+  white-space:nowrap}}
+</style>"""
+
+
+def _type_cell(violation_type: str | None) -> str:
+    if not violation_type:
+        return "<td></td>"
+    colour = ui.colour_of(violation_type)  # ours, from a fixed table: never the cache's text
+    return f'<td><span style="background:{colour}">{html.escape(violation_type)}</span></td>'
+
+
+def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
+    """The time as people read it in `tz`, and as machines do (ISO 8601 in `datetime`): for tests, scrapers
+    and screen readers alike."""
+    if epoch_ms is None:
+        return "<td></td>"
+    shown = html.escape(timefmt.local(epoch_ms, tz, seconds=True))
+    return f'<td><time datetime="{html.escape(timefmt.iso(epoch_ms, tz))}">{shown}</time></td>'
+
+
+def _cells(*texts: object) -> str:
+    return "".join(f"<td>{html.escape(str(text))}</td>" for text in texts)
+
+
+def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
+    """The rows as one scrollable HTML table, times in `tz` (named in the Time header), newest first unless
+    the rows come sorted otherwise."""
+    heads = [f"Time ({zone_label})", *HEADERS[1:]]
+    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
+    body = "".join(
+        "<tr>"
+        + _time_cell(r.activity_time, tz)
+        + _type_cell(r.violation_type)
+        + _cells(
+            r.violation_name or "",
+            r.panel_name or "",
+            "" if r.resource_id is None else r.resource_id,
+            r.event_type or "",
+            r.description or "",
+            "" if r.org_id is None else r.org_id,
+        )
+        + "</tr>"
+        for r in rows
+    )
+    return (
+        f'{_CSS}<div class="samops-alarms"><table aria-label="{LABEL}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )

@@ -9,6 +9,7 @@ from datetime import tzinfo
 import streamlit as st
 
 from core import read, timefmt
+from core.text import counted
 from dashboard import alarm_table, boundary, charts, data, export, filters, ui, zones
 
 LIMIT = 500
@@ -116,7 +117,7 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     more = " (the newest; the CSV holds them all)" if len(rows) == LIMIT else ""
-    head.markdown(f"**{len(rows)} alarms{more}**")
+    head.markdown(f"**{counted(len(rows), 'alarm')}{more}**")
     head.text(described_filters() or "no filters")  # holds the URL's search text: never markdown
     described = described_filters()
     export_all = functools.partial(full_export, flt, described, as_of, zones.tz())
@@ -151,8 +152,8 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
         ):
             first, last = timefmt.local(incident.first_time, tz), timefmt.local(incident.last_time, tz)
             st.text(
-                f"{incident.panel_name or 'panel'}: {incident.evidence} pieces of evidence"
-                f" from {first} to {last}, {len(incident.alarms)} alarms"
+                f"{incident.panel_name or 'panel'}: {counted(incident.evidence, 'piece')} of evidence"
+                f" from {first} to {last}, {counted(len(incident.alarms), 'alarm')}"
             )
             timeline = data.incident_timeline(path, incident.id)
             st.dataframe(

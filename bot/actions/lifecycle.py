@@ -351,23 +351,32 @@ def _storm_card(
     return user, card
 
 
-def on_ack_all(
-    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
-) -> None:
-    ack()
-    found = _storm_card(ctx, body, respond, "alarm acknowledge all")
+def _change_whole_card(
+    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], respond: Respond, change: Change,
+    command: str, none_changed: str,
+) -> None:  # fmt: skip
+    """Acknowledge all / I'm on it on a storm or incident card: `change` on every alarm of the card."""
+    found = _storm_card(ctx, body, respond, command)
     if found is None:
         return
     user, card = found
-    outcome, changed = change_card(ctx, user, card, Change.ACKNOWLEDGED, action_key(body, action))
+    outcome, changed = change_card(ctx, user, card, change, action_key(body, action))
     if not outcome.ran:
         return
     if not outcome.ok:
         _say(respond, outcome.message)
         return
     if not changed:
-        _say(respond, "Every alarm of this card was already acknowledged or resolved.")
-    after_card_change(ctx, user, card, Change.ACKNOWLEDGED, changed)
+        _say(respond, none_changed)
+    after_card_change(ctx, user, card, change, changed)
+
+
+def on_ack_all(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    _change_whole_card(ctx, body, action, respond, Change.ACKNOWLEDGED, "alarm acknowledge all",
+                       "Every alarm of this card was already acknowledged or resolved.")  # fmt: skip
 
 
 def on_resolve_all(
@@ -381,7 +390,7 @@ def on_resolve_all(
     db = ctx.db()
     count = len(card_alarms(db, card))
     what = "incident" if incidents.by_card(db, card.channel or "", card.ts or "") else "storm card"
-    _open_resolve(ctx, body, respond, f"all {count} alarms of this {what}", all=True)
+    _open_resolve(ctx, body, respond, f"all {counted(count, 'alarm')} of this {what}", all=True)
 
 
 def on_take_all(
@@ -389,16 +398,5 @@ def on_take_all(
 ) -> None:
     """An incident card's "I'm on it": every alarm of the incident assigned to the clicker."""
     ack()
-    found = _storm_card(ctx, body, respond, "alarm take all")
-    if found is None:
-        return
-    user, card = found
-    outcome, changed = change_card(ctx, user, card, Change.ASSIGNED, action_key(body, action))
-    if not outcome.ran:
-        return
-    if not outcome.ok:
-        _say(respond, outcome.message)
-        return
-    if not changed:
-        _say(respond, "You already hold every open alarm of this card.")
-    after_card_change(ctx, user, card, Change.ASSIGNED, changed)
+    _change_whole_card(ctx, body, action, respond, Change.ASSIGNED, "alarm take all",
+                       "You already hold every open alarm of this card.")  # fmt: skip

@@ -14,10 +14,10 @@ from core import read
 from core.cache.db import open_cache, open_reader
 from core.clock import now_ms
 from dashboard import data, export
+from tests.support.apptest import APP, open_page
 from tests.support.html_table import alarms_table
 from tests.support.seed_cache import Seeded, seed_cache
 
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 PAGES = ["views/overview.py", "views/alarms.py", "views/cameras.py", "views/panels.py"]
 HOUR_MS = 3_600_000
 
@@ -34,16 +34,6 @@ def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seeded:
     seed = seed_cache(tmp_path / "cache.db", now_ms())
     use_cache(monkeypatch, seed.path)
     return seed
-
-
-def open_page(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update(query)
-    at.run()
-    if page != PAGES[0]:
-        at.switch_page(page).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def texts(at: AppTest) -> str:

@@ -13,19 +13,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import sync_playwright
-from streamlit.testing.v1 import AppTest
 
 from core import alarms, read
 from core.cache.db import open_cache
 from core.clock import now_ms
 from dashboard import alarm_table, ui
+from tests.support.apptest import open_page
 from tests.support.browser import launch, shows
 from tests.support.html_table import alarms_table, read_alarms
-from tests.support.processes import ROOT
 from tests.support.seed_cache import Seeded, seed_cache
 from tests.test_dashboard_browser import dashboard
 
-APP = ROOT / "dashboard" / "app.py"
 HOSTILE = (
     '<img id="pwned" src=x onerror="document.title=1"> <script>window.pwned=1</script> & "quotes" J*** D**'
 )
@@ -99,17 +97,8 @@ def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seeded:
     return seed
 
 
-def alarms_page(**query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update(query)
-    at.run()
-    at.switch_page("views/alarms.py").run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
 def test_sort_by_is_kept_in_the_url_and_orders_the_rows(seeded: Seeded) -> None:
-    at = alarms_page()
+    at = open_page("views/alarms.py")
     newest = alarms_table(at)
     assert newest is not None and len(newest) > 10 and "sort" not in at.query_params
     assert list(newest["Time"]) == sorted(newest["Time"], reverse=True)
@@ -121,16 +110,17 @@ def test_sort_by_is_kept_in_the_url_and_orders_the_rows(seeded: Seeded) -> None:
     ranks = [alarms.severity_rank(t or None) for t in by_severity["Type"]]
     assert ranks == sorted(ranks) and ranks[0] < ranks[-1]
 
-    linked = alarms_table(alarms_page(sort="panel"))  # a link reproduces the order
+    linked = alarms_table(open_page("views/alarms.py", sort="panel"))  # a link reproduces the order
     assert linked is not None and list(linked["Panel"]) == sorted(linked["Panel"], key=str.casefold)
 
-    at = alarms_page(sort="<b>loudest</b>")  # a bad value: the default order and a notice naming `sort`
+    # A bad value: the default order and a notice naming `sort`.
+    at = open_page("views/alarms.py", sort="<b>loudest</b>")
     assert at.selectbox(key="alarms_sort").value == "newest"
     assert any("`sort` value" in c.value and "<b>" not in c.value for c in at.caption)
 
 
 def test_the_interactive_grid_is_one_toggle_away_and_in_the_url(seeded: Seeded) -> None:
-    at = alarms_page()
+    at = open_page("views/alarms.py")
     assert not at.dataframe  # the HTML table only: no grid's JavaScript on first paint
     shown = alarms_table(at)
     assert shown is not None
@@ -140,7 +130,7 @@ def test_the_interactive_grid_is_one_toggle_away_and_in_the_url(seeded: Seeded) 
     grid = at.dataframe[0].value
     assert len(grid) == len(shown) and set(grid["Violation"]) == set(shown["Violation"])
 
-    at = alarms_page(grid="1", sort="severity")
+    at = open_page("views/alarms.py", grid="1", sort="severity")
     grid = at.dataframe[0].value
     ranks = [alarms.severity_rank(t[0] if t else None) for t in grid["Type"]]
     assert ranks == sorted(ranks)  # the chosen order holds in the grid too

@@ -30,13 +30,13 @@ from streamlit.testing.v1 import AppTest
 from core import read
 from core.cache.db import open_reader
 from dashboard import auth, cli, filters
+from tests.support.apptest import run_page
 from tests.support.browser import launch, shows
 from tests.support.html_table import alarms_table
 from tests.support.processes import ROOT, free_port, samops_cmd, stop, wait_http
 from tests.support.seed_cache import Seeded, seed_cache
 from tests.test_dashboard_browser import dashboard
 
-APP = ROOT / "dashboard" / "app.py"
 PAGES = {
     "overview": "views/overview.py",
     "alarms": "views/alarms.py",
@@ -110,15 +110,6 @@ def errors() -> Iterator[ErrorLog]:
         logging.getLogger().removeHandler(handler)
 
 
-def open_page(page: str, query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update(query)
-    at.run()
-    if page != "overview":
-        at.switch_page(PAGES[page]).run()
-    return at
-
-
 def rendered_as_markdown(at: AppTest) -> str:
     return "\n".join(str(e.value) for kind in MARKDOWN_KINDS for e in getattr(at, kind))
 
@@ -139,7 +130,7 @@ def assert_clean(at: AppTest, errors: ErrorLog) -> None:
 
 @pytest.mark.parametrize("page", ["alarms", "panels", "cameras"])
 def test_an_id_beyond_int64_falls_back_with_a_notice(page: str, cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page(page, {"panel": HUGE, "org": HUGE})
+    at = run_page(PAGES[page], {"panel": HUGE, "org": HUGE})
     assert_clean(at, errors)
     notices = [c.value for c in at.caption if "The link's" in c.value]
     assert notices and all("is not an id" in n for n in notices)
@@ -163,7 +154,7 @@ def test_only_positive_int64_ascii_ids_parse(value: str) -> None:
 
 
 def test_the_largest_int64_id_is_an_id_that_matches_nothing(cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page("alarms", {"panel": str(2**63 - 1)})
+    at = run_page(PAGES["alarms"], {"panel": str(2**63 - 1)})
     assert_clean(at, errors)
     assert at.selectbox(key="alarms_panel").value == 2**63 - 1
     assert at.info[0].value == "No alarms match these filters."
@@ -171,7 +162,7 @@ def test_the_largest_int64_id_is_an_id_that_matches_nothing(cache: Seeded, error
 
 def test_panels_search_by_huge_or_odd_digits(cache: Seeded, errors: ErrorLog) -> None:
     for q in (HUGE, "²", "9" * 5000):
-        at = open_page("panels", {"q": q})
+        at = run_page(PAGES["panels"], {"q": q})
         assert_clean(at, errors)
         assert at.info[-1].value == "No panel matches this search."
 
@@ -180,35 +171,35 @@ def test_panels_search_by_huge_or_odd_digits(cache: Seeded, errors: ErrorLog) ->
 
 
 def test_bad_choices_and_flags_fall_back_with_a_notice(cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page("alarms", {"type": "<script>", "range": "3y"})
+    at = run_page(PAGES["alarms"], {"type": "<script>", "range": "3y"})
     assert_clean(at, errors)
     assert at.selectbox(key="alarms_type").value is None and at.selectbox(key="alarms_range").value == "7d"
     notices = " ".join(c.value for c in at.caption)
     assert "`type` value is not one of alarm" in notices and "`range` value is not one of 1h" in notices
     assert "<script>" not in notices
 
-    at = open_page("alarms", {"type": "ALARM", "range": "24H"})  # case does not matter
+    at = run_page(PAGES["alarms"], {"type": "ALARM", "range": "24H"})  # case does not matter
     assert (
         at.selectbox(key="alarms_type").value == "alarm" and at.selectbox(key="alarms_range").value == "24h"
     )
 
-    at = open_page("cameras", {"problems": "maybe"})
+    at = run_page(PAGES["cameras"], {"problems": "maybe"})
     assert_clean(at, errors)
     assert at.toggle(key="cameras_problems").value is False
     assert "`problems` value is neither true nor false" in rendered_as_markdown(at)
     for word, expected in (("0", False), ("off", False), ("TRUE", True), ("1", True)):
-        assert open_page("cameras", {"problems": word}).toggle(key="cameras_problems").value is expected
+        assert run_page(PAGES["cameras"], {"problems": word}).toggle(key="cameras_problems").value is expected
 
 
 def test_an_organization_not_in_the_cache_is_said_and_dropped(cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page("cameras", {"org": "4242"})
+    at = run_page(PAGES["cameras"], {"org": "4242"})
     assert_clean(at, errors)
     assert at.selectbox(key="cameras_org").value is None
     assert "Organization 4242 is not in the cache" in rendered_as_markdown(at)
 
 
 def test_a_panel_not_in_the_cache_is_said(cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page("panels", {"panel": "4242"})
+    at = run_page(PAGES["panels"], {"panel": "4242"})
     assert_clean(at, errors)
     assert "Panel 4242 is not in the cache." in rendered_as_markdown(at)
     assert at.selectbox(key="panels_panel").value in cache.panels  # the first panel instead
@@ -218,7 +209,7 @@ def test_a_panel_not_in_the_cache_is_said(cache: Seeded, errors: ErrorLog) -> No
 
 
 def test_search_text_is_shown_as_plain_text_never_markdown(cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page("alarms", {"q": MARKDOWN})
+    at = run_page(PAGES["alarms"], {"q": MARKDOWN})
     assert_clean(at, errors)
     assert at.text_input(key="alarms_text").value == MARKDOWN
     assert any(MARKDOWN in t.value for t in at.text)  # shown, as st.text
@@ -228,14 +219,14 @@ def test_search_text_is_shown_as_plain_text_never_markdown(cache: Seeded, errors
 
 
 def test_control_characters_are_removed_and_text_is_capped(cache: Seeded, errors: ErrorLog) -> None:
-    at = open_page("alarms", {"q": "Fi\x00re\x07"})
+    at = run_page(PAGES["alarms"], {"q": "Fi\x00re\x07"})
     assert_clean(at, errors)
     assert at.text_input(key="alarms_text").value == "Fire"
     assert "`q` value had control characters, which were removed" in rendered_as_markdown(at)
     fires = alarms_table(at)
     assert fires is not None and len(fires) > 0 and {"Fire"} == set(fires["Violation"])
 
-    at = open_page("cameras", {"q": "x" * 5000})
+    at = run_page(PAGES["cameras"], {"q": "x" * 5000})
     assert_clean(at, errors)
     assert at.text_input(key="cameras_text").value == "x" * filters.TEXT_MAX
     assert f"was cut to {filters.TEXT_MAX} characters" in rendered_as_markdown(at)
@@ -270,7 +261,7 @@ def test_a_failing_page_shows_a_reference_and_logs_the_traceback(
     with sqlite3.connect(seeded.path) as conn:
         conn.execute("ALTER TABLE cameras RENAME COLUMN ability TO gone")
     with use_cache(seeded.path), caplog.at_level(logging.ERROR, logger="dashboard.boundary"):
-        at = open_page("cameras", {})
+        at = run_page(PAGES["cameras"], {})
     assert not at.exception
     message = " ".join(e.value for e in at.error)
     found = re.search(r"Something went wrong while showing .*\. Reference (R-[0-9A-F]{6})", message)
@@ -316,7 +307,7 @@ queries = hs.dictionaries(hs.sampled_from(["org", "panel", "type", "range", "q",
 )
 @given(page=hs.sampled_from(list(PAGES)), query=queries)
 def test_fuzz_query_parameters(cache: Seeded, errors: ErrorLog, page: str, query: dict[str, str]) -> None:
-    at = open_page(page, query)
+    at = run_page(PAGES[page], query)
     assert_clean(at, errors)
     assert MARK not in rendered_as_markdown(at)
     # What the URL says afterwards is bounded too: each page writes its own filters back (the overview has

@@ -9,7 +9,6 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from core import lifecycle
 from core.cache import audit
@@ -17,12 +16,12 @@ from core.cache.db import open_cache
 from core.clock import MINUTE_MS, now_ms
 from core.lifecycle import Change
 from dashboard import export
+from tests.support.apptest import open_page
 from tests.support.bot import run_bot
 from tests.support.processes import ROOT, samops_cmd
 from tests.support.seed_cache import seed_cache
 from tests.support.slack_standin import SlackStandIn
 
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 ROLES = '[roles]\nadmins = ["U_ADMIN"]\ntechnicians = ["U_TECH"]\n'
 
 
@@ -58,15 +57,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     db.close()
     monkeypatch.setenv("SAMOPS_DB", str(seeded.path))
     return seeded.path
-
-
-def open_page(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update(query)
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def test_handling_page_shows_the_figures_counted_by_hand(cache: Path) -> None:

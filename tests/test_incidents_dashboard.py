@@ -6,28 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from core.cache import incidents
 from core.cache.db import open_cache
 from core.cache.writes import write_transaction
 from core.clock import now_ms
 from core.incidents import ALARM, CAMERA_OFFLINE, TAMPER, Evidence
+from tests.support.apptest import open_page
 from tests.support.seed_cache import seed_cache
 
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
 MIN = 60_000
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_cache")
-
-
-def alarms_page(**query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.query_params.update(query)
-    at.run()
-    at.switch_page("views/alarms.py").run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
 
 
 def test_group_by_incident_lists_open_incidents_with_their_timelines(
@@ -47,10 +37,10 @@ def test_group_by_incident_lists_open_incidents_with_their_timelines(
         incidents.record(db, parts, 10 * MIN, now, alarms=["EV-T", "EV-A"])
     db.conn.close()
 
-    at = alarms_page()
+    at = open_page("views/alarms.py")
     assert not at.expander  # off by default: the page as it was
 
-    at = alarms_page(incidents="1")
+    at = open_page("views/alarms.py", incidents="1")
     assert at.query_params["incidents"] == "1"
     [expander] = at.expander
     assert expander.label.endswith(f"on panel {panel}: alarm, tamper, camera offline — open")
@@ -59,5 +49,5 @@ def test_group_by_incident_lists_open_incidents_with_their_timelines(
     assert list(timeline["What"]) == [ALARM, TAMPER, CAMERA_OFFLINE]  # time order, not arrival
     assert timeline["Detail"].iloc[0] == "Burglary alarm on site"
 
-    at = alarms_page(incidents="maybe")  # a bad value: a notice, the default (off)
+    at = open_page("views/alarms.py", incidents="maybe")  # a bad value: a notice, the default (off)
     assert not at.expander and "incidents" in " ".join(c.value for c in at.caption)

@@ -24,6 +24,17 @@ _SELECT = (
 )
 
 
+# core.incidents.incident_state in SQL, so resolved incidents are skipped by the query rather than read one
+# by one (they pile up over months; the App Home asks on every change): an incident is resolved when it has
+# alarms and every one of them is resolved (an alarm with no state yet counts as open).
+_NOT_RESOLVED = (
+    "(NOT EXISTS (SELECT 1 FROM incident_evidence e WHERE e.incident_id = i.id AND e.event_id IS NOT NULL)"
+    " OR EXISTS (SELECT 1 FROM incident_evidence e LEFT JOIN alarm_state s ON s.event_id = e.event_id"
+    f"  WHERE e.incident_id = i.id AND e.event_id IS NOT NULL AND COALESCE(s.state, '{State.OPEN.value}')"
+    f"  != '{State.RESOLVED.value}'))"
+)
+
+
 @dataclass(frozen=True)
 class IncidentSummary:
     id: int
@@ -65,14 +76,8 @@ def open_incidents(
             return []
         sql += f" AND i.org_id IN ({','.join('?' * len(orgs))})"
         params += orgs
-    found: list[IncidentSummary] = []
-    for row in db.execute(sql + " ORDER BY i.last_time DESC, i.id DESC", params):
-        incident = _summary(db, row)
-        if incident.state != State.RESOLVED.value:
-            found.append(incident)
-            if len(found) >= limit:
-                break
-    return found
+    sql += f" AND {_NOT_RESOLVED} ORDER BY i.last_time DESC, i.id DESC LIMIT ?"
+    return [_summary(db, row) for row in db.execute(sql, [*params, limit])]
 
 
 def incident_of(db: sqlite_utils.Database, event_id: str) -> IncidentSummary | None:

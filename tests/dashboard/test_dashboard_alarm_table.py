@@ -22,7 +22,7 @@ from tests.support.apptest import open_page
 from tests.support.browser import launch, shows
 from tests.support.html_table import alarms_table, read_alarms
 from tests.support.seed_cache import Seeded, seed_cache
-from tests.test_dashboard_browser import dashboard
+from tests.dashboard.test_dashboard_browser import dashboard
 
 HOSTILE = (
     '<img id="pwned" src=x onerror="document.title=1"> <script>window.pwned=1</script> & "quotes" J*** D**'

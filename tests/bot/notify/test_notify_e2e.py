@@ -121,7 +121,7 @@ org = {first_org}
 threshold = 100000
 posts_per_second = 50
 [notify.incidents]
-enabled = false  # every alarm on a card of its own; incidents: tests/test_incidents_e2e.py
+enabled = false  # every alarm on a card of its own; incidents: tests/bot/notify/test_incidents_e2e.py
 """
         env = notify_env(tmp_path, sim, slack, config)
         with run_notify(tmp_path, env, "--interval", "0.3") as proc:

@@ -35,7 +35,7 @@ from tests.support.browser import launch, shows
 from tests.support.html_table import alarms_table
 from tests.support.processes import ROOT, free_port, samops_cmd, stop, wait_http
 from tests.support.seed_cache import Seeded, seed_cache
-from tests.test_dashboard_browser import dashboard
+from tests.dashboard.test_dashboard_browser import dashboard
 
 PAGES = {
     "overview": "views/overview.py",

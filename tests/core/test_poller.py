@@ -26,7 +26,7 @@ from core.poller import CURSOR_TABLE, Poller
 from core.settings import Settings
 from tests.support.processes import Simulator, run_simulator
 from tests.support.seed_cache import insert_posted_alarms
-from tests.test_attribution import attributed, inject
+from tests.core.test_attribution import attributed, inject
 
 PANELS = 64
 

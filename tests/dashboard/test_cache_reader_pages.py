@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.support.seed_cache import version_1_cache
 
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
 
 def test_an_older_cache_says_run_samops_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,7 +43,7 @@ from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
-from tests.test_lifecycle import FakeClock, card_ts, deliver_all
+from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 
 MIN = 60_000
 WINDOW = 10 * MIN

@@ -234,7 +234,7 @@ def test_the_example_config_parses_and_routes_first_match() -> None:
     from bot.notify.config import load_notify
     from core.cache.outbox import Alarm
 
-    config, _ = load_notify(Path(__file__).resolve().parents[1] / "samops.example.toml", required=True)
+    config, _ = load_notify(Path(__file__).resolve().parents[3] / "samops.example.toml", required=True)
     assert config.storm.posts_per_second == 1.0 and config.source == "service"
     routed = parse_notify(
         {

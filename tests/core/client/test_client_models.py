@@ -154,7 +154,7 @@ def test_settings_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     assert settings.organization_id is None
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_env_example_documents_every_variable_of_the_architecture() -> None:

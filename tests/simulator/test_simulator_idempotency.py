@@ -151,7 +151,7 @@ def test_login_needs_a_key_too(client: SpecClient) -> None:
 def test_server_side_verification_matches_the_vectors() -> None:
     """The simulator's own decoder, as a function, on the published vectors."""
     from simulator.idempotency import decrypt_stamp
-    from tests.test_simulator_idempotency_vectors import VECTORS, payload_of
+    from tests.simulator.test_simulator_idempotency_vectors import VECTORS, payload_of
 
     for vector in VECTORS:
         assert decrypt_stamp(vector["header"], payload_of(vector)) == vector["epoch_ms"]

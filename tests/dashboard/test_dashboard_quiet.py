@@ -15,7 +15,7 @@ from core.cache.writes import upsert_dicts, write_transaction
 from core.clock import HOUR_MS
 from tests.support.seed_cache import seed_cache
 
-APP = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_cache")

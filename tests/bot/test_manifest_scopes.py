@@ -24,7 +24,7 @@ from tests.support.slack_standin import (
     needed_scope,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("bot", "core", "samops", "dashboard")
 # Called by the libraries on our behalf: bolt's token check at start-up, and Socket Mode's connection (with
 # the app-level token, whose connections:write scope is not a bot scope).

@@ -11,9 +11,9 @@ Covered elsewhere, not repeated here:
   with it: tests/test_bot_framework.py
   (`test_local_run_makes_a_private_secret_and_samops_slash_gets_answers`);
 - `samops dashboard --host 0.0.0.0` without authentication exits 2 with a message naming
-  SAMOPS_DASHBOARD_PASSWORD: tests/test_dashboard_cli.py
+  SAMOPS_DASHBOARD_PASSWORD: tests/dashboard/test_dashboard_cli.py
   (`test_refuses_a_public_address_without_authentication`);
-- the dashboard's password gate: tests/test_dashboard.py (`test_password_gate`).
+- the dashboard's password gate: tests/dashboard/test_dashboard.py (`test_password_gate`).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from tests.support.chaos import Stack, leaks, processes_with, slack_text
 from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn
 from tests.support.spec_client import SpecClient
-from tests.test_dashboard import APP, PAGES
-from tests.test_notify_e2e import state, wait_until
+from tests.dashboard.test_dashboard import APP, PAGES
+from tests.bot.notify.test_notify_e2e import state, wait_until
 
 ADMIN = "U_SEC_ADMIN"
 CHANNEL = "C_SEC_ALARMS"

@@ -24,7 +24,7 @@ from core.settings import Settings
 from tests.support.bot import blocks_text, run_bot
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import TEAM_ID, Call, SlackStandIn
-from tests.test_notify_e2e import notify_env, run_notify, state, wait_until
+from tests.bot.notify.test_notify_e2e import notify_env, run_notify, state, wait_until
 
 CHANNEL = "C_ALL"
 CONFIG = f"""

@@ -15,10 +15,12 @@ from pathlib import Path
 import streamlit as st
 
 from core import read, timefmt
+from core.cache import audit
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.incidents import Evidence
+from core.read import handling
 from core.read.freshness import Freshness, assess  # one judgement of staleness: the banner and the App Home
 from core.read.incidents import IncidentSummary
 from core.read.incidents import incident_timeline as read_incident_timeline
@@ -171,3 +173,26 @@ def open_incidents(
 def incident_timeline(path: str, incident_id: int) -> list[Evidence]:
     with _reader(path) as db:
         return read_incident_timeline(db, incident_id)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def handling_times(path: str, since: int, until: int, by: str) -> list[handling.Figures]:
+    """The Handling page's time to acknowledge and to resolve, per day or per panel."""
+    with _reader(path) as db:
+        return handling.handling_times(db, since, until, by=by)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def open_alarms(path: str, now: int) -> list[handling.OpenAlarm]:
+    """The alarms not yet resolved, oldest first (the Handling page)."""
+    with _reader(path) as db:
+        return handling.open_alarms(db, now)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def audit_rows(
+    path: str, limit: int, since: int | None, user: str | None, command: str | None, outcome: str | None
+) -> list[audit.AuditEntry]:
+    """The audit log, newest first, filtered as the Audit page asks."""
+    with _reader(path) as db:
+        return audit.recent(db, limit, user, command, outcome=outcome, since=since)

@@ -19,7 +19,7 @@ from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
 from core import lifecycle
-from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from
+from core.alarms import Alarm
 from core.cache import claims, incidents
 from core.cache.writes import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
@@ -53,21 +53,11 @@ def open_threads(
 ) -> list[Thread]:
     """Posted cards in `channels` with alarms still open that happened in [opened_after, opened_before],
     oldest first."""
-    marks = ",".join("?" * len(channels))
-    rows = db.execute(
-        f"SELECT {ALARM_COLUMNS}, o.channel, o.ts, s.opened_at FROM alarm_state s"
-        " JOIN notify_outbox o ON o.event_id = s.event_id JOIN activities a ON a.event_id = s.event_id"
-        " LEFT JOIN panels p ON p.resource_id = a.resource_id"
-        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped')"
-        f" AND o.channel IN ({marks}) AND s.opened_at >= ? AND s.opened_at <= ?"
-        " ORDER BY s.opened_at, s.event_id LIMIT ?",
-        [State.OPEN.value, *channels, opened_after, opened_before, MAX_CHECKED],
-    ).fetchall()
-    width = len(ALARM_FIELDS)
     by_card: dict[tuple[str, str], list[tuple[Alarm, int]]] = defaultdict(list)
-    for row in rows:
-        alarm = alarm_from(dict(zip(ALARM_FIELDS, row[:width], strict=True)))
-        by_card[(row[width], row[width + 1])].append((alarm, int(row[width + 2])))
+    for alarm, channel, ts, opened_at in handling.open_on_cards(
+        db, channels, opened_after, opened_before, MAX_CHECKED
+    ):
+        by_card[(channel, ts)].append((alarm, opened_at))
     return [
         Thread(channel, ts, tuple(a for a, _ in alarms), min(at for _, at in alarms))
         for (channel, ts), alarms in by_card.items()

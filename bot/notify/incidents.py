@@ -24,7 +24,6 @@ from bot.notify.delivery import Delivery
 from bot.render.alarms import Rendered
 from bot.render.incidents import IncidentView
 from core import lifecycle
-from core.alarms import alarm_sql
 from core.cache import incidents, outbox
 from core.cache.incidents import IncidentRow
 from core.cache.outbox import Alarm, OutboxEntry
@@ -33,6 +32,8 @@ from core.clock import WEEK_MS, now_ms
 from core.incidents import Evidence, camera_on_site, evidence_kind, kinds_of
 from core.lifecycle import State
 from core.read import handling
+from core.read import incidents as read_incidents
+from core.read import panels as read_panels
 from core.sqlite_lib import sqlite_utils
 
 
@@ -48,16 +49,9 @@ def alarm_evidence(alarm: Alarm) -> Evidence | None:
 def error_evidence(db: sqlite_utils.Database, since: int) -> list[Evidence]:
     """Error activities that are no alarm (eventType `error` without a violationType) from `since`, not yet
     recorded: evidence, though never posted on their own."""
-    rows = db.execute(
-        "SELECT a.event_id, a.resource_id, a.org_id, a.activity_time, a.description, a.event_type,"
-        " a.violation_name, a.violation_type FROM activities a WHERE a.activity_time >= ?"
-        f" AND a.event_type = 'error' AND NOT {alarm_sql('a')} AND a.resource_id IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM incident_evidence e WHERE e.ref = a.event_id)"
-        " ORDER BY a.activity_time",
-        [since],
-    ).fetchall()
     found = []
-    for event_id, rid, org, at, description, event_type, name, violation_type in rows:
+    for row in read_incidents.unrecorded_errors(db, since):
+        event_id, rid, org, at, description, event_type, name, violation_type = row
         kind = evidence_kind(event_type, violation_type, name, description)
         if kind is not None:
             found.append(Evidence(kind, int(at), int(rid), org, event_id, description or name or "error"))
@@ -68,10 +62,7 @@ def camera_evidence(db: sqlite_utils.Database, since: int) -> list[Evidence]:
     """Camera changes first seen from `since`, once for each panel whose site the camera belongs to."""
     found = []
     for change in incidents.camera_changes_since(db, since):
-        panels = db.execute(
-            "SELECT resource_id, name, tree_path FROM panels WHERE org_id = ?", [change.org_id]
-        ).fetchall()
-        for rid, name, tree_path in panels:
+        for rid, name, tree_path in read_panels.site_panels(db, change.org_id):
             if camera_on_site(change.name, change.tree_path, change.org_id, name, tree_path, change.org_id):
                 found.append(change.evidence(int(rid)))
     return found
@@ -158,8 +149,8 @@ class IncidentCards:
 def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentView:
     """What the card of `incident` shows, from the cache (the notifier and the buttons render the same)."""
     timeline = tuple(incidents.timeline(db, incident.id))
-    row = db.execute("SELECT name FROM panels WHERE resource_id = ?", [incident.resource_id]).fetchone()
-    label = f"{row[0]} ({incident.resource_id})" if row and row[0] else f"panel {incident.resource_id}"
+    name = read_panels.panel_name(db, incident.resource_id)
+    label = f"{name} ({incident.resource_id})" if name else f"panel {incident.resource_id}"
     members = [event_id for event_id, _ in incidents.alarms(db, incident.id)]
     handled = handling.state_counts(db, members)
     held = lifecycle.states(db, members).values()

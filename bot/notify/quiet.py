@@ -21,6 +21,7 @@ from core.cache import outbox, quiet
 from core.cache.outbox import Alarm
 from core.cache.writes import write_transaction
 from core.clock import MINUTE_MS
+from core.read import panels as read_panels
 from core.read.quiet import MAINTENANCE, QuietWindow, held_back
 from core.sqlite_lib import sqlite_utils
 
@@ -74,8 +75,7 @@ class QuietHours:
         """The entry's `timezone`, else its org's zone, else (panels only) the zone of the panel's org."""
         if entry.timezone or entry.org is not None or panel is None:
             return self.config.maintenance_zone(entry)
-        row = self.db.execute("SELECT org_id FROM panels WHERE resource_id = ?", [panel]).fetchone()
-        return self.config.zone_for(row[0] if row else None)
+        return self.config.zone_for(read_panels.panel_org(self.db, panel))
 
     def tick(self) -> None:
         """Record the TOML windows in force now (so lists show them); summarize the windows that ended."""
@@ -89,10 +89,7 @@ class QuietHours:
 
     def _begun(self, window: QuietWindow) -> bool:
         """Whether a message of `window`'s summary is out already (to one of its channels)."""
-        pattern = f"quiet-summary:{window.id}:%"
-        return (
-            self.db.execute("SELECT 1 FROM notify_state WHERE key LIKE ?", [pattern]).fetchone() is not None
-        )
+        return outbox.any_state(self.db, f"quiet-summary:{window.id}:")
 
     def _summarize(self, window: QuietWindow, now: int) -> bool:
         """Post what `window` held back and no other window holds any more, one message per channel; True
@@ -119,5 +116,5 @@ class QuietHours:
                 outbox.set_state(self.db, key, str(now))
         with write_transaction(self.db):
             quiet.mark_summarized(self.db, window.id, now)
-            self.db.execute("DELETE FROM notify_state WHERE key LIKE ?", [f"quiet-summary:{window.id}:%"])
+            outbox.clear_states(self.db, f"quiet-summary:{window.id}:")
         return True

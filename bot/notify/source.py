@@ -104,7 +104,7 @@ class ServiceSource:
             return
         self._cameras_due = time.monotonic() + self.cameras_every
         wanted = self.client.settings.organization_id
-        orgs = [r[0] for r in db.execute("SELECT DISTINCT org_id FROM panels WHERE org_id IS NOT NULL")]
+        orgs = read.panel_org_ids(db)
         for org in orgs if wanted is None or wanted not in orgs else [wanted]:
             try:
                 rows = [camera_row(c, org) for c in self.client.list_cameras(org=org)]

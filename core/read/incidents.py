@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.cache.alarm_sql import alarm_sql
 from core.cache.incidents import timeline
 from core.incidents import Evidence, incident_state, kinds_of
 from core.lifecycle import State
@@ -106,3 +107,18 @@ def incidents_of_events(db: sqlite_utils.Database, event_ids: Iterable[str]) -> 
 def incident_timeline(db: sqlite_utils.Database, incident_id: int) -> list[Evidence]:
     """The incident's evidence in time order (kind, time, text): what its card's timeline shows."""
     return timeline(db, incident_id)
+
+
+def unrecorded_errors(db: sqlite_utils.Database, since: int) -> list[tuple[Any, ...]]:
+    """(event_id, resource_id, org_id, activity_time, description, event_type, violation_name,
+    violation_type) of the error activities that are no alarm (eventType `error` without a violationType)
+    from `since`, on a panel, not yet evidence of any incident; oldest first."""
+    rows = db.execute(
+        "SELECT a.event_id, a.resource_id, a.org_id, a.activity_time, a.description, a.event_type,"
+        " a.violation_name, a.violation_type FROM activities a WHERE a.activity_time >= ?"
+        f" AND a.event_type = 'error' AND NOT {alarm_sql('a')} AND a.resource_id IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM incident_evidence e WHERE e.ref = a.event_id)"
+        " ORDER BY a.activity_time",
+        [since],
+    ).fetchall()
+    return [tuple(r) for r in rows]

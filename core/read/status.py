@@ -1,0 +1,37 @@
+"""What `samops status` shows besides freshness: the notifier's backlog and failing deliveries, and the
+records the last sync rejected."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.cache.schema import REJECTED_RECORDS
+from core.read.rows import scalar
+from core.sqlite_lib import sqlite_utils
+
+
+def outbox_backlog(db: sqlite_utils.Database) -> int:
+    """How many alarms wait to be posted."""
+    return int(scalar(db, "SELECT count(*) FROM notify_outbox WHERE state = 'pending'"))
+
+
+def failing_deliveries(db: sqlite_utils.Database, limit: int = 5) -> list[tuple[str, str, int, str]]:
+    """(event_id, channel, attempts, last_error) of the pending alarms that failed, most tried first."""
+    rows = db.execute(
+        "SELECT event_id, channel, attempts, last_error FROM notify_outbox"
+        " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT ?",
+        [limit],
+    ).fetchall()
+    return [(str(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
+
+
+def rejected_records(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
+    """(operation, record, field, reason, at, count) the last sync rejected, most first; none on a cache
+    older than the table."""
+    if not db[REJECTED_RECORDS].exists():
+        return []
+    rows = db.execute(
+        f"SELECT operation, record, field, reason, at, count FROM {REJECTED_RECORDS}"
+        " ORDER BY count DESC, operation, field"
+    ).fetchall()
+    return [tuple(r) for r in rows]

@@ -27,7 +27,7 @@ from bot.render.common import blocks_to_dicts, escape, section
 from bot.render.forms import write_answer
 from bot.roles import Role
 from bot.slash.registry import Invocation
-from core.cache import audit, claims
+from core import cache
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 from core.redact import mask_secret_words
 from core.reference import new_reference
@@ -87,7 +87,7 @@ def audit_denied(ctx: AppContext, slack_user: str, command: str, org_id: int | N
     """Record a refused write attempt (a forged or stale button, a submission by the wrong role)."""
     reference = new_reference()
     log.warning("ref=%s denied %s for %s", reference, command, slack_user)
-    audit.record(
+    cache.record_audit(
         ctx.db(),
         slack_user=slack_user,
         command=command,
@@ -102,7 +102,7 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     """Claim, run, audit, announce. `operation` calls the service and returns its result."""
     reference = request.reference or new_reference()
     db = ctx.db()
-    if not claims.claim_once(db, request.dedupe_key):
+    if not cache.claim_once(db, request.dedupe_key):
         log.info(
             "ref=%s duplicate of an earlier %s by %s; not run again",
             reference,
@@ -139,7 +139,7 @@ def _record(
 ) -> None:
     """Append the write's audit row; a cache that cannot take it is logged loudly, never silently lost."""
     try:
-        audit.record(
+        cache.record_audit(
             db,
             slack_user=request.slack_user,
             command=request.command,

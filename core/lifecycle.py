@@ -12,7 +12,7 @@ acknowledge is known for every handled alarm.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -164,3 +164,12 @@ def changes(db: sqlite_utils.Database, event_id: str) -> list[tuple[int, str, st
 def escalated_levels(db: sqlite_utils.Database, event_id: str) -> int:
     """How many escalation levels an alarm has had."""
     return stored.count_changes(db, event_id, Change.ESCALATED.value)
+
+
+def incident_state(handled: Mapping[State, int]) -> State:
+    """A site incident's state from its alarms' (counts per state): open while any alarm of it is open (or
+    it has none), resolved when every one is, acknowledged in between. Here rather than in core/incidents.py,
+    which stays pure: the cache imports that module, and this one imports the cache."""
+    if handled.get(State.OPEN) or not any(handled.values()):
+        return State.OPEN
+    return State.ACKNOWLEDGED if handled.get(State.ACKNOWLEDGED) else State.RESOLVED

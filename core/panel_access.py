@@ -40,6 +40,15 @@ def refresh_panel_access(
     return len(rows)
 
 
+def refresh_panel_authorizations(
+    db: sqlite_utils.Database, client: SamClient, org: int | None, resource_id: int
+) -> int:
+    """One panel's authorizations, read live from the service into the cache before `/sam who-can` (or its
+    button) judges them; returns the rows written. NotFoundError when the organization does not list the
+    panel; any other SamError leaves what the cache held, for an answer from the cache."""
+    return refresh_panel_access(db, client, org, [resource_id])
+
+
 def fetch_panel_access(
     client: SamClient, org: int | None, resource_ids: Collection[int] | None = None
 ) -> list[dict[str, Any]]:

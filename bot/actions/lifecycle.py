@@ -26,12 +26,10 @@ from bot.render.incidents import incident_card
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply
 from bot.writes import WriteOutcome, WriteRequest, audit_denied, dedupe_key, role_denied, run_write
-from core import lifecycle, read
-from core.cache import incidents, outbox
-from core.cache.transactions import write_transaction
+from core import cache, lifecycle, read
+from core.cache import write_transaction
 from core.clock import now_ms
 from core.lifecycle import AlarmState, Change, Outcome
-from core.read import handling
 from core.reference import new_reference
 from core.text import counted
 
@@ -89,7 +87,7 @@ def change_alarm(
 ) -> tuple[WriteOutcome, Outcome | None]:  # fmt: skip
     """Apply `change` to one cached alarm, once per `key`, audited."""
     db = ctx.db()
-    alarm = outbox.get_alarm(db, event_id)
+    alarm = cache.get_alarm(db, event_id)
     assert alarm is not None
     verb = VERBS[change]
     summary = f"{verb} alarm {event_id}" + (f" with a note ({len(note)} characters)" if note else "")
@@ -128,7 +126,7 @@ def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
 def update_alarm_card(ctx: AppContext, event_id: str, card: Card) -> bool:
     """Edit the alarm's card in place to show its state; False when it could not be."""
     db = ctx.db()
-    alarm = outbox.get_alarm(db, event_id)
+    alarm = cache.get_alarm(db, event_id)
     if alarm is None or card.channel is None or card.ts is None:
         return False
     config, url = notify_config(ctx)
@@ -159,7 +157,7 @@ def _cached_event(ctx: AppContext, action: dict[str, Any], respond: Respond) -> 
     except PayloadError as err:
         _say(respond, str(err))
         return None
-    if outbox.get_alarm(ctx.db(), event_id) is None:
+    if cache.get_alarm(ctx.db(), event_id) is None:
         _say(
             respond,
             "This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded.",
@@ -264,14 +262,14 @@ def card_alarms(db: sqlite_utils.Database, card: Card) -> list[tuple[str, int]]:
     (wherever each was posted), a storm card's those grouped into it."""
     if card.channel is None or card.ts is None:
         return []
-    incident = incidents.by_card(db, card.channel, card.ts)
+    incident = cache.incident_by_card(db, card.channel, card.ts)
     if incident is not None:
-        return incidents.alarms(db, incident.id)
-    return handling.card_alarms(db, card.channel, card.ts)
+        return cache.incident_alarms(db, incident.id)
+    return read.card_alarms(db, card.channel, card.ts)
 
 
 def _card_name(db: sqlite_utils.Database, card: Card) -> str:
-    incident = incidents.by_card(db, card.channel or "", card.ts or "")
+    incident = cache.incident_by_card(db, card.channel or "", card.ts or "")
     if incident is not None:
         return f"incident {incident.id} (card {card.ts} in {card.channel})"
     return f"storm card {card.ts} in {card.channel}"
@@ -316,7 +314,7 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     db = ctx.db()
     assert card.channel is not None and card.ts is not None
     alarms = card_alarms(db, card)
-    first = outbox.get_alarm(db, alarms[0][0]) if alarms else None
+    first = cache.get_alarm(db, alarms[0][0]) if alarms else None
     if first is None:
         return
     config, url = notify_config(ctx)
@@ -328,12 +326,12 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
                                             blocks=message.blocks, unfurl_links=False)  # fmt: skip
         except (SlackApiError, SlackClientError, OSError) as err:
             log.warning("could not post in the card's thread: %s", err)
-    incident = incidents.by_card(db, card.channel, card.ts)
+    incident = cache.incident_by_card(db, card.channel, card.ts)
     if incident is not None:
         _update(ctx, card, incident_card(incident_view(db, incident), zone, _data_as_of(db), url))
         return
-    counts = outbox.card_counts(db, card.ts)
-    handled = handling.card_states(db, card.channel, card.ts)
+    counts = cache.card_counts(db, card.ts)
+    handled = read.card_states(db, card.channel, card.ts)
     _update(ctx, card, render.storm_card(first, counts, zone, _data_as_of(db), url, handled))
 
 
@@ -389,7 +387,7 @@ def on_resolve_all(
     _, card = found
     db = ctx.db()
     count = len(card_alarms(db, card))
-    what = "incident" if incidents.by_card(db, card.channel or "", card.ts or "") else "storm card"
+    what = "incident" if cache.incident_by_card(db, card.channel or "", card.ts or "") else "storm card"
     _open_resolve(ctx, body, respond, f"all {counted(count, 'alarm')} of this {what}", all=True)
 
 

@@ -31,7 +31,8 @@ from bot.render.common import header, section
 from bot.render.home import home_view, view_hash
 from bot.roles import Role
 from core.clock import now_ms
-from core.read.home import Scope, home_data
+from core.read import HomeScope as Scope
+from core.read import home_data
 
 log = logging.getLogger(__name__)
 

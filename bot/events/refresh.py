@@ -13,7 +13,7 @@ import threading
 
 from bot.events.home import HomeTabs
 from core.clock import now_ms
-from core.read.home import fingerprint
+from core.read import home_fingerprint as fingerprint
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from bot.render.forms import write_answer
 from bot.render.tasks import TASK_FIELDS, task_answer_lines, task_summary
 from bot.slash.registry import UsageError
 from bot.writes import WriteOutcome, WriteRequest, not_done_title, run_write
-from core.cache.tasks import save_task
+from core.cache import save_task
 from core.clock import now_ms
 
 if TYPE_CHECKING:

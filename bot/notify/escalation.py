@@ -18,13 +18,11 @@ from dataclasses import dataclass
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
-from core import lifecycle
+from core import cache, lifecycle, read
 from core.alarms import Alarm
-from core.cache import claims, incidents
-from core.cache.writes import write_transaction
+from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
-from core.read import handling
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -54,7 +52,7 @@ def open_threads(
     """Posted cards in `channels` with alarms still open that happened in [opened_after, opened_before],
     oldest first."""
     by_card: dict[tuple[str, str], list[tuple[Alarm, int]]] = defaultdict(list)
-    for alarm, channel, ts, opened_at in handling.open_on_cards(
+    for alarm, channel, ts, opened_at in read.open_on_cards(
         db, channels, opened_after, opened_before, MAX_CHECKED
     ):
         by_card[(channel, ts)].append((alarm, opened_at))
@@ -111,7 +109,7 @@ class Escalator:
         except (NotYet, DeliveryError) as err:
             self.log(f"notify: escalation level {number} in {thread.channel} waits ({err})")
             return 0
-        if not claims.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
+        if not cache.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
             self.log(f"notify: escalation level {number} of {thread.ts} was already recorded")
             return 1
         with write_transaction(self.db):
@@ -125,9 +123,9 @@ class Escalator:
 
     def _incident_handled(self, thread: Thread) -> bool:
         """Whether the thread's card is an incident card someone has taken up."""
-        incident = incidents.by_card(self.db, thread.channel, thread.ts)
+        incident = cache.incident_by_card(self.db, thread.channel, thread.ts)
         if incident is None:
             return False
-        members = [event_id for event_id, _ in incidents.alarms(self.db, incident.id)]
-        counts = handling.state_counts(self.db, members)
+        members = [event_id for event_id, _ in cache.incident_alarms(self.db, incident.id)]
+        counts = read.state_counts(self.db, members)
         return bool(counts.get(State.ACKNOWLEDGED) or counts.get(State.RESOLVED))

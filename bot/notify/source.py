@@ -17,9 +17,8 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-from core import read
-from core.cache import incidents
-from core.cache.writes import camera_row, upsert_dicts, write_transaction
+from core import cache, read
+from core.cache import camera_row, upsert_dicts, write_transaction
 from core.client import SamClient
 from core.errors import SamError
 from core.poller import Poller
@@ -112,7 +111,7 @@ class ServiceSource:
                 continue
             rows = [r for r in rows if r.get("resource_id") is not None]
             with write_transaction(db):
-                incidents.note_camera_changes(db, rows, int(time.time() * 1000))
+                cache.note_camera_changes(db, rows, int(time.time() * 1000))
                 if rows:
                     upsert_dicts(db, "cameras", rows, "resource_id")
 

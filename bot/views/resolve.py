@@ -21,7 +21,7 @@ from bot.forms.submission import Submission, WriteModal, submitted
 from bot.payloads import ModalMeta, SlackId
 from bot.render.alarms import NOTE, RESOLVE_MODAL
 from bot.writes import answer_later
-from core.cache import outbox
+from core import cache
 from core.lifecycle import MAX_NOTE, Change
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
             answer_later(ctx, sub.answer_to, user, outcome.message)
         return
     assert meta.e is not None
-    if outbox.get_alarm(ctx.db(), meta.e) is None:
+    if cache.get_alarm(ctx.db(), meta.e) is None:
         answer_later(
             ctx, sub.answer_to, user, "This alarm is not in samops' cache any more; nothing was recorded."
         )

@@ -16,7 +16,7 @@ from bot.forms.task import (
 from bot.payloads import TaskMeta
 from bot.render.tasks import TASK_UPDATE
 from bot.writes import answer_later, outcome_text
-from core.cache.tasks import load_task
+from core.cache import load_task
 
 if TYPE_CHECKING:
     from bot.context import AppContext

@@ -10,8 +10,8 @@ from typing import Any
 
 from core.cache.alarm_sql import alarm_sql
 from core.cache.incidents import timeline
-from core.incidents import Evidence, incident_state, kinds_of
-from core.lifecycle import State
+from core.incidents import Evidence, kinds_of
+from core.lifecycle import State, incident_state
 from core.read.handling import state_counts
 from core.sqlite_lib import sqlite_utils
 
@@ -25,7 +25,7 @@ _SELECT = (
 )
 
 
-# core.incidents.incident_state in SQL, so resolved incidents are skipped by the query rather than read one
+# core.lifecycle.incident_state in SQL, so resolved incidents are skipped by the query rather than read one
 # by one (they pile up over months; the App Home asks on every change): an incident is resolved when it has
 # alarms and every one of them is resolved (an alarm with no state yet counts as open).
 _NOT_RESOLVED = (
@@ -46,7 +46,7 @@ class IncidentSummary:
     last_time: int
     evidence: int  # pieces of evidence
     kinds: tuple[str, ...]  # "alarm", "tamper", "camera offline", ... (core.incidents.KINDS order)
-    state: str  # open, acknowledged or resolved (core.incidents.incident_state)
+    state: str  # open, acknowledged or resolved (core.lifecycle.incident_state)
     alarms: tuple[str, ...]  # event ids of its alarms
     channel: str | None  # where its card is (None: no card yet)
     card_ts: str | None

@@ -6,17 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.cache import audit
+from core import cache
 from core.read import clean_text
 from dashboard import boundary, data, export, filters, ui, zones
 
 RANGES = {"24h": data.DAY_MS, "7d": 7 * data.DAY_MS, "30d": 30 * data.DAY_MS, "all": None}
 RANGE_LABELS = {"24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", "all": "All time"}
-OUTCOMES = list(audit.OUTCOMES)
+OUTCOMES = list(cache.AUDIT_OUTCOMES)
 LIMIT = 5000
 
 
-def audit_frame(rows: list[audit.AuditEntry]) -> pd.DataFrame:
+def audit_frame(rows: list[cache.AuditEntry]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "When": ui.timestamps([r.at for r in rows]),

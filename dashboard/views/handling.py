@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.read import handling
+from core import read
 from core.text import counted
 from dashboard import boundary, data, filters, ui
 
@@ -19,7 +19,7 @@ def minutes(ms: float | None) -> float | None:
     return None if ms is None else round(ms / 60_000, 1)
 
 
-def figures_frame(rows: list[handling.Figures], label: str) -> pd.DataFrame:
+def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
             label: [r.label for r in rows],
@@ -65,7 +65,7 @@ def open_by_age() -> None:
     st.subheader("Open alarms by age")
     now = data.floor_to(data.now_ms(), 60_000)
     alarms = data.open_alarms(path, now)
-    buckets = handling.open_by_age(alarms)
+    buckets = read.open_by_age(alarms)
     tiles = st.columns(len(buckets))
     for tile, (label, still_open, acknowledged) in zip(tiles, buckets, strict=True):
         tile.metric(label, still_open + acknowledged, border=True,

@@ -23,8 +23,7 @@ from bot.writes import WriteRequest, audit_denied, record_cache_write, role_deni
 from core import cache
 from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
-from core.read import MAINTENANCE, organizations, windows_in_force
-from core.read import quiet_window as window
+from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
 from core.windows import WhenError, parse_when
 
 USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
@@ -78,7 +77,7 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
         window_id = cache.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
                                      resource_id=resource_id, org_id=None if resource_id else org_id,
                                      reason=reason, created_by=inv.user_id)  # fmt: skip
-        made = window(db, window_id)
+        made = quiet_window(db, window_id)
     assert made is not None
     card = render.window_card(made, zone, now)
     # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from bot.config import ConfigError
 from bot.secrets import secure_data_dir
 from core.errors import SamError
+from core.redact import install
 from core.settings import settings_or_report
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ def main(argv: list[str]) -> int:
     if settings is None:
         return 2
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        install(handler)  # no secret reaches the log
     quiet = max(logging.WARNING, logging.getLevelName(args.log_level))
     for noisy in ("slack_bolt", "httpx", "httpcore"):  # one line per HTTP request is too much at INFO
         logging.getLogger(noisy).setLevel(quiet)

@@ -1,7 +1,7 @@
-"""One error path (issue 21): a command, a button, a view submission and an App Home event that fail on a
-locked cache each tell the person a reference id where Slack lets us, and the bot's log has exactly one
-ERROR line with that id. Through the running bot, with signed requests; the lock is a real one on the
-cache's files, held by this test process the way a stuck process would hold it."""
+"""One error path (issue 21): a command, a button, a view submission, an App Home event and a click on the
+App Home that fail on a locked cache each tell the person a reference id where Slack lets us, and the bot's
+log has exactly one ERROR line with that id. Through the running bot, with signed requests; the lock is a
+real one on the cache's files, held by this test process the way a stuck process would hold it."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from tests.support.bot import BotProcess, blocks_text, run_bot, state_of
 from tests.support.slack_standin import SlackStandIn
 
 EVENT = "EV-777-000001"
-ROLES = '[roles]\ntechnicians = ["U_BOB"]\n'
+ROLES = '[roles]\ntechnicians = ["U_BOB", "U_CAROL"]\n'
 REFERENCE = re.compile(r"R-[0-9A-F]{6}")
 # SQLite's WAL locks are fcntl locks on bytes 120-127 of the -shm file (the writer's, the checkpointer's,
 # recovery's and the readers' marks): holding them all makes every read of another process fail.
@@ -83,6 +83,13 @@ def test_failures_on_a_locked_cache_answer_with_the_reference_of_their_one_error
                     "private_metadata": json.dumps(meta), "state": state_of({"note": "checked"})}  # fmt: skip
             submitted = bot.send_view_submission({"user": {"id": "U_BOB"}, "view": view})
             assert submitted.status_code == 200 and submitted.text in ("", "{}")  # the modal closes
+            # A click on the App Home (no response_url: the answer goes to the Home).
+            bot.send_action({
+                "user": {"id": "U_CAROL"},
+                "container": {"type": "view", "view_id": "VHOME"},
+                "view": {"id": "VHOME", "type": "home"},
+                "actions": [{"action_id": "alarm_panel_status", "value": "777", "type": "button"}],
+            })  # fmt: skip
             # An event: the App Home opened.
             assert (
                 bot.send_event({"type": "app_home_opened", "user": "U_BOB", "tab": "home"}).status_code == 200
@@ -92,17 +99,19 @@ def test_failures_on_a_locked_cache_answer_with_the_reference_of_their_one_error
             answer = slack.wait_for(lambda: bot.responses_of(form["response_url"]), timeout=60)[0]
             ephemeral = slack.wait_for(lambda: slack.calls_to("chat.postEphemeral"), timeout=60)[0].params
             home = slack.wait_for(lambda: slack.home_views("U_BOB"), timeout=90)[-1]
+            home_click = slack.wait_for(lambda: slack.home_views("U_CAROL"), timeout=90)[-1]
 
         told = {
             "button": status["text"],
             "command": answer["text"],
             "view submission": ephemeral["text"],
             "App Home": blocks_text(home["blocks"]),
+            "click on the App Home": blocks_text(home_click["blocks"]),
         }
         assert status["response_type"] == "ephemeral" and status.get("replace_original") is False
         assert (ephemeral["channel"], ephemeral["user"]) == ("C_ALARMS", "U_BOB")
         references = {where: reference_in(text) for where, text in told.items()}
-        assert len(set(references.values())) == 4, references
+        assert len(set(references.values())) == len(told), references
         for where, reference in references.items():
             assert "Something went wrong on samops' side" in told[where], where
             assert "Traceback" not in told[where] and "locking protocol" not in told[where]

@@ -13,8 +13,12 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
+import pytest
+
+from bot.error_handler import described
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.sqlite_lib import sqlite_utils
@@ -118,3 +122,19 @@ def test_failures_on_a_locked_cache_answer_with_the_reference_of_their_one_error
             lines = slack.wait_for(lambda ref=reference: error_lines(bot, ref), timeout=10)
             assert len(lines) == 1, (where, lines)
         assert "Failed to run an internal function" not in bot.output()  # bolt's own line for lazy listeners
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"command": "/sam", "text": "x"}, "/sam command"),
+        ({"type": "block_actions", "actions": [{"action_id": "alarm_ack"}]}, "button alarm_ack"),
+        ({"type": "block_actions", "actions": {"action_id": "x"}}, "button ?"),
+        ({"type": "block_actions", "actions": ["x"]}, "button ?"),
+        ({"type": "view_submission", "view": "x"}, "form ?"),
+        ({"type": "event_callback", "event": None}, "event ?"),
+        ({"type": None}, "request ?"),
+    ],
+)
+def test_the_log_names_what_failed_whatever_the_body(body: dict[str, Any], said: str) -> None:
+    assert described(body) == said

@@ -27,6 +27,7 @@ from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.client.rejections import RejectionKey
 from core.clock import MINUTE_MS, now_ms
+from core.errors import SamError
 from core.read import cursors as read_cursors
 from core.read import panels as read_panels
 from core.settings import Settings
@@ -111,7 +112,7 @@ def run_sync(
     client.rejections.drain()  # what earlier calls of this client dropped is not this run's
     try:
         login, fresh = _login(db, client, options, report.started_at)
-    except Exception as exc:
+    except SamError as exc:
         message = f"login: {exc}"
         log.error("sync failed: %s", message)
         report.errors.append(message)
@@ -346,7 +347,7 @@ def _fetch_all(
             into = fetched[table]
             try:
                 rows, cursor = future.result()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001  # one table of one scope failing must not stop the others
                 message = f"{table} of {label}: {exc}"
                 log.warning("sync: %s", message)
                 into.failed_scopes.add(scope)

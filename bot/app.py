@@ -68,5 +68,7 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     slash.register(app, ctx)
     actions.register(app, ctx)
     views.register(app, ctx)
-    events.register(app, home or HomeTabs(ctx))
+    home = home or HomeTabs(ctx)
+    ctx.home_note = home.note
+    events.register(app, home)
     return app

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
 
+from bot.cards import incident_view
 from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
-from bot.notify.incidents import incident_view
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from bot.render.incidents import IncidentView, incident_card
@@ -41,9 +41,9 @@ from core.incidents import (
 )
 from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
+from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
-from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 
 MIN = 60_000
 WINDOW = 10 * MIN

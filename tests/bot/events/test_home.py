@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from core import lifecycle
-from core.cache import audit
+from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.lifecycle import Change, State
@@ -233,8 +233,18 @@ def test_a_viewers_click_on_the_home_is_refused_in_the_home(home: Home) -> None:
     db.close()
 
 
+def card_ts(db_path: Path, event_id: str) -> str:
+    """The ts of the alarm's card, as the notifier recorded it."""
+    db = open_cache(db_path)
+    entry = outbox.entry(db, event_id)
+    db.close()
+    assert entry is not None and entry[2] is not None
+    return entry[2]
+
+
 def test_a_click_on_a_card_refreshes_the_clickers_home_promptly(home: Home) -> None:
     event_id = add_alarm(home.db_path, "C_ALARMS")
+    ts = card_ts(home.db_path, event_id)
     home.open("U_TECH")
     before = len(home.views("U_TECH"))
     click = {
@@ -242,8 +252,8 @@ def test_a_click_on_a_card_refreshes_the_clickers_home_promptly(home: Home) -> N
         "team": {"id": TEAM_ID},
         "user": {"id": "U_TECH", "name": "u_tech"},
         "channel": {"id": "C_ALARMS"},
-        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": "C_ALARMS"},
-        "message": {"ts": "1700000000.000100", "text": "alarm"},
+        "container": {"type": "message", "message_ts": ts, "channel_id": "C_ALARMS"},
+        "message": {"ts": ts, "text": "alarm"},
         "response_url": home.slack.response_url("card"),
         "trigger_id": home.slack.trigger_id(),
         "actions": [{"action_id": "alarm_take", "block_id": "b", "value": event_id, "type": "button",

@@ -30,12 +30,17 @@ from core.cache.outbox import Alarm, CardCounts
 from core.incidents import kinds_of
 from core.lifecycle import State
 from core.read import handling
-from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
+
+# The one Card type, and where cards are found, are this module's too (explicit re-exports).
+from core.read.cards import Card as Card
+from core.read.cards import CardKind as CardKind
+from core.read.cards import card_at as card_at
+from core.read.cards import card_of_alarm as card_of_alarm
+from core.read.cards import first_grouped, panel_name
 
 if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
 
-__all__ = ["Card", "CardKind", "card_at", "card_of_alarm"]  # the one Card type, and where cards are found
 
 log = logging.getLogger(__name__)
 

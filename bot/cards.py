@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.context import AppContext, notify_config
+from bot.payloads import part
 from bot.render import alarms as render
 from bot.render.alarms import Rendered
 from bot.render.incidents import IncidentView, incident_card
@@ -174,11 +175,8 @@ class Claim:
 
 
 def _mapping(body: dict[str, Any], key: str) -> tuple[dict[str, Any], bool]:
-    """`body[key]` when it is an object ({} when absent); False when it is there with another shape."""
-    value = body.get(key)
-    if value is None:
-        return {}, True
-    return (value, True) if isinstance(value, dict) else ({}, False)
+    """`body[key]` as an object ({} when absent); False when it is there with another shape."""
+    return part(body, key), body.get(key) is None or isinstance(body.get(key), dict)
 
 
 def _text(value: object) -> str | None:

@@ -137,6 +137,13 @@ def read_id(raw: object, what: str) -> int:
     raise PayloadError(f"{what} names no valid id.")
 
 
+def part(body: dict[str, Any], key: str) -> dict[str, Any]:
+    """The object at `body[key]` (`container`, `message`, `team`, ...); {} when absent or of another shape,
+    which a signed request may carry where Slack sends an object."""
+    value = body.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def slack_user(body: dict[str, Any]) -> str:
     """The clicking or submitting user's id ("" when the payload carries none: nobody, so no role)."""
     user = body.get("user")

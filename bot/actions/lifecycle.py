@@ -29,7 +29,7 @@ from bot.context import AppContext, notify_config
 from bot.forms.fields import FieldError, free_text
 from bot.forms.submission import Submission, WriteModal, submitted
 from bot.modals import modal_meta, open_modal
-from bot.payloads import Id, ModalMeta, PayloadError, SlackId, read_event_id, read_id, slack_user
+from bot.payloads import Id, ModalMeta, PayloadError, SlackId, part, read_event_id, read_id, slack_user
 from bot.render import alarms as render
 from bot.render.alarms import NOTE, RESOLVE_MODAL
 from bot.roles import Role
@@ -380,11 +380,10 @@ class ResolveForm:
 def _invocation(body: dict[str, Any], user: str, role: Role, claim: Claim) -> Invocation:
     trigger = body.get("trigger_id")
     url = body.get("response_url")
-    team = body.get("team")
     return Invocation(
         user_id=user,
         channel_id=claim.channel or "",
-        team_id=str(team.get("id") or "") if isinstance(team, dict) else "",
+        team_id=str(part(body, "team").get("id") or ""),
         text="",
         args=(),
         org_id=None,

@@ -2,7 +2,7 @@
 signed requests: an Acknowledge naming another card (an incident card), a container of the wrong shape, a
 group button on the wrong card or naming another panel, a Resolve form whose metadata names another card —
 each refused with a short answer and audited, every card unchanged, nothing at ERROR; a form's forged `ref`
-is never posted nor stored."""
+is never posted nor stored; a Lift whose container is a list is answered like any click."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from core import lifecycle
-from core.cache import audit, incidents, outbox
+from core.cache import audit, incidents, outbox, quiet
 from core.cache.db import open_cache
 from core.cache.writes import write_transaction
 from core.incidents import ALARM, TAMPER, Evidence
@@ -63,6 +63,12 @@ def audit_posts(slack: SlackStandIn) -> list[str]:
 def test_clicks_and_forms_naming_another_card_are_refused_and_audited(tmp_path: Path) -> None:
     db_path = tmp_path / "cache.db"
     seed_cards(db_path)
+    db = open_cache(db_path)
+    with write_transaction(db):
+        silence = quiet.silence_panel(
+            db, 777, int(time.time() * 1000) + 3_600_000, "U_TECH", int(time.time() * 1000)
+        )
+    db.close()
     with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=CONFIG) as bot:
         # Acknowledge of EV-B sent as if from the incident card: it would have replaced that card.
         send(bot, click(slack, "alarm_ack", "EV-B", "U_TECH", "forged", ts=INCIDENT_TS))
@@ -98,6 +104,12 @@ def test_clicks_and_forms_naming_another_card_are_refused_and_audited(tmp_path: 
             lambda: [t for t in audit_posts(slack) if "alarm resolve EV-1` — resolve" in t], timeout=30
         )
         assert "✅" in said[0] and not [t for t in audit_posts(slack) if "<!channel>" in t]
+        # Lift of a silence, its container a list: acked and answered like any click.
+        lift = click(slack, "quiet_lift", str(silence), "U_TECH", "lift")
+        lift["container"] = [lift["container"]]
+        send(bot, lift)
+        [lifted] = slack.wait_for(lambda: slack.responses("lift"), timeout=30)
+        assert "lifted by <@U_TECH>" in str(lifted.params["text"])
         time.sleep(0.5)  # the refused ones had their chance to edit something
         edited = {c.params["ts"] for c in slack.calls_to("chat.update")}
         assert edited == {CARD_TS}  # the incident card, the storm card and EV-B's card untouched
@@ -118,6 +130,6 @@ def test_clicks_and_forms_naming_another_card_are_refused_and_audited(tmp_path: 
         "alarm resolve EV-1",
     ]
     assert all(r[2].startswith("refused: ") and "role" not in r[2] for r in refused)
-    [done] = [r for r in rows if r[1] == "ok"]
+    [done] = [r for r in rows if r[1] == "ok" and r[0].startswith("alarm")]
     assert done[0] == "alarm resolve EV-1" and re.fullmatch(r"R-[0-9A-F]{6}", done[3])
     assert all("<!channel>" not in r[3] for r in rows)

@@ -44,7 +44,7 @@ from bot.writes import (
     run_write,
 )
 from core import lifecycle
-from core.cache import incidents, outbox
+from core.cache import claims, incidents, outbox
 from core.cache.transactions import write_transaction
 from core.clock import now_ms
 from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome
@@ -394,12 +394,21 @@ def _invocation(body: dict[str, Any], user: str, role: Role, claim: Claim) -> In
     )
 
 
+def form_key(ref: str | None, user: str, meta: dict[str, Any]) -> str:
+    """What samops records of a Resolve form it opened: its reference, who, and what it resolves."""
+    target = [meta.get(k) for k in ("e", "channel", "ts", "r")] + [bool(meta.get(k)) for k in ("all", "home")]
+    return dedupe_key("resolve form", ref, user, *target)
+
+
 def _open_resolve(
     ctx: AppContext, body: dict[str, Any], answer: Answer, what: str, claim: Claim, **target: Any
 ) -> None:
     user = slack_user(body)
     inv = _invocation(body, user, ctx.roles.role_of(user), claim)
     meta = modal_meta(inv, ts=claim.ts, **({"home": True} if claim.home else {}), **target)
+    # The form's metadata comes back with its submission, where anyone holding the request may change it:
+    # samops keeps its own record of the form (as long as a write's claim), and the submission must match.
+    claims.claim_once(ctx.db(), form_key(inv.reference, user, meta))
     reply = open_modal(
         ctx,
         inv,
@@ -477,6 +486,9 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
     answer = _form_answer(ctx, sub)
     claim = Claim(meta.channel, meta.ts, home=meta.home)
     command = RESOLVE.command(meta)
+    if not claims.is_claimed(ctx.db(), form_key(meta.ref, user, meta.model_dump())):
+        _not_ours(ctx, user, command, "the form is not one samops opened for this alarm or card", answer)
+        return
     if meta.all:
         card, why = group_card(ctx, claim, str(meta.r) if meta.r is not None else None)
         if card is None:

@@ -94,9 +94,14 @@ def test_clicks_and_forms_naming_another_card_are_refused_and_audited(tmp_path: 
         assert submit(bot, forged, {"note": "not this card"}, "U_TECH").status_code == 200
         assert NOT_OURS in answer(slack, "resolve")
 
-        # The form as opened, with a `ref` that is no reference id: resolved, and the ref never used.
+        # The form with a `ref` that is no reference id: not the form samops opened, refused, the ref
+        # neither posted nor stored.
         raw = {**view, "private_metadata": json.dumps({**meta, "ref": "<!channel> R-ABCDEF"})}
         submit(bot, raw, {"note": "Checked."}, "U_TECH")
+        again = slack.wait_for(lambda: slack.responses("resolve")[1:], timeout=30)
+        assert NOT_OURS in str(again[0].params["text"])
+        # The form as samops opened it: resolved.
+        submit(bot, view, {"note": "Checked."}, "U_TECH")
         [card] = slack.wait_for(lambda: updates(slack, CARD_TS), timeout=30)
         assert "Resolved* by <@U_TECH>" in card
 
@@ -127,6 +132,7 @@ def test_clicks_and_forms_naming_another_card_are_refused_and_audited(tmp_path: 
         "alarm acknowledge EV-1",
         "alarm acknowledge all",
         "alarm take all",
+        "alarm resolve EV-1",
         "alarm resolve EV-1",
     ]
     assert all(r[2].startswith("refused: ") and "role" not in r[2] for r in refused)

@@ -28,6 +28,7 @@ from bot.cards import Card, CardKind, Claim, card_at, card_of_alarm, claimed_car
 from bot.context import AppContext, notify_config
 from bot.forms.fields import FieldError, free_text
 from bot.forms.submission import Submission, WriteModal, submitted
+from bot.listener_errors import respond_privately
 from bot.modals import modal_meta, open_modal
 from bot.payloads import Id, ModalMeta, PayloadError, SlackId, part, read_event_id, read_id, slack_user
 from bot.render import alarms as render
@@ -72,10 +73,7 @@ def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
 
 
 def _say(respond: Respond) -> Answer:
-    def say(text: str) -> None:
-        respond(text=text, response_type="ephemeral", replace_original=False)
-
-    return say
+    return lambda text: respond_privately(respond, text)
 
 
 def _refused(ctx: AppContext, user: str, command: str, answer: Answer) -> bool:

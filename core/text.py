@@ -35,3 +35,28 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`1 alarm`, `0 alarms`, `2 alarms`: a count and its noun, read right (`plural` for an irregular noun:
     `counted(n, "activity", "activities")`). One definition for Slack answers, notices and the console."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+# Where a linker recognises a link, a zero-width space breaks it: Slack's servers turn a bare URL, a `www.`
+# host, a domain name or an e-mail address in mrkdwn into a link, and GitHub-flavoured markdown (the
+# dashboard's) does the same. The text still reads the same; nothing in it is a link any more.
+LINK_BREAK = "\u200b"
+_LINK_PARTS = re.compile(
+    r"(?<=:)(?=//)"  # a scheme's `://`: between the colon and the slashes
+    r"|(?<=[\w-])(?=[.．。｡][^\W\d_])"  # a host's labels meet (`www.`, `example.com`, `пример.рф`)
+    r"|(?<=@)(?=\w)"  # an e-mail address's `@`, and `@here`
+)
+
+
+def unlinked(text: str) -> str:
+    """`text` with a zero-width space where a chat or markdown linker would start or continue a link: after a
+    scheme's colon, before the dot that joins a host's labels, after `@`. Read the same; linked nowhere."""
+    return _LINK_PARTS.sub(LINK_BREAK, text)
+
+
+_LINK_BREAKS = re.compile(rf"(?<=:){LINK_BREAK}(?=//)|{LINK_BREAK}(?=[.．。｡])|(?<=@){LINK_BREAK}")
+
+
+def relinked(text: str) -> str:
+    """`unlinked` undone, for a record that keeps text as it was sent (the audit log)."""
+    return _LINK_BREAKS.sub("", text)

@@ -43,7 +43,8 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
 LINK_BREAK = "\u200b"
 _LINK_PARTS = re.compile(
     r"(?<=:)(?=//)"  # a scheme's `://`: between the colon and the slashes
-    r"|(?<=[\w-])(?=[.．。｡][^\W\d_])"  # a host's labels meet (`www.`, `example.com`, `пример.рф`)
+    r"|(?<=[\w-])(?=[.．。｡][^\W\d_])"  # a host's labels meet (`example.com`, `пример.рф`)
+    r"|(?<=[wW]{3})(?=[.．。｡])"  # `www.`, whatever follows it
     r"|(?<=@)(?=\w)"  # an e-mail address's `@`, and `@here`
 )
 

@@ -13,8 +13,9 @@ Two kinds of markup are taken apart:
   CommonMark shows as the character itself;
 - what is found afterwards in the parsed text, where a backslash no longer counts (GFM's bare-URL and e-mail
   links, `:emoji:` and `:material/...:` shortcodes, the `->` arrows): a zero-width space breaks each where
-  it would be recognised (`core.text.unlinked` for links, the same character after a `:` and between the
-  two signs of an arrow). The text reads the same; a copy of it carries the invisible breaks.
+  it would be recognised (`core.text.unlinked` for links to pages, the same character after an e-mail
+  address's `@`, after a `:` and between the two signs of an arrow). The text reads the same; a copy of it
+  carries the invisible breaks.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from core.text import LINK_BREAK, unlinked, visible
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # Found in the parsed text (Streamlit's remark plugins): `:smile:`, `:+1:`, `:material/home:`, `:streamlit:`
 # after a colon; `->`, `<-`, `<->`, `--`, `>=`, `<=`, `~=` between two signs.
-_SHORTCODE = re.compile(r"(?<=:)(?=[\w+-])")
+_SHORTCODE = re.compile(r"(?<=:)(?=[\w+-])|(?<=@)(?=[\w-])")  # and GFM's e-mail links, after the `@`
 _ARROW = re.compile(r"(?<=[-<>~])(?=[->=])")
 _LAYOUT = re.compile(r"[ \t\r\n\f\v]+")  # runs of layout whitespace: one space, as a browser shows them
 

@@ -5,12 +5,15 @@ link or a mention; `escape` must leave none of them, whatever the text."""
 from __future__ import annotations
 
 import re
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.render.alarms import alarm_card
 from bot.render.common import escape, plain
+from core.alarms import Alarm
 from core.text import LINK_BREAK, shown
 
 # What Slack links to a page in mrkdwn, as far as its documentation and its clients show: a scheme and `://`,
@@ -64,3 +67,25 @@ def test_fuzz_no_mention_or_autolinkable_url_survives(text: str) -> None:
     assert not LINKABLE.search(escaped), escaped
     if LINK_BREAK not in text:  # what the audit log keeps is the text as it came, control characters shown
         assert plain(escaped) == shown(text)
+
+
+def mrkdwn_texts(node: object) -> list[str]:
+    """Every mrkdwn text of a rendered message: text objects and section fields, at any depth."""
+    if isinstance(node, dict):
+        own = [node["text"]] if node.get("type") == "mrkdwn" and isinstance(node.get("text"), str) else []
+        return own + [t for value in node.values() for t in mrkdwn_texts(value)]
+    if isinstance(node, list):
+        return [t for value in node for t in mrkdwn_texts(value)]
+    return []
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(hostile)
+def test_fuzz_an_alarm_card_links_nothing_of_the_services_text(text: str) -> None:
+    # Every text field of the activity and the panel's name, as the service could send them.
+    alarm = Alarm("EV-1", 5001, 1001, 1_700_000_000_000, text, "violation", text, "alarm", text)
+    rendered = alarm_card(alarm, ZoneInfo("UTC"), None, "")
+    texts = [rendered.text, *mrkdwn_texts(rendered.attachments)]
+    assert len(texts) > 1
+    for shown_text in texts:
+        assert "<" not in shown_text and not LINKABLE.search(shown_text), shown_text

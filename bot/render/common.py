@@ -31,8 +31,8 @@ MAX_FIELD_TEXT = 2000
 
 def escape(text: object) -> str:
     """Text safe inside mrkdwn: Slack's three control characters escaped, control and bidi characters (from
-    the service, say) written out as \\uXXXX, and URLs, host names and e-mail addresses broken where Slack
-    would auto-link them (core/text.py): a service's text is shown as text, never as a link to follow."""
+    the service, say) written out as \\uXXXX, and URLs and host names broken where Slack would auto-link
+    them (core/text.py `unlinked`): a service's text is shown as text, never as a link to a page."""
     return unlinked(shown(str(text))).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -8,12 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.actions.lifecycle import ResolveMeta, read_note
+
 # Importing a command module registers its subcommands with the router.
 from bot.forms.fields import MAX_ID, FieldError, free_text, looks_like_id, parse_id, parse_name
 from bot.render.alarms import NOTE
 from bot.render.forms import VALUE
 from bot.slash.registry import UsageError
-from bot.views.resolve import ResolveMeta, read_note
 from core.text import is_control
 
 

@@ -20,7 +20,7 @@ from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.incidents import Evidence
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
-from core.read import assess_freshness as assess  # one judgement of staleness: the banner and the App Home
+from core.read import assess_freshness as assess
 from core.read import incident_timeline as read_incident_timeline
 from core.read import open_incidents as open_incidents_of
 from core.sqlite_lib import sqlite_utils

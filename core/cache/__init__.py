@@ -20,7 +20,7 @@ from core.cache.audit import OUTCOMES as AUDIT_OUTCOMES
 from core.cache.audit import AuditEntry
 from core.cache.audit import recent as recent_audit
 from core.cache.audit import record as record_audit
-from core.cache.claims import claim_once
+from core.cache.claims import claim_once, is_claimed
 from core.cache.claims import release as release_claim
 from core.cache.db import CacheUnavailableError, open_cache, open_reader
 from core.cache.incidents import IncidentRow, camera_changes_since, note_camera_changes
@@ -40,8 +40,8 @@ from core.cache.outbox import (
     PENDING,
     POSTED,
     SILENCED,
-    Card,
     CardCounts,
+    CardThread,
     OutboxEntry,
     advance_watermark,
     alarms_before,
@@ -89,8 +89,8 @@ __all__ = [
     "SILENCED",
     "AuditEntry",
     "CacheUnavailableError",
-    "Card",
     "CardCounts",
+    "CardThread",
     "IncidentRow",
     "KnownTask",
     "OutboxEntry",
@@ -117,6 +117,7 @@ __all__ = [
     "incident_of_event",
     "incident_timeline",
     "incidents_to_edit",
+    "is_claimed",
     "lift_window",
     "load_task",
     "mark_delivered",

@@ -13,6 +13,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
 - `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
+- `cards`: the cards the bot posted, found by channel and ts or by alarm;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
 
 A name too generic to stand alone is given its module's word here (`quiet.window` is `quiet_window`).
@@ -24,6 +25,7 @@ from core.alarms import SEVERITY
 from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
 from core.read.cameras import camera_problems, camera_summary
+from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
 from core.read.freshness import SYNCED_TABLES, Freshness, freshness
 from core.read.freshness import assess as assess_freshness
 from core.read.handling import Figures as HandlingFigures
@@ -46,7 +48,6 @@ from core.read.panels import (
     find_panels,
     organizations,
     panel_detail,
-    panel_name,
     panel_org,
     panel_org_ids,
     site_panels,
@@ -79,6 +80,8 @@ __all__ = [
     "AlarmFilter",
     "AlarmRow",
     "CameraRow",
+    "Card",
+    "CardKind",
     "ControllerRow",
     "Freshness",
     "HandlingFigures",
@@ -105,10 +108,13 @@ __all__ = [
     "camera_problems",
     "camera_summary",
     "card_alarms",
+    "card_at",
+    "card_of_alarm",
     "card_states",
     "clean_text",
     "count_alarms",
     "find_panels",
+    "first_grouped",
     "freshness",
     "handling_times",
     "handover",

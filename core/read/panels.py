@@ -51,12 +51,6 @@ def panel_org(db: sqlite_utils.Database, resource_id: int) -> int | None:
     return found[0] if found else None
 
 
-def panel_name(db: sqlite_utils.Database, resource_id: int) -> str | None:
-    """A panel's name (None: unknown panel, or no name)."""
-    found = column(db, "SELECT name FROM panels WHERE resource_id = ?", [resource_id])
-    return found[0] if found else None
-
-
 def site_panels(db: sqlite_utils.Database, org_id: int | None) -> list[tuple[int, str | None, str | None]]:
     """(resource_id, name, tree_path) of an organization's panels: where a camera's site is looked for."""
     rows = query(db, "SELECT resource_id, name, tree_path FROM panels WHERE org_id = ?", [org_id])

@@ -1,8 +1,8 @@
 """`build_app(ctx)`: the slack-bolt App, with the listeners of every surface package registered.
 
 What the app listens to is listed in the `register` of each surface package's `__init__.py`: `/sam` in
-`bot/slash`, buttons in `bot/actions`, view submissions in `bot/views`, events in `bot/events`. The `/sam`
-subcommands are listed in `bot/commands/__init__.py`.
+`bot/slash`, buttons in `bot/actions`, the write modals' submissions in `bot/forms` (Resolve's in
+`bot/views`), events in `bot/events`. The `/sam` subcommands are listed in `bot/commands/__init__.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
-from bot import actions, events, slash, views
+from bot import actions, events, forms, slash, views
 from bot.context import AppContext
 from bot.events.home import HomeTabs
 from bot.listener_errors import on_listener_error
@@ -67,6 +67,7 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     app.error(on_listener_error)
     slash.register(app, ctx)
     actions.register(app, ctx)
+    forms.register(app, ctx)
     views.register(app, ctx)
     events.register(app, home or HomeTabs(ctx))
     return app

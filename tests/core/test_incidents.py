@@ -41,9 +41,9 @@ from core.incidents import (
 )
 from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
+from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
-from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 
 MIN = 60_000
 WINDOW = 10 * MIN

@@ -24,9 +24,9 @@ from core.client import SamClient
 from core.errors import SamError
 from core.poller import CURSOR_TABLE, Poller
 from core.settings import Settings
+from tests.core.test_attribution import attributed, inject
 from tests.support.processes import Simulator, run_simulator
 from tests.support.seed_cache import insert_posted_alarms
-from tests.core.test_attribution import attributed, inject
 
 PANELS = 64
 

@@ -13,7 +13,7 @@ def camera_problems(
 ) -> tuple[str, ...]:
     """What is wrong with a camera, from what the service sent: operation 17 promises only a Resource
     summary (`enabled`), so a missing status is "not reported", never "offline"."""
-    problems = []
+    problems: list[str] = []
     if enabled is False:
         problems.append("disabled")
     state = (status or "").strip().lower()

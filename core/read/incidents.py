@@ -13,6 +13,7 @@ from core.cache.incidents import timeline
 from core.incidents import Evidence, kinds_of
 from core.lifecycle import State, incident_state
 from core.read.handling import state_counts
+from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
 
 _SELECT = (
@@ -113,12 +114,19 @@ def unrecorded_errors(db: sqlite_utils.Database, since: int) -> list[tuple[Any, 
     """(event_id, resource_id, org_id, activity_time, description, event_type, violation_name,
     violation_type) of the error activities that are no alarm (eventType `error` without a violationType)
     from `since`, on a panel, not yet evidence of any incident; oldest first."""
-    rows = db.execute(
-        "SELECT a.event_id, a.resource_id, a.org_id, a.activity_time, a.description, a.event_type,"
-        " a.violation_name, a.violation_type FROM activities a WHERE a.activity_time >= ?"
+    rows = query(
+        db,
+        f"SELECT {_ERROR_COLUMNS} FROM activities a WHERE a.activity_time >= ?"
         f" AND a.event_type = 'error' AND NOT {alarm_sql('a')} AND a.resource_id IS NOT NULL"
         " AND NOT EXISTS (SELECT 1 FROM incident_evidence e WHERE e.ref = a.event_id)"
         " ORDER BY a.activity_time",
         [since],
-    ).fetchall()
-    return [tuple(r) for r in rows]
+    )
+    return [tuple(r.values()) for r in rows]
+
+
+_ERROR_COLUMNS = (
+    "a.event_id AS event_id, a.resource_id AS resource_id, a.org_id AS org_id,"
+    " a.activity_time AS activity_time, a.description AS description, a.event_type AS event_type,"
+    " a.violation_name AS violation_name, a.violation_type AS violation_type"
+)

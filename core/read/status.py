@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.cache.schema import REJECTED_RECORDS
-from core.read.rows import scalar
+from core.read.rows import query, scalar
 from core.sqlite_lib import sqlite_utils
 
 
@@ -17,12 +17,13 @@ def outbox_backlog(db: sqlite_utils.Database) -> int:
 
 def failing_deliveries(db: sqlite_utils.Database, limit: int = 5) -> list[tuple[str, str, int, str]]:
     """(event_id, channel, attempts, last_error) of the pending alarms that failed, most tried first."""
-    rows = db.execute(
+    rows = query(
+        db,
         "SELECT event_id, channel, attempts, last_error FROM notify_outbox"
         " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT ?",
         [limit],
-    ).fetchall()
-    return [(str(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
+    )
+    return [(str(r["event_id"]), str(r["channel"]), int(r["attempts"]), str(r["last_error"])) for r in rows]
 
 
 def rejected_records(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
@@ -30,8 +31,9 @@ def rejected_records(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
     older than the table."""
     if not db[REJECTED_RECORDS].exists():
         return []
-    rows = db.execute(
+    rows = query(
+        db,
         f"SELECT operation, record, field, reason, at, count FROM {REJECTED_RECORDS}"
-        " ORDER BY count DESC, operation, field"
-    ).fetchall()
-    return [tuple(r) for r in rows]
+        " ORDER BY count DESC, operation, field",
+    )
+    return [(r["operation"], r["record"], r["field"], r["reason"], r["at"], r["count"]) for r in rows]

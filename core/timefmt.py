@@ -98,7 +98,10 @@ def _zone_of(name: object) -> ZoneInfo | None:
 def local(
     epoch_ms: int | None, tz: tzinfo | None = None, missing: str = "unknown", seconds: bool = False
 ) -> str:
-    """An absolute time in a zone, with the zone's abbreviation: 2026-11-20 17:05 +03 (UTC when no zone)."""
+    """An absolute time in a zone, and the zone named: 2026-11-20 17:05 CET (UTC when no zone).
+
+    samops' one way to show a person a moment (cards, replies, lists, digests, the App Home, the pages). A
+    zone whose abbreviation is only an offset ("+03") is named by its IANA name: 17:05 Europe/Istanbul."""
     if epoch_ms is None:
         return missing
     try:
@@ -106,7 +109,14 @@ def local(
     except (OverflowError, OSError, ValueError, TypeError):
         return INVALID
     shown = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
-    return f"{shown} {when.tzname() or 'UTC'}"
+    return f"{shown} {zone_label(when)}"
+
+
+def zone_label(when: datetime) -> str:
+    """How a moment's zone is named: its abbreviation (CET, EST, IST, UTC), else its IANA name."""
+    name = when.tzname() or "UTC"
+    key = getattr(when.tzinfo, "key", None)
+    return key if name[:1] in "+-" and isinstance(key, str) else name
 
 
 def iso(epoch_ms: int | None, tz: tzinfo | None = None) -> str:

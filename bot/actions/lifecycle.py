@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.modals import modal_meta, open_modal
 from bot.notify.incidents import incident_view
 from bot.payloads import PayloadError, read_event_id, slack_user
@@ -34,6 +34,7 @@ from core.lifecycle import AlarmState, Change, Outcome
 from core.read import handling
 from core.reference import new_reference
 from core.text import counted
+from core.timefmt import local
 
 if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
@@ -113,13 +114,14 @@ def _refusal(db: sqlite_utils.Database, event_id: str, change: Change, user: str
 
 
 def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
-    config, _ = notify_config(ctx)
-    zone = config.zone_for(None)
+    alarm = outbox.get_alarm(ctx.db(), state.event_id)  # its organization's zone, as on its card
+    zone = ctx.config.notify.zone_for(alarm.org_id if alarm is not None else None)
     if reason == "already acknowledged" and state.acknowledged_at is not None:
-        when = render.local_time(state.acknowledged_at, zone)
+        when = local(state.acknowledged_at, zone, seconds=True)
         return f"Already acknowledged by <@{state.acknowledged_by}> at {when}."
     if reason == "already resolved" and state.resolved_at is not None:
-        return f"Already resolved by <@{state.resolved_by}> at {render.local_time(state.resolved_at, zone)}."
+        when = local(state.resolved_at, zone, seconds=True)
+        return f"Already resolved by <@{state.resolved_by}> at {when}."
     if reason == "already yours":
         return "You already hold this alarm."
     return f"Nothing changed: the alarm is {reason}."
@@ -131,7 +133,7 @@ def update_alarm_card(ctx: AppContext, event_id: str, card: Card) -> bool:
     alarm = outbox.get_alarm(db, event_id)
     if alarm is None or card.channel is None or card.ts is None:
         return False
-    config, url = notify_config(ctx)
+    config, url = ctx.config.notify, ctx.dashboard_url
     rendered = render.alarm_card(alarm, config.zone_for(alarm.org_id), _data_as_of(db), url,
                                  state=lifecycle.get(db, event_id))  # fmt: skip
     return _update(ctx, card, rendered)
@@ -319,7 +321,7 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     first = outbox.get_alarm(db, alarms[0][0]) if alarms else None
     if first is None:
         return
-    config, url = notify_config(ctx)
+    config, url = ctx.config.notify, ctx.dashboard_url
     zone = config.zone_for(first.org_id)
     if changed:
         message = render.group_handled(user, change, changed, zone, note)

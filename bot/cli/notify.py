@@ -14,7 +14,7 @@ from rich.table import Table
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
+from bot.notify.config import NotifyConfig
 from core.settings import Settings, settings_or_report
 from core.text import counted
 
@@ -49,29 +49,25 @@ def main(argv: list[str]) -> int:
     settings = settings_or_report("samops notify")
     if settings is None:
         return 2
-    config_path = args.config or settings.config_path
-    try:
-        config, dashboard_url = load_notify(
-            config_path, required=args.config is not None or settings.is_set("config_path")
+    from bot.config import ConfigError, load_config
+
+    try:  # the one parse of the file: [notify] and the bot's sections ([audit], [dashboard]) together
+        whole = load_config(
+            args.config or settings.config_path,
+            required=args.config is not None or settings.is_set("config_path"),
         )
-    except NotifyConfigError as err:
+    except ConfigError as err:
         print(f"samops notify: {err}", file=sys.stderr)
         return 2
+    config = whole.notify
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     slack = WebClient(token=token, base_url=settings.api_url) if token else None
     if args.check_config:
-        from bot.config import ConfigError, load_config
-
-        try:  # the audit channel is the bot's ([audit] in the same file): checked here too
-            audit_channel = load_config(config_path).audit.channel
-        except ConfigError as err:
-            print(f"samops notify: {err}", file=sys.stderr)
-            return 2
-        return check_config(config, slack, Console(), audit_channel)
+        return check_config(config, slack, Console(), whole.audit.channel)
     if slack is not None and config.default_channel is None:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
-    url = config.dashboard_url or dashboard_url or settings.dashboard_url
+    url = whole.dashboard_url(settings.dashboard_url)
     return run(settings, config, slack, args, url)
 
 

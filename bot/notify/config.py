@@ -51,9 +51,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -67,7 +65,6 @@ from pydantic import (
     model_validator,
 )
 
-from bot.config import problems
 from core.cache.outbox import Alarm
 from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
@@ -86,6 +83,13 @@ ZoneName = Annotated[str, AfterValidator(_known_zone)]
 
 class NotifyConfigError(ValueError):
     """The `[notify]` section has an unknown key or a bad value; the message names the field."""
+
+
+def problems(err: ValidationError, section: str = "") -> str:
+    """One line naming each bad key of the config (dotted, after `section`) and what is wrong with it."""
+    return "; ".join(
+        section + ".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in err.errors(include_url=False)
+    )
 
 
 def _channel_id(value: str) -> str:
@@ -416,29 +420,10 @@ def parse_notify(data: dict[str, Any], source: str = "config") -> NotifyConfig:
         raise NotifyConfigError(f"{source}: {problems(err, 'notify.')}") from None
 
 
-def load_notify(path: Path, required: bool = False) -> tuple[NotifyConfig, str | None]:
-    """(the `[notify]` config, the `[dashboard].url`) from `path`; a missing file gives the defaults."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if required:
-            raise NotifyConfigError(f"{path}: no such file") from None
-        return NotifyConfig(), None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise NotifyConfigError(f"{path}: not valid TOML ({err})") from None
-    section = data.get("notify", {})
-    if not isinstance(section, dict):
-        raise NotifyConfigError(f"{path}: notify: must be a table")
-    dashboard = data.get("dashboard", {})
-    url = dashboard.get("url") if isinstance(dashboard, dict) else None
-    return parse_notify(_with_channel_orgs(section, data), str(path)), url if isinstance(url, str) else None
-
-
-def _with_channel_orgs(section: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+def with_channel_orgs(section: Any, data: dict[str, Any]) -> Any:
     """A handover channel without its own `org` takes the bot's `[channels.<id>] org`: one place to say it."""
-    bot_channels, ours = data.get("channels"), section.get("channels")
+    bot_channels = data.get("channels")
+    ours = section.get("channels") if isinstance(section, dict) else None
     if not isinstance(bot_channels, dict) or not isinstance(ours, dict):
         return section
     merged = {}

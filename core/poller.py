@@ -14,7 +14,6 @@ organization"), so a restarted poller resumes where the last one stopped. The no
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
@@ -23,6 +22,7 @@ from core.attribution import Attributed, GroupTest
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
 from core.client import SamClient
+from core.clock import now_ms
 from core.errors import SamError
 from core.sqlite_lib import sqlite_utils
 
@@ -150,8 +150,6 @@ def _narrowed(panels: dict[int, list[int]], wanted: int | None) -> dict[int, lis
     return {wanted: panels[wanted]} if wanted is not None and wanted in panels else panels
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[str]:

@@ -33,6 +33,7 @@ from core.cache import outbox
 from core.cache.incidents import IncidentRow
 from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
 from core.cache.writes import write_transaction
+from core.clock import now_ms
 from core.errors import SamError
 from core.read import handling
 from core.sqlite_lib import sqlite_utils
@@ -40,10 +41,6 @@ from core.text import counted
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass

@@ -80,15 +80,19 @@ def zone(name: str | None) -> ZoneInfo | None:
     return ZoneInfo(name)
 
 
-def org_zone(notify: Mapping[str, Any], org_id: int | None) -> ZoneInfo:
-    """An organization's time zone as the config's `[notify]` section says: `timezones` by organization id
-    (keyed as TOML writes it, or by int), else `timezone`, else UTC; a name that is not a zone falls back the
-    same way. The one definition: `NotifyConfig.zone_for` (the bot) and the dashboard read the zone here."""
+def org_zone(notify: Mapping[str, Any], org_id: int | None, fallback: str | None = None) -> ZoneInfo:
+    """An organization's time zone: the one definition, which the bot (`NotifyConfig.zone_for`: cards,
+    replies, lists, digests, the App Home, who-can) and the dashboard (its default zone) all read.
+
+    The config's `[notify]` section says it: `timezones` by organization id (keyed as TOML writes it, or by
+    int), else `timezone`; else `fallback` (the dashboard passes the zone most of the organization's cached
+    users have, `core.read.organization_time_zone`), else UTC. A name that is not a zone falls back the same
+    way."""
     zones = notify.get("timezones")
     found = None
     if org_id is not None and isinstance(zones, Mapping):
         found = _zone_of(zones.get(str(org_id), zones.get(org_id)))
-    return found or _zone_of(notify.get("timezone")) or ZoneInfo(UTC_ZONE)
+    return found or _zone_of(notify.get("timezone")) or _zone_of(fallback) or ZoneInfo(UTC_ZONE)
 
 
 def _zone_of(name: object) -> ZoneInfo | None:

@@ -110,13 +110,14 @@ def on_silence(
         respond(text=text, response_type="ephemeral", replace_original=False)
         return
     db = ctx.db()
-    if read.panel_detail(db, resource_id, activities=0) is None:
+    detail = read.panel_detail(db, resource_id, activities=0)
+    if detail is None:
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
         respond(text=text, response_type="ephemeral", replace_original=False)
         return
     config = ctx.config.notify
     at = now_ms()
-    shown_until = local(at + minutes * 60_000, config.zone_for(None), seconds=True)
+    shown_until = local(at + minutes * 60_000, config.zone_for(detail.panel.org_id), seconds=True)
     # Nothing between the silence and its audit row can raise: the words are ready before the write.
     window = silence(db, resource_id, minutes, user, at)
     summary = f"silenced panel {resource_id} until {shown_until}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from zoneinfo import ZoneInfo
 
 from bot.render.common import (
     blocks_to_dicts,
@@ -49,7 +50,7 @@ def test_privilege_windows_in_words() -> None:
             ],
         }
     )
-    text, blocks = privileges_blocks(9, priv)
+    text, blocks = privileges_blocks(9, priv, ZoneInfo("UTC"))
     check_limits(blocks)
     assert "Tue 08:00–18:00" in text
     assert "expires 2027-01-01 00:00 UTC" in text

@@ -1,0 +1,93 @@
+"""Every time a person sees about an alarm, a panel or an authorization is in that organization's zone (the
+config's `[notify]` zone, `NotifyConfig.zone_for`), and the zone is named: cards' replies, `/sam alarms`,
+`/sam panel`, `/sam privileges`, `/sam audit` rows. One formatter writes them: `core.timefmt.local`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from bot.actions.lifecycle import unchanged_text
+from bot.commands.audit import audit_line
+from bot.render.common import blocks_to_dicts
+from bot.render.lists import alarms_blocks, privileges_blocks, window_words
+from bot.render.panels import PanelStatus, panel_blocks
+from core.access_windows import time_of_day
+from core.cache.audit import AuditEntry
+from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.lifecycle import AlarmState, State
+from core.models import Activity, UserPrivileges
+from core.read import AlarmFilter, recent_alarms
+from core.timefmt import local
+from tests.support.bot import local_context
+
+T = 1_795_000_000_000  # 2026-11-18 11:06:40 UTC: 16:36:40 in Kolkata, 12:06:40 in Berlin
+KOLKATA, BERLIN, UTC = ZoneInfo("Asia/Kolkata"), ZoneInfo("Europe/Berlin"), ZoneInfo("UTC")
+NOTIFY = {"timezone": "UTC", "timezones": {"1001": "Asia/Kolkata"}}
+
+
+def zone_for(org: int | None) -> ZoneInfo:
+    return KOLKATA if org == 1001 else UTC
+
+
+def test_the_one_formatter_names_the_zone() -> None:
+    assert local(T, KOLKATA, seconds=True) == "2026-11-18 16:36:40 IST"
+    assert local(T, BERLIN) == "2026-11-18 12:06 CET"
+    assert local(T, ZoneInfo("Europe/Istanbul")) == "2026-11-18 14:06 Europe/Istanbul"  # "+03" names nothing
+    assert local(T) == "2026-11-18 11:06 UTC"
+
+
+def test_already_acknowledged_is_told_in_the_alarms_organization_zone(tmp_path: Path) -> None:
+    ctx = local_context(tmp_path, {}, NOTIFY)
+    db = open_cache(ctx.db_path)
+    with write_transaction(db):
+        upsert_dicts(db, "panels", [{"resource_id": 777, "org_id": 1001, "name": "Depot"}], "resource_id")
+        upsert_activities(db, "activities", [("EV-1", 777, 1001, T, "Burglary alarm on Depot - Door",
+                                             "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+    state = AlarmState("EV-1", State.ACKNOWLEDGED, None, T, T, "U1", None, None, None, T)
+    assert unchanged_text(state, "already acknowledged", ctx) == (
+        "Already acknowledged by <@U1> at 2026-11-18 16:36:40 IST."
+    )
+    resolved = AlarmState("EV-1", State.RESOLVED, None, T, None, None, T, "U2", None, T)
+    assert "at 2026-11-18 16:36:40 IST." in unchanged_text(resolved, "already resolved", ctx)
+    # /sam alarms: each alarm in its organization's zone; the freshness in that of the one asked about.
+    rows = recent_alarms(ctx.db(), AlarmFilter())
+    _, blocks = alarms_blocks(rows, "since 1 h ago", len(rows), None, T, ctx.config.notify.zone_for, 1001)
+    assert "2026-11-18 16:36 IST" in json.dumps(blocks_to_dicts(blocks))
+
+
+def test_a_panels_activities_are_in_its_organizations_zone() -> None:
+    alarm = Activity.model_validate({"eventId": "E1", "eventType": "violation", "violationType": "alarm",
+                                     "activityTime": T})  # fmt: skip
+    status = PanelStatus(1, "P", "M", "B", True, 1001, {}, [], [], [alarm], 1, T)
+    shown = json.dumps(blocks_to_dicts(panel_blocks(status, zone_for(1001))[1]))
+    assert "2026-11-18 16:36 IST" in shown and "Live from the service at 2026-11-18 16:36 IST" in shown
+
+
+def test_privilege_windows_are_on_the_organizations_clock_as_who_can_reads_them() -> None:
+    midnight_utc = T - T % 86_400_000
+    priv = UserPrivileges.model_validate(
+        {
+            "userId": 9,
+            "userPrivilegeValidity": {
+                "accessibleDays": [{"dayOfWeek": 2, "start": 8 * 3_600_000, "end": 18 * 3_600_000}],
+                "expiration": midnight_utc,
+            },
+            "userPrivilegeGroups": [],
+        }
+    )
+    text, blocks = privileges_blocks(9, priv, BERLIN)
+    assert "Tue 08:00–18:00 (Europe/Berlin)" in text  # ms after the organization's midnight
+    assert "expires 2026-11-18 01:00 CET" in text
+    assert "*Access windows* (Europe/Berlin)" in json.dumps(blocks_to_dicts(blocks))
+    # An epoch-ms bound: its time of day in the organization's zone, the same reading as who-can's.
+    bound = midnight_utc + 9 * 3_600_000  # 09:00 UTC, 10:00 in Berlin
+    assert time_of_day(bound, BERLIN) == 10 * 3_600_000
+    assert window_words(3, bound, None, BERLIN) == "Wed 10:00–?"
+
+
+def test_an_audit_row_is_in_its_organizations_zone() -> None:
+    entry = AuditEntry(1, T, "U1", "alarm ack EV-1", 1001, "ok", "acknowledged", "ref-1")
+    assert "`2026-11-18 16:36 IST`" in audit_line(entry, zone_for(entry.org_id))

@@ -71,10 +71,10 @@ def revoke_access(inv: Invocation, ctx: AppContext) -> Reply:
     org = org_of(ctx, inv.org_id)
     user = find_user(ctx, user_id, org)
     panel = find_panel(ctx, panel_id, org)
-    text, blocks = revoke_confirmation(user_id, full_name(user), panel_id, panel.resource_name, org)
+    message = revoke_confirmation(user_id, full_name(user), panel_id, panel.resource_name, org)
     return Reply(
-        text=text,
-        blocks=blocks,
+        text=message.text,
+        blocks=message.blocks,
         audit_summary=f"confirmation asked: revoke user {user_id} on panel {panel_id}",
     )
 

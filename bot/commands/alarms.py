@@ -74,8 +74,8 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     total = len(rows) if len(rows) <= SHOWN else count_alarms(db, flt)
     fresh = next((f for f in freshness(db) if f.table == "activities"), None)
     zone_for = ctx.config.notify.zone_for
-    text, blocks = alarms_blocks(rows[:SHOWN], scope, total, fresh, now, zone_for, inv.org_id)
-    return Reply(text=text, blocks=blocks)
+    message = alarms_blocks(rows[:SHOWN], scope, total, fresh, now, zone_for, inv.org_id)
+    return Reply(text=message.text, blocks=message.blocks)
 
 
 def _since_words(since: int, now: int, zone: ZoneInfo) -> str:

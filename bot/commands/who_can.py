@@ -139,8 +139,8 @@ def answer_who_can(ctx: AppContext, ref: PanelRef, org: int | None, moment: Mome
             f"{local_words(cached.fetched_at, zone, now)}. Times in {zone.key}."
         )
     answer = read.who_can(db, ref.resource_id, at, zone)
-    text, blocks = who_can_blocks(answer, ref.name, zone, source)
-    return Reply(text=text, blocks=blocks)
+    message = who_can_blocks(answer, ref.name, zone, source)
+    return Reply(text=message.text, blocks=message.blocks)
 
 
 @subcommand(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
-from bot.render.alarms import Rendered
+from bot.render.common import Rendered
 from bot.render.incidents import IncidentView
 from core import lifecycle
 from core.alarms import alarm_sql

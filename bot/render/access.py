@@ -11,7 +11,7 @@ from typing import Any
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ConfirmObject, PlainTextObject
 from slack_sdk.models.views import View
 
-from bot.render.common import context, escape, section
+from bot.render.common import Rendered, context, escape, section
 from bot.render.forms import choice_input, date_input, modal, text_input, time_input
 from core.clock import DAY_MS
 from core.timefmt import hhmm
@@ -117,9 +117,7 @@ def grant_summary(user_id: int, groups: dict[int, bool], panels: Sequence[int], 
 # -- confirmations ----------------------------------------------------------------------------------------
 
 
-def confirm_message(
-    question: str, change: str, button: str, value: dict[str, Any]
-) -> tuple[str, list[Block]]:
+def confirm_message(question: str, change: str, button: str, value: dict[str, Any]) -> Rendered:
     """A message with a danger button behind Slack's own confirm dialog; the write runs only on its click.
 
     `change` (plain text) is exactly what will change, shown both in the message and in the dialog.
@@ -146,19 +144,19 @@ def confirm_message(
         ),
         context("Nothing changes until you confirm. Only admins can confirm."),
     ]
-    return escape(f"{question} {change}"), blocks
+    return Rendered.of(escape(f"{question} {change}"), blocks)
 
 
 def revoke_confirmation(
     user_id: int, user_name: str | None, panel_id: int, panel_name: str | None, org_id: int | None
-) -> tuple[str, list[Block]]:
+) -> Rendered:
     who, where = person(user_name, user_id), panel_label(panel_name, panel_id)
     change = f"{who} will lose access to {where}."
     value = {"op": "revoke", "user": user_id, "panel": panel_id, "org": org_id, "who": who, "where": where}
     return confirm_message("Revoke panel access?", change, "Revoke access", value)
 
 
-def delete_confirmation(user_id: int, user_name: str | None, org_id: int | None) -> tuple[str, list[Block]]:
+def delete_confirmation(user_id: int, user_name: str | None, org_id: int | None) -> Rendered:
     who = person(user_name, user_id)
     change = f"{who} will be deleted from the service. This cannot be undone."
     value = {"op": "delete_user", "user": user_id, "org": org_id, "who": who}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -22,7 +21,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.render.common import MAX_BLOCKS, clip, context, escape, or_dash, section, sections
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
 from bot.render.forms import VALUE, modal
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, level_of
@@ -43,21 +42,6 @@ PANEL_STATUS = "alarm_panel_status"
 SILENCE_PREFIX = "alarm_silence_"
 SILENCE_MINUTES = {30: "30 min", 120: "2 h", 1440: "24 h"}
 DASHBOARD = "alarm_dashboard"
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A message ready for chat.postMessage / chat.update, and its plain-text form for the console."""
-
-    text: str
-    attachments: list[dict[str, Any]] = field(default_factory=list)
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-
-    def console(self) -> str:
-        """The blocks as text; the fallback `text` only when there are none (it repeats the first block)."""
-        blocks = [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
-        lines = [_block_text(b) for b in blocks] or [self.text]
-        return "\n".join(line for line in lines if line)
 
 
 def severity(violation_type: str | None, event_type: str | None = None) -> str:
@@ -279,17 +263,3 @@ def first_start_summary(alarms: Sequence[Alarm], hours: float, zone: ZoneInfo) -
     if len(top) > 20:
         lines.append(f"… and {len(top) - 20} more panels")
     return Rendered(text=head, blocks=[section(escape(head)).to_dict(), section("\n".join(lines)).to_dict()])
-
-
-def _block_text(block: dict[str, Any]) -> str:
-    parts: list[str] = []
-    if text := block.get("text"):
-        parts.append(text.get("text", "") if isinstance(text, dict) else str(text))
-    parts += [f.get("text", "").replace("\n", ": ", 1) for f in block.get("fields", []) or []]
-    for element in block.get("elements", []) or []:
-        if element.get("type") == "button":
-            label = element["text"]["text"]
-            parts.append(f"[{label}]" + (f" {element['url']}" if element.get("url") else ""))
-        elif "text" in element:
-            parts.append(str(element["text"]))
-    return "  ".join(p for p in parts if p)

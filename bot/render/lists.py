@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block
 
-from bot.render.common import cap_blocks, context, escape, header, join_lines, section
+from bot.render.common import Rendered, cap_blocks, context, escape, header, join_lines, section
 from core.access_windows import time_of_day as ms_of_day
 from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
@@ -42,7 +42,7 @@ def alarms_blocks(
     now: int,
     zone_for: ZoneFor,
     org_id: int | None = None,
-) -> tuple[str, list[Block]]:
+) -> Rendered:
     """Each alarm in its organization's zone; the freshness in that of `org_id` (the one asked about)."""
     by_type: dict[str, int] = {}
     for a in alarms:
@@ -56,7 +56,7 @@ def alarms_blocks(
         section(join_lines(lines, total=total) if lines else "_No alarms in this period._"),
         context(note),
     ]
-    return f"{title}. {note}", cap_blocks(blocks)
+    return Rendered.of(f"{title}. {note}", cap_blocks(blocks))
 
 
 def freshness_note(fresh: TableFreshness | None, now: int, zone: ZoneInfo = _UTC) -> str:
@@ -85,9 +85,7 @@ def camera_line(cam: CameraSummary, problems: Sequence[str]) -> str:
     return f"*{name}* (`{cam.resource_id}`) {escape(model)}{where} — {state}"
 
 
-def cameras_blocks(
-    cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]], filter_text: str
-) -> tuple[str, list[Block]]:
+def cameras_blocks(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]], filter_text: str) -> Rendered:
     with_problems = sum(1 for _, p in cameras if p)
     scope = f" matching `{escape(filter_text)}`" if filter_text else ""
     summary = f"{counted(len(cameras), 'camera')}{scope}, {with_problems} with problems"
@@ -97,7 +95,7 @@ def cameras_blocks(
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
         context("Live from the service; cameras with problems first." + _status_note(cameras)),
     ]
-    return summary + ".", cap_blocks(blocks)
+    return Rendered.of(summary + ".", cap_blocks(blocks))
 
 
 def _status_note(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]]) -> str:
@@ -130,7 +128,7 @@ def date_words(epoch_ms: int | None, none: str, zone: ZoneInfo = _UTC) -> str:
     return local(epoch_ms, zone) if epoch_ms else none
 
 
-def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> tuple[str, list[Block]]:
+def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> Rendered:
     """The windows and dates on the organization's clock (`zone`), named, as `/sam who-can` reads them."""
     validity = priv.user_privilege_validity
     days = (
@@ -169,10 +167,10 @@ def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> tup
         f"expires {expires}; "
         f"{granted} of {len(groups)} privilege groups granted."
     )
-    return text, cap_blocks(blocks)
+    return Rendered.of(text, cap_blocks(blocks))
 
 
-def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> tuple[str, list[Block]]:
+def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> Rendered:
     ordered = sorted(groups, key=lambda g: g.privilege_group_id or 0)
     lines = [
         f"{'✅' if g.default_authority else '⛔'} privilege group `{g.privilege_group_id}`"
@@ -187,9 +185,8 @@ def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> tuple[str
             + (join_lines(lines) if lines else "_none_")
         ),
     ]
-    return f"Role {role_id}: {len(ordered)} privilege groups, {granted} granted by default.", cap_blocks(
-        blocks
-    )
+    text = f"Role {role_id}: {len(ordered)} privilege groups, {granted} granted by default."
+    return Rendered.of(text, cap_blocks(blocks))
 
 
 # --- customers and bills -----------------------------------------------------------------------------
@@ -213,7 +210,7 @@ def customer_line(c: Customer) -> str:
     )
 
 
-def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, list[Block]]:
+def customers_blocks(phone: str, customers: Sequence[Customer]) -> Rendered:
     lines = [customer_line(c) for c in customers]
     summary = f"{counted(len(customers), 'customer')} with phone {escape(phone)}"
     blocks: list[Block] = [
@@ -221,7 +218,7 @@ def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, li
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
         context("Names are masked by the service."),
     ]
-    return summary + ".", cap_blocks(blocks)
+    return Rendered.of(summary + ".", cap_blocks(blocks))
 
 
 def _date(value: datetime | str | None) -> str:
@@ -242,7 +239,7 @@ def bill_line(b: Bill) -> str:
     )
 
 
-def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill]) -> tuple[str, list[Block]]:
+def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill]) -> Rendered:
     ordered = sorted(bills, key=lambda b: b.bill_date or datetime.min.replace(tzinfo=UTC), reverse=True)
     scope = f" for {month}" if month else ""
     lines = [bill_line(b) for b in ordered]
@@ -251,4 +248,4 @@ def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill])
         header(f"Bills — subscription {subscription_id}"),
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
     ]
-    return summary + ".", cap_blocks(blocks)
+    return Rendered.of(summary + ".", cap_blocks(blocks))

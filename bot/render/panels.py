@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import Block
 
 from bot.render.common import (
+    Rendered,
     cap_blocks,
     context,
     divider,
@@ -93,7 +94,7 @@ def activity_line(activity: Activity, zone: ZoneInfo) -> str:
     return f":rotating_light: *{line}*" if alarm else f"• {line}"
 
 
-def panel_blocks(status: PanelStatus, zone: ZoneInfo) -> tuple[str, list[Block]]:
+def panel_blocks(status: PanelStatus, zone: ZoneInfo) -> Rendered:
     """Times in the panel's organization's zone (`zone`), named."""
     now = status.fetched_at
     title = status.name or f"Panel {status.resource_id}"
@@ -134,4 +135,4 @@ def panel_blocks(status: PanelStatus, zone: ZoneInfo) -> tuple[str, list[Block]]
         f"{counted(len(status.controllers), 'controller')}, {counted(alarms, 'alarm')} in the last "
         f"{counted(len(status.activities), 'activity', 'activities')}. {data_age}"
     )
-    return text, cap_blocks(blocks)
+    return Rendered.of(text, cap_blocks(blocks))

@@ -54,7 +54,7 @@ def test_already_acknowledged_is_told_in_the_alarms_organization_zone(tmp_path: 
     assert "at 2026-11-18 16:36:40 IST." in unchanged_text(resolved, "already resolved", ctx)
     # /sam alarms: each alarm in its organization's zone; the freshness in that of the one asked about.
     rows = recent_alarms(ctx.db(), AlarmFilter())
-    _, blocks = alarms_blocks(rows, "since 1 h ago", len(rows), None, T, ctx.config.notify.zone_for, 1001)
+    blocks = alarms_blocks(rows, "since 1 h ago", len(rows), None, T, ctx.config.notify.zone_for, 1001).blocks
     assert "2026-11-18 16:36 IST" in json.dumps(blocks_to_dicts(blocks))
 
 
@@ -62,7 +62,7 @@ def test_a_panels_activities_are_in_its_organizations_zone() -> None:
     alarm = Activity.model_validate({"eventId": "E1", "eventType": "violation", "violationType": "alarm",
                                      "activityTime": T})  # fmt: skip
     status = PanelStatus(1, "P", "M", "B", True, 1001, {}, [], [], [alarm], 1, T)
-    shown = json.dumps(blocks_to_dicts(panel_blocks(status, zone_for(1001))[1]))
+    shown = json.dumps(blocks_to_dicts(panel_blocks(status, zone_for(1001)).blocks))
     assert "2026-11-18 16:36 IST" in shown and "Live from the service at 2026-11-18 16:36 IST" in shown
 
 
@@ -78,7 +78,8 @@ def test_privilege_windows_are_on_the_organizations_clock_as_who_can_reads_them(
             "userPrivilegeGroups": [],
         }
     )
-    text, blocks = privileges_blocks(9, priv, BERLIN)
+    message = privileges_blocks(9, priv, BERLIN)
+    text, blocks = message.text, message.blocks
     assert "Tue 08:00–18:00 (Europe/Berlin)" in text  # ms after the organization's midnight
     assert "expires 2026-11-18 01:00 CET" in text
     assert "*Access windows* (Europe/Berlin)" in json.dumps(blocks_to_dicts(blocks))

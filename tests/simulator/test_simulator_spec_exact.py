@@ -198,7 +198,8 @@ def test_cameras_without_status_show_what_the_summary_has(tmp_path: Path, exact:
 
     from bot.commands.cameras import problems_of
 
-    text, blocks = cameras_blocks([(c, problems_of(c)) for c in live], "")
+    message = cameras_blocks([(c, problems_of(c)) for c in live], "")
+    text, blocks = message.text, message.blocks
     shown = str([b.to_dict() for b in blocks])
     assert "not reported by the service" in shown
     assert "offline" not in shown

@@ -150,8 +150,6 @@ def _narrowed(panels: dict[int, list[int]], wanted: int | None) -> dict[int, lis
     return {wanted: panels[wanted]} if wanted is not None and wanted in panels else panels
 
 
-
-
 def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[str]:
     """The event ids the cache already holds with a panel (in chunks: SQLite bounds the ? of a statement)."""
     ids, found = list(event_ids), set()

@@ -25,6 +25,7 @@ from pydantic import (
 from bot.forms.fields import MAX_ID
 from bot.render.alarms import SILENCE_MINUTES
 from bot.render.forms import MAX_PAYLOAD_VALUE
+from core.timefmt import UTC_ZONE, zone
 
 Id = Annotated[int, Field(strict=True, ge=1, le=MAX_ID)]
 Words = Annotated[str, StringConstraints(max_length=500)]
@@ -78,6 +79,12 @@ class SilenceValue(_Payload):
 # -- modal metadata ---------------------------------------------------------------------------------------
 
 
+def _zone_name(name: str) -> str:
+    if zone(name) is None:
+        raise ValueError("not a time zone")
+    return name
+
+
 class ModalMeta(_Payload):
     """What every write modal carries (bot/modals.py `modal_meta`)."""
 
@@ -90,6 +97,7 @@ class AccessMeta(ModalMeta):
     user: Id
     org: Id
     groups: Annotated[list[Id], Field(min_length=1, max_length=500)]
+    tz: Annotated[str, AfterValidator(_zone_name)] = UTC_ZONE  # the organization's, which the form showed
 
 
 class TaskMeta(ModalMeta):

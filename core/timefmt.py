@@ -63,6 +63,7 @@ def hhmm(ms_of_day: int) -> str:
 
 
 UTC_ZONE = "UTC"
+UTC_TZ = ZoneInfo(UTC_ZONE)  # the default where no organization's zone applies
 # Names tzdata lists that are not a place's zone: the machine's own ("localtime"), a placeholder ("Factory").
 _NOT_PLACES = frozenset({"localtime", "Factory", "posixrules"})
 

@@ -14,18 +14,17 @@ from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
 from core.text import counted
-from core.timefmt import UTC_ZONE, hhmm, local
+from core.timefmt import UTC_TZ, hhmm, local
 
 # dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_UTC = ZoneInfo(UTC_ZONE)
 ZoneFor = Callable[[int | None], ZoneInfo]  # an organization's zone (NotifyConfig.zone_for)
 
 
 # --- alarms ------------------------------------------------------------------------------------------
 
 
-def alarm_line(a: AlarmRow, zone: ZoneInfo = _UTC) -> str:
+def alarm_line(a: AlarmRow, zone: ZoneInfo = UTC_TZ) -> str:
     kind = kind_of(a.violation_type)
     icon = kind.icon if kind else "•"
     panel = f"{escape(a.panel_name)} (`{a.resource_id}`)" if a.panel_name else f"panel `{a.resource_id}`"
@@ -59,7 +58,7 @@ def alarms_blocks(
     return Rendered.of(f"{title}. {note}", cap_blocks(blocks))
 
 
-def freshness_note(fresh: TableFreshness | None, now: int, zone: ZoneInfo = _UTC) -> str:
+def freshness_note(fresh: TableFreshness | None, now: int, zone: ZoneInfo = UTC_TZ) -> str:
     if fresh is None or fresh.last_success is None:
         return "From the local cache, which has not been synced yet (`samops sync`)."
     minutes = max(0, (now - fresh.last_success) // 60_000)
@@ -107,7 +106,7 @@ def _status_note(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]]) -> st
 # --- privileges and roles ----------------------------------------------------------------------------
 
 
-def time_of_day(ms: int | None, zone: ZoneInfo = _UTC) -> str:
+def time_of_day(ms: int | None, zone: ZoneInfo = UTC_TZ) -> str:
     """A window bound as HH:MM on the organization's clock, read as who-can reads it (milliseconds after
     midnight, or an epoch-ms's time of day in `zone`: `core.access_windows.time_of_day`)."""
     if ms is None:
@@ -119,12 +118,12 @@ def weekday(day: int | None) -> str:
     return WEEKDAYS[day - 1] if day is not None and 1 <= day <= 7 else f"day {day}"
 
 
-def window_words(day: int | None, start: int | None, end: int | None, zone: ZoneInfo = _UTC) -> str:
+def window_words(day: int | None, start: int | None, end: int | None, zone: ZoneInfo = UTC_TZ) -> str:
     """ "Mon 08:00–18:00" """
     return f"{weekday(day)} {time_of_day(start, zone)}–{time_of_day(end, zone)}"
 
 
-def date_words(epoch_ms: int | None, none: str, zone: ZoneInfo = _UTC) -> str:
+def date_words(epoch_ms: int | None, none: str, zone: ZoneInfo = UTC_TZ) -> str:
     return local(epoch_ms, zone) if epoch_ms else none
 
 

@@ -4,6 +4,7 @@ group listed (ticked = authorized), as the spec requires."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from bot.forms.access import Grant, grant_from_values
 from bot.forms.submission import Submission, WriteModal, answer_write, submitted
@@ -57,7 +58,7 @@ GRANT: WriteModal[AccessMeta, Grant] = WriteModal(
     first_field="groups",
     meta_type=AccessMeta,
     lost="this form lost its user; run /sam access grant again",
-    read=lambda meta, view: grant_from_values(submitted(view), meta.groups),
+    read=lambda meta, view: grant_from_values(submitted(view), meta.groups, ZoneInfo(meta.tz)),
     command=lambda meta: f"access grant {meta.user if meta else None}",
     write=grant_access,
 )

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from bot.actions.lifecycle import unchanged_text
 from bot.commands.audit import audit_line
 from bot.render.common import blocks_to_dicts
@@ -92,3 +94,25 @@ def test_privilege_windows_are_on_the_organizations_clock_as_who_can_reads_them(
 def test_an_audit_row_is_in_its_organizations_zone() -> None:
     entry = AuditEntry(1, T, "U1", "alarm ack EV-1", 1001, "ok", "acknowledged", "ref-1")
     assert "`2026-11-18 16:36 IST`" in audit_line(entry, zone_for(entry.org_id))
+
+
+def test_the_grant_form_reads_and_says_its_dates_on_the_organizations_clock() -> None:
+    """Who-can reads a window's hours and a validity date on the organization's clock: the form that
+    writes them says that clock, and reads its dates there (it said UTC)."""
+    from bot.forms.access import grant_from_values
+    from bot.payloads import AccessMeta, PayloadError, read_json
+    from bot.render.access import PrivilegeGroup, grant_modal
+
+    values = {"panels": ["1001"], "validity_start": "2026-12-01", "expiry": "2026-12-31", "days": ["1"],
+              "window_start": "08:00", "window_end": "18:00"}  # fmt: skip
+    grant, errors = grant_from_values(values, [1], BERLIN)
+    assert errors == {} and grant is not None
+    assert grant.validity_start == 1_796_079_600_000  # 2026-12-01 00:00 in Berlin (23:00 UTC the day before)
+    assert grant.period[0]["start"] == 8 * 3_600_000  # hours after the organization's midnight
+    assert grant.period_words() == "from 2026-12-01, until 2026-12-31, days 1 08:00-18:00 (Europe/Berlin)"
+    view = json.dumps(grant_modal(9, "Ana", [PrivilegeGroup(1, "Doors", False)], [], {}, BERLIN).to_dict())
+    assert "Dates and times are the organization's: Europe/Berlin." in view and "UTC" not in view
+    meta = '{"user": 9, "org": 1001, "groups": [1], "tz": "Europe/Berlin"}'
+    assert read_json(AccessMeta, meta, "This form").tz == "Europe/Berlin"
+    with pytest.raises(PayloadError):
+        read_json(AccessMeta, meta.replace("Europe/Berlin", "../../etc/passwd"), "This form")

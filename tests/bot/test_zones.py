@@ -116,3 +116,13 @@ def test_the_grant_form_reads_and_says_its_dates_on_the_organizations_clock() ->
     assert read_json(AccessMeta, meta, "This form").tz == "Europe/Berlin"
     with pytest.raises(PayloadError):
         read_json(AccessMeta, meta.replace("Europe/Berlin", "../../etc/passwd"), "This form")
+
+
+def test_a_handover_digest_is_in_its_organizations_zone() -> None:
+    from bot.render.quiet import handover_digest
+    from core.read.handover import Handover
+
+    digest = Handover(since=T, until=T + 3_600_000, org_id=1001, alarms_received=1, noisiest=(),
+                      cameras_offline=(), quiet=())  # fmt: skip
+    shown = json.dumps(handover_digest(digest, zone_for(1001), T + 3_600_000).blocks)
+    assert "2026-11-18 16:36:40 IST" in shown and "2026-11-18 17:36:40 IST" in shown

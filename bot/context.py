@@ -103,6 +103,10 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
     )
     if ctx.roles.maps_service_roles:
         ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)
+    from core.read.zones import UsersZones
+
+    # Where the config names no zone for an organization, its cached users' zone (as the dashboard's).
+    ctx.config = config.model_copy(update={"notify": config.notify.reading_users_zones(UsersZones(ctx.db))})
     return ctx
 
 

@@ -34,7 +34,7 @@ def organization_zone(path: str) -> str:
 @st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
 def _organization_zone(path: str, config_path: str, org_id: int | None) -> str:
     try:
-        cached = data.organization_time_zone(path, org_id) or data.organization_time_zone(path)
+        cached = data.users_zone(path, org_id)
     except (sqlite3.DatabaseError, RuntimeError):  # no cache yet, or not one: the page says so itself
         cached = None
     return timefmt.org_zone(notify_section(Path(config_path)), org_id, fallback=cached).key

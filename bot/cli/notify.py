@@ -83,9 +83,11 @@ def run(
     from bot.notify.source import CacheSource, ServiceSource, Source
     from core.cache.db import open_cache
     from core.private import owner_only
+    from core.read.zones import UsersZones
 
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     db = open_cache(args.db or settings.db_path)
+    config = config.reading_users_zones(UsersZones(lambda: db))  # as the bot's and the dashboard's
     source: Source
     if _source(args, config) == "service":
         from core.client import SamClient

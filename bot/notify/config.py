@@ -51,6 +51,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -60,6 +61,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -341,6 +343,7 @@ class NotifyConfig(_Section):
     # [notify.channels.<id>]; the attribute has another name because channels() lists the channels posted to
     per_channel: dict[str, ChannelNotify] = Field(default_factory=dict, alias="channels")
     maintenance: tuple[MaintenanceEntry, ...] = ()
+    _users_zone: Callable[[int | None], str | None] | None = PrivateAttr(default=None)
 
     @field_validator("per_channel")
     @classmethod
@@ -375,8 +378,21 @@ class NotifyConfig(_Section):
         return route.channel if route is not None else self.default_channel
 
     def zone_for(self, org_id: int | None) -> ZoneInfo:
-        """The organization's zone (`timezones`, else `timezone`): core's one reading of it."""
-        return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
+        """The organization's zone, core's one reading of it (`core.timefmt.org_zone`): `timezones`, else
+        `timezone` when the file sets it, else the zone most of its cached users have (when this process
+        reads a cache: `reading_users_zones`), else UTC. The dashboard's default is the same zone."""
+        named = "timezone" in self.model_fields_set or (org_id is not None and org_id in self.timezones)
+        if self._users_zone is None or named:
+            return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
+        return org_zone({"timezones": self.timezones}, org_id, fallback=self._users_zone(org_id))
+
+    def reading_users_zones(self, users_zone: Callable[[int | None], str | None]) -> NotifyConfig:
+        """This config, with the cached users' zone (`core.read.UsersZones`) as the zone of an organization
+        it names none for: how the bot and the notifier read it, so that their times agree with the
+        dashboard's default. The parsed model itself is left as it is."""
+        reading = self.model_copy()
+        reading._users_zone = users_zone
+        return reading
 
     def maintenance_zone(self, entry: MaintenanceEntry) -> ZoneInfo:
         return ZoneInfo(entry.timezone) if entry.timezone else self.zone_for(entry.org)

@@ -36,7 +36,7 @@ from core.read.rows import (
 from core.read.sparklines import KpiHours, kpi_hours
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
 from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
-from core.read.zones import organization_time_zone
+from core.read.zones import UsersZones, organization_time_zone, users_zone
 
 __all__ = [
     "SEVERITY",
@@ -53,6 +53,7 @@ __all__ = [
     "PanelUser",
     "SensorRow",
     "TableFreshness",
+    "UsersZones",
     "WeekdayHourCount",
     "WhoCan",
     "WhoCanEntry",
@@ -72,6 +73,7 @@ __all__ = [
     "panel_detail",
     "recent_alarms",
     "search",
+    "users_zone",
     "weekday_hour_counts",
     "who_can",
 ]

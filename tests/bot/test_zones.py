@@ -12,6 +12,7 @@ import pytest
 
 from bot.actions.lifecycle import unchanged_text
 from bot.commands.audit import audit_line
+from bot.config import parse_config
 from bot.render.common import blocks_to_dicts
 from bot.render.lists import alarms_blocks, privileges_blocks, window_words
 from bot.render.panels import PanelStatus, panel_blocks
@@ -126,3 +127,25 @@ def test_a_handover_digest_is_in_its_organizations_zone() -> None:
                       cameras_offline=(), quiet=())  # fmt: skip
     shown = json.dumps(handover_digest(digest, zone_for(1001), T + 3_600_000).blocks)
     assert "2026-11-18 16:36:40 IST" in shown and "2026-11-18 17:36:40 IST" in shown
+
+
+def test_where_the_config_names_no_zone_the_bot_reads_the_users_zone_as_the_dashboard(tmp_path: Path) -> None:
+    """One zone in one alarm's flow without a `[notify] timezone` too: the bot (and the notifier) fall back to
+    the zone most of the organization's cached users have, as the dashboard's default does."""
+    from bot.context import build_context
+    from core.cache import writes
+    from core.read import users_zone
+    from core.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, config_path=tmp_path / "absent.toml")
+    ctx = build_context(settings, parse_config({"notify": {"timezones": {"1002": "Europe/Berlin"}}}))
+    assert ctx.config.notify.zone_for(1001) == UTC  # nothing cached yet
+    db = open_cache(ctx.db_path)
+    with write_transaction(db):
+        writes.upsert_dicts(db, "users", [writes.user_row({"userId": 7, "timeZoneId": "Asia/Kolkata"}, 1001)],
+                            "user_id")  # fmt: skip
+    fresh = build_context(settings, parse_config({"notify": {"timezones": {"1002": "Europe/Berlin"}}}))
+    assert fresh.config.notify.zone_for(1001) == KOLKATA == ZoneInfo(users_zone(fresh.db(), 1001) or "")
+    assert fresh.config.notify.zone_for(1002) == BERLIN  # the config's own entry first
+    named = build_context(settings, parse_config({"notify": {"timezone": "UTC"}}))
+    assert named.config.notify.zone_for(1001) == UTC  # a zone the file sets wins over the users'

@@ -160,7 +160,12 @@ def check_config(
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
     every = "SAMOPS_POLL_INTERVAL" if config.interval is None else f"{config.interval:g} s"
-    console.print(f"source: {config.source}, every {every}, time zone {config.timezone}")
+    zone = (
+        config.timezone
+        if "timezone" in config.model_fields_set
+        else "each organization's users' zone, else UTC"
+    )
+    console.print(f"source: {config.source}, every {every}, time zone {zone}")
     if default is None:
         problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
     problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]

@@ -43,11 +43,11 @@ from core.cache.schema import rebuild_activity_hours  # noqa: E402
 from core.cache.writes import ACTIVITY_FIELDS, write_transaction  # noqa: E402
 from dashboard import alarm_table  # noqa: E402
 from dashboard.cli import streamlit_command  # noqa: E402
+from tests.dashboard.test_dashboard_browser import dashboard  # noqa: E402
 from tests.support.browser import CHROMIUM, launch  # noqa: E402
 from tests.support.processes import ROOT as REPO  # noqa: E402
 from tests.support.processes import free_port, streamlit_serving  # noqa: E402
 from tests.support.seed_cache import ORGS, seed_cache  # noqa: E402
-from tests.dashboard.test_dashboard_browser import dashboard  # noqa: E402
 
 DAY_MS = 86_400_000
 # The floor: what Streamlit itself needs to show a table in a fresh tab, served with the dashboard's options.

@@ -16,10 +16,9 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
-from bot import actions, events, slash, views
+from bot import actions, error_handler, events, slash, views
 from bot.context import AppContext
 from bot.events.home import HomeTabs
-from bot.listener_errors import on_listener_error
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +63,10 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
         app = App(authorize=authorize, **common)
     else:
         app = App(token_verification_enabled=True, **common)
-    app.error(on_listener_error)
+    home = home or HomeTabs(ctx)
+    error_handler.install(app, ctx, home)  # every listener's failure: one ERROR line, the person told
     slash.register(app, ctx)
     actions.register(app, ctx)
     views.register(app, ctx)
-    events.register(app, home or HomeTabs(ctx))
+    events.register(app, home)
     return app

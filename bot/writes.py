@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.webhook import WebhookClient
 
+from bot.listener_errors import log_failure
 from bot.render.common import blocks_to_dicts, escape, section
 from bot.render.forms import write_answer
 from bot.roles import Role
@@ -182,8 +183,8 @@ def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -
     except SamError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
         return "failed", f"The service call failed; nothing was confirmed (ref {reference}).", None
-    except Exception:  # a bug of ours must still get an answer, and the trace goes to the log only
-        log.exception("ref=%s %s failed", reference, request.command)
+    except Exception as err:  # noqa: BLE001  # a bug of ours must still get an answer; the trace goes to the log
+        log_failure(reference, request.command, err)
         return "failed", f"Something went wrong on our side (ref {reference}).", None
     failed = _failed_results(result)
     if failed:

@@ -197,5 +197,5 @@ def settings_or_report(prog: str) -> Settings | None:
     try:
         return load_settings()
     except SettingsError as err:
-        print(f"{prog}: {err}", file=sys.stderr)
+        print(f"{prog}: {err}", file=sys.stderr)  # noqa: T201  # a program's first words, before its logging
         return None

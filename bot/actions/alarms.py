@@ -10,6 +10,7 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
+from bot.listener_errors import respond_privately
 from bot.notify.config import NotifyConfig
 from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
 from bot.render import quiet as quiet_render
@@ -71,12 +72,12 @@ def viewed_panel(
     """The panel id a read-only button carries, or None once the clicker (without a role) is refused or told
     that the button names no panel: `unnamed`, or when None, `read_id`'s own words."""
     if ctx.roles.role_of(slack_user(body)) == Role.NONE:
-        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, ctx.roles.refusal())
         return None
     try:
         return read_id(action.get("value"), "This button")
     except PayloadError as err:
-        respond(text=unnamed or str(err), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, unnamed or str(err))
         return None
 
 
@@ -89,7 +90,7 @@ def on_panel_status(
         return
     config = ctx.config.notify
     text = panel_summary(ctx.db(), resource_id, config)
-    respond(text=text, response_type="ephemeral", replace_original=False)
+    respond_privately(respond, text)
 
 
 def on_silence(
@@ -99,7 +100,7 @@ def on_silence(
     try:
         value = read_json(SilenceValue, action.get("value"), "This button")
     except PayloadError:
-        respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
+        respond_privately(respond, "This button is not valid.")
         return
     resource_id, minutes = value.r, value.m
     user = slack_user(body)
@@ -107,13 +108,13 @@ def on_silence(
     if role < Role.TECHNICIAN:
         # Silencing hides alarms from everyone: the same role as the other writes.
         text = ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     db = ctx.db()
     detail = read.panel_detail(db, resource_id, activities=0)
     if detail is None:
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     config = ctx.config.notify
     at = now_ms()

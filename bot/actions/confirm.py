@@ -13,6 +13,7 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
+from bot.listener_errors import respond_privately
 from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, read_json
 from bot.payloads import slack_user as user_of
 from bot.render.common import blocks_to_dicts, escape
@@ -80,11 +81,7 @@ def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> No
     value = parse_value(action.get("value"))
     if value is None:
         log.warning("ignored a confirm button with a malformed value from %s", slack_user)
-        respond(
-            text="This button is not valid any more; run the command again.",
-            response_type="ephemeral",
-            replace_original=False,
-        )
+        respond_privately(respond, "This button is not valid any more; run the command again.")
         return
     command, summary, done, operation = _write_for(ctx, value)
     if denied := role_denied(ctx, slack_user, Role.ADMIN):

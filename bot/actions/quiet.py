@@ -9,6 +9,7 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
+from bot.listener_errors import respond_privately
 from bot.payloads import PayloadError, read_id, slack_user
 from bot.render import quiet as render
 from bot.roles import Role
@@ -26,20 +27,20 @@ def on_lift(
     user = slack_user(body)
     if denied := role_denied(ctx, user, Role.TECHNICIAN):
         audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
-        respond(text=denied, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, denied)
         return
     try:
         window_id = read_id(action.get("value"), "This button")
     except PayloadError as err:
-        respond(text=str(err), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, str(err))
         return
     db = ctx.db()
     at = now_ms()
     with write_transaction(db):
         result = quiet.lift(db, window_id, user, at)
     if result is None:
-        respond(text="That silence or window is no longer in samops' cache; nothing was lifted.",
-                response_type="ephemeral", replace_original=False)  # fmt: skip
+        text = "That silence or window is no longer in samops' cache; nothing was lifted."
+        respond_privately(respond, text)
         return
     window, lifted = result
     config = ctx.config.notify
@@ -50,7 +51,7 @@ def on_lift(
             text = f"Already lifted by <@{window.lifted_by}> at {when}."
         else:
             text = f"It already ended at {local(window.end, zone, seconds=True)}."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     summary = f"lifted the {window.kind} of {window.scope()}"
     # The same command words as a refused lift's, so one filter finds both.

@@ -10,6 +10,7 @@ poll's cost that of the overlap window, not of the install's history.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -42,6 +43,8 @@ from core.text import counted
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class Notifier:
@@ -50,7 +53,6 @@ class Notifier:
     delivery: Delivery
     source: Source
     dashboard_url: str
-    log: Callable[[str], None] = print
     started_at: int = field(default_factory=now_ms)
     _backoff: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (until, seconds)
     _service_failing_since: int | None = None
@@ -64,8 +66,8 @@ class Notifier:
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
-        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock, self.log)
-        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.log)
+        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
+        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock)
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self._incident_card, self.clock)
 
     # --- start ----------------------------------------------------------------------------------------
@@ -113,7 +115,7 @@ class Notifier:
             except sqlite3.OperationalError as err:
                 # The sync can hold the write lock longer than the busy timeout; nothing is half-done
                 # (every step is its own transaction), so the next cycle simply goes on.
-                self.log(f"notify: the cache is busy ({err}); trying again")
+                log.warning("notify: the cache is busy (%s); trying again", err)
                 stop.wait(interval)
                 continue
             if once:
@@ -131,7 +133,7 @@ class Notifier:
         except SamError as err:
             self._service_failing_since = self._service_failing_since or now_ms()
             self._service_error = f"{type(err).__name__}: {err}"
-            self.log(f"notify: the service failed: {self._service_error}")
+            log.warning("notify: the service failed: %s", self._service_error)
             return
         self._service_failing_since = None
 
@@ -151,7 +153,7 @@ class Notifier:
             self._open_lifecycle(found, held)
             self.incidents.discover(found, held, since)
         if entries:
-            self.log(f"notify: {len(entries)} new alarms")
+            log.info("notify: %d new alarms", len(entries))
         return len(entries)
 
     # --- the alarm lifecycle -----------------------------------------------------------------------------
@@ -164,7 +166,7 @@ class Notifier:
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
-        return Escalator(self.db, self.config, self.delivery, self.clock, self.log).run()
+        return Escalator(self.db, self.config, self.delivery, self.clock).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL
@@ -188,7 +190,7 @@ class Notifier:
             except DeliveryError as err:
                 seconds = min(MAX_BACKOFF_S, self._backoff.get(channel, (0.0, 0.5))[1] * 2)
                 self._backoff[channel] = (time.monotonic() + seconds, seconds)
-                self.log(f"notify: delivery to {channel} failed ({err}); retrying in {seconds:.0f} s")
+                log.warning("notify: delivery to %s failed (%s); retrying in %.0f s", channel, err, seconds)
                 waits.append(seconds)
         return min(waits)
 
@@ -268,7 +270,7 @@ class Notifier:
         try:
             self.delivery.post(channel, message)
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: the first-start summary waits ({err})")
+            log.info("notify: the first-start summary waits (%s)", err)
             return
         with write_transaction(self.db):
             outbox.set_state(self.db, "summary", "posted")
@@ -291,12 +293,12 @@ class Notifier:
     def _send_notice(self, notice: Notice) -> bool:
         channel = self.config.health.channel
         if channel is None or self.delivery.console:
-            self.log(f"notify: {notice.text}")
+            log.warning("notify: %s", notice.text)
             return True
         try:
             self.delivery.post(channel, render.notice(notice.text))
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: health notice waits ({err})")
+            log.info("notify: health notice waits (%s)", err)
             return False
         return True
 

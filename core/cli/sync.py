@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     try:
         db = open_cache(path)
-    except (SchemaTooNewError, OSError, Exception) as exc:
+    except (SchemaTooNewError, sqlite3.Error, OSError) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
     from core.tiers import schedules

@@ -41,9 +41,9 @@ from core.incidents import (
 )
 from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
+from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
-from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 
 MIN = 60_000
 WINDOW = 10 * MIN
@@ -231,9 +231,7 @@ def test_the_first_card_becomes_the_incident_card_and_escalates_as_one(tmp_path:
     config = parse_notify({"routes": [route], "storm": {"posts_per_second": 50}})
     with SlackStandIn() as slack:
         delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
-        n = Notifier(
-            db, config, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock
-        )
+        n = Notifier(db, config, delivery, CacheSource(), "http://dash.local", clock=clock)
         n.start()
         now = clock.real_now()
         add_activity(db, "E-BURGLARY", now + 2000, "Burglary alarm")
@@ -264,9 +262,7 @@ def test_the_first_card_becomes_the_incident_card_and_escalates_as_one(tmp_path:
         with write_transaction(db):
             db.execute("UPDATE incidents SET edited = 0")
         updates = len(slack.calls_to("chat.update"))
-        n = Notifier(
-            db, config, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock
-        )
+        n = Notifier(db, config, delivery, CacheSource(), "http://dash.local", clock=clock)
         n.start()
         deliver_all(n)
         assert [c for c in slack.calls_to("chat.postMessage") if c.params.get("attachments")] == [first]

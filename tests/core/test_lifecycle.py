@@ -193,7 +193,7 @@ ROUTE = {
 def make_notifier(db: Any, slack: SlackStandIn, clock: FakeClock) -> Notifier:
     cfg = parse_notify({"default_channel": "C_ALL", "routes": [ROUTE], "storm": {"posts_per_second": 50}})
     delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
-    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock)
+    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", clock=clock)
     n.start()
     return n
 
@@ -322,7 +322,7 @@ def test_the_notifier_keeps_a_storm_cards_handling_when_it_edits_the_card(db: An
     with SlackStandIn() as slack:
         cfg = parse_notify({"default_channel": "C_ALL", "storm": {"threshold": 1, "posts_per_second": 50}})
         delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
-        n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock)
+        n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", clock=clock)
         n.start()
         now = clock.real_now()
         for i in range(4):

@@ -13,8 +13,8 @@ from core.cache.db import open_cache
 from core.cache.transactions import write_transaction
 from core.clock import DAY_MS
 from core.panel_access import validity_to_json
-from tests.support.seed_cache import seed_cache
 from tests.dashboard.test_dashboard import PAGES, open_page, texts
+from tests.support.seed_cache import seed_cache
 
 PANEL = 5004
 

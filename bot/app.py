@@ -68,5 +68,6 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     slash.register(app, ctx)
     actions.register(app, ctx)
     views.register(app, ctx)
+    ctx.home_note = home.note  # what was opened from the Home is answered there (bot/actions/lifecycle.py)
     events.register(app, home)
     return app

@@ -31,7 +31,7 @@ from bot.slash.registry import Invocation
 from core.cache import audit, claims
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 from core.redact import mask_secret_words
-from core.reference import new_reference
+from core.reference import is_reference, new_reference
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -84,24 +84,28 @@ def role_denied(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
     return f"Sorry, this needs the {ROLE_WORDS[needed]} role; you are a {ROLE_WORDS[role]}."
 
 
-def audit_denied(ctx: AppContext, slack_user: str, command: str, org_id: int | None = None) -> None:
-    """Record a refused write attempt (a forged or stale button, a submission by the wrong role)."""
+def audit_denied(
+    ctx: AppContext, slack_user: str, command: str, org_id: int | None = None, why: str = "role too low"
+) -> str:
+    """Record a refused write attempt (a forged or stale button, a submission by the wrong role); returns
+    its reference. `why` is samops' own sentence, never text from the request."""
     reference = new_reference()
-    log.warning("ref=%s denied %s for %s", reference, command, slack_user)
+    log.warning("ref=%s denied %s for %s: %s", reference, command, slack_user, why)
     audit.record(
         ctx.db(),
         slack_user=slack_user,
         command=command,
         org_id=org_id,
         outcome="denied",
-        summary="refused: role too low",
+        summary=f"refused: {why}",
         reference=reference,
     )
+    return reference
 
 
 def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
     """Claim, run, audit, announce. `operation` calls the service and returns its result."""
-    reference = request.reference or new_reference()
+    reference = request.reference if is_reference(request.reference) else new_reference()
     db = ctx.db()
     if not claims.claim_once(db, request.dedupe_key):
         log.info(
@@ -130,7 +134,7 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
 def record_cache_write(ctx: AppContext, request: WriteRequest) -> None:
     """A write to samops' own cache (a silence, a maintenance window, a lift), done: its audit row and its
     line in the audit channel, as for a write to the service."""
-    reference = request.reference or new_reference()
+    reference = request.reference if is_reference(request.reference) else new_reference()
     _record(ctx.db(), request, "ok", request.summary, reference)
     _announce(ctx, request, "ok", reference)
 

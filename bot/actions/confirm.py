@@ -14,7 +14,7 @@ from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
 from bot.listener_errors import respond_privately
-from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, read_json
+from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, part, read_json
 from bot.payloads import slack_user as user_of
 from bot.render.common import blocks_to_dicts, escape
 from bot.render.forms import write_answer
@@ -42,8 +42,8 @@ def parse_value(raw: object) -> RevokeValue | DeleteUserValue | None:
 
 def click_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     """One click on one message's button: a double click or a retry repeats the message ts and action."""
-    container = body.get("container") or {}
-    where = container.get("message_ts") or (body.get("message") or {}).get("ts") or body.get("trigger_id")
+    message_ts = part(body, "container").get("message_ts") or part(body, "message").get("ts")
+    where = message_ts or body.get("trigger_id")
     return dedupe_key("action", where, action.get("action_id"), action.get("value"))
 
 

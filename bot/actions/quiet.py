@@ -10,7 +10,7 @@ from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
 from bot.listener_errors import respond_privately
-from bot.payloads import PayloadError, read_id, slack_user
+from bot.payloads import PayloadError, part, read_id, slack_user
 from bot.render import quiet as render
 from bot.roles import Role
 from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied
@@ -57,7 +57,7 @@ def on_lift(
     # The same command words as a refused lift's, so one filter finds both.
     record_cache_write(ctx, WriteRequest(user, f"quiet lift {window.id}", summary, "", window.organization))
     card = render.lifted_card(window, zone)
-    if (body.get("container") or {}).get("is_ephemeral"):
+    if part(body, "container").get("is_ephemeral"):
         # A list only its reader sees: tell the channel, as lifting changes what everyone gets.
         respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)
     else:

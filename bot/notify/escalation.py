@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
@@ -136,9 +137,9 @@ class Escalator:
 
     def _incident_handled(self, thread: Thread) -> bool:
         """Whether the thread's card is an incident card someone has taken up."""
-        incident = incidents.by_card(self.db, thread.channel, thread.ts)
-        if incident is None:
+        card = cards.card_at(self.db, thread.channel, thread.ts)
+        if card is None or card.kind is not cards.CardKind.INCIDENT or card.incident_id is None:
             return False
-        members = [event_id for event_id, _ in incidents.alarms(self.db, incident.id)]
+        members = [event_id for event_id, _ in incidents.alarms(self.db, card.incident_id)]
         counts = handling.state_counts(self.db, members)
         return bool(counts.get(State.ACKNOWLEDGED) or counts.get(State.RESOLVED))

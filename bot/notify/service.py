@@ -17,26 +17,23 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
-from bot.notify.incidents import IncidentCards, incident_view
+from bot.notify.incidents import IncidentCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
-from bot.render.incidents import incident_card
 from core import lifecycle
-from core.cache import incidents as incident_records
 from core.cache import outbox
-from core.cache.incidents import IncidentRow
-from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
+from core.cache.outbox import Alarm, CardThread, OutboxEntry
 from core.cache.writes import write_transaction
 from core.clock import now_ms
 from core.errors import SamError
-from core.read import handling
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -65,10 +62,10 @@ class Notifier:
     incidents: IncidentCards = field(init=False)
 
     def __post_init__(self) -> None:
-        self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
+        self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
         self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
         self.handovers = Handovers(self.db, self.config, self.delivery, self.clock)
-        self.incidents = IncidentCards(self.db, self.config, self.delivery, self._incident_card, self.clock)
+        self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
 
     # --- start ----------------------------------------------------------------------------------------
 
@@ -231,7 +228,7 @@ class Notifier:
             outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
             self.incidents.posted(entry.alarm.event_id, channel, ts)
 
-    def _cards_with_work(self) -> list[Card]:
+    def _cards_with_work(self) -> list[CardThread]:
         return self.storm.with_work()
 
     def _has_work(self) -> bool:
@@ -307,24 +304,10 @@ class Notifier:
     def _window_start(self) -> int:
         return self.storm.window_start()
 
+    def drawing(self) -> cards.Drawing:
+        """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
+        zone_for = self.config.zone_for
+        return cards.Drawing(self.db, zone_for, self.source.data_as_of(self.db), self.dashboard_url)
+
     def _card(self, alarm: Alarm) -> render.Rendered:
-        zone = self.config.zone_for(alarm.org_id)
-        return render.alarm_card(alarm, zone, self.source.data_as_of(self.db), self.dashboard_url)
-
-    def _storm_card(
-        self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
-    ) -> render.Rendered:
-        incident = incident_records.by_card(self.db, channel, ts) if ts is not None else None
-        if incident is not None:  # an incident card is tracked with the storm cards for its thread
-            return self._incident_card(incident)
-        zone = self.config.zone_for(alarm.org_id)
-        # An edit keeps the card's handling line and buttons as the team left them.
-        handled = handling.card_states(self.db, channel, ts) if ts is not None else None
-        return render.storm_card(
-            alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
-        )
-
-    def _incident_card(self, incident: IncidentRow) -> render.Rendered:
-        zone = self.config.zone_for(incident.org_id)
-        view = incident_view(self.db, incident)
-        return incident_card(view, zone, self.source.data_as_of(self.db), self.dashboard_url)
+        return cards.draw_alarm(self.drawing(), alarm)

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
 
+from bot.cards import incident_view
 from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
-from bot.notify.incidents import incident_view
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from bot.render.incidents import IncidentView, incident_card
@@ -141,6 +141,22 @@ def test_which_cameras_belong_to_a_panels_site(
     same: bool,
 ) -> None:  # fmt: skip
     assert camera_on_site(camera, camera_path, camera_org, panel, panel_path, panel_org) is same
+
+
+# Issue 26: `/` is the root every resource of the service sits under, so it names no site.
+ROOTS = ["/", "//", " / ", "/ /", "", "   ", None]
+paths = st.one_of(st.sampled_from(ROOTS), st.text(alphabet="/ ab", max_size=6))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(camera_path=paths, panel_path=paths, org=st.integers(min_value=1, max_value=3))
+def test_fuzz_a_root_or_blank_tree_path_names_no_site(
+    camera_path: str | None, panel_path: str | None, org: int
+) -> None:
+    same = camera_on_site("Yard cam", camera_path, org, "Kreuzberg Branch 3", panel_path, org)
+    place = [(p or "").strip().strip("/").strip() for p in (camera_path, panel_path)]
+    assert same is (bool(place[0]) and place[0] == place[1])
+    assert not camera_on_site("Yard cam", "/", org, "Kreuzberg Branch 3", "/", org)
 
 
 def test_the_cache_joins_late_parts_and_counts_versions(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Browser, BrowserContext, WebSocket, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, ViewportSize, WebSocket, sync_playwright  # noqa: E402
 
 from core import read  # noqa: E402
 from core.cache.db import open_cache, open_reader  # noqa: E402
@@ -142,7 +142,7 @@ def bare_streamlit(folder: Path) -> Iterator[str]:
         yield f"{base}/"
 
 
-VIEWPORT = {"width": 1440, "height": 1100}
+VIEWPORT: ViewportSize = {"width": 1440, "height": 1100}
 GOALS = {"cold": 2.5, "warm": 1.2}  # seconds, issue 16
 # The message carrying a table: an st.dataframe's Arrow bytes carry pandas' schema metadata (the bare page);
 # the Alarms page's HTML table carries its label (dashboard/alarm_table.py).
@@ -260,7 +260,7 @@ def report_tabs(size: int, rows: list[Row], load_start: float, load_end: float) 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--activities", type=int, default=1_000_000)
     parser.add_argument("--baseline", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)

@@ -198,7 +198,7 @@ def test_a_camera_going_down_is_recorded_once_when_it_changes(tmp_path: Path) ->
     def write(rows: list[dict[str, object]], now: int) -> int:
         with db.conn:
             found = store.note_camera_changes(db, rows, now)
-            db["cameras"].upsert_all(rows, pk="resource_id", alter=True)
+            db.table("cameras").upsert_all(rows, pk="resource_id", alter=True)
         return found
 
     assert write([camera(1, False), camera(2, True, "online")], T0) == 0  # first sight: no change

@@ -98,8 +98,8 @@ def test_taking_or_resolving_an_open_alarm_acknowledges_it(db: Any) -> None:
 def test_the_migration_carries_old_acknowledgements_over(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     old = old_cache(path, schema.MIGRATIONS.index(schema._v8_alarm_lifecycle))
-    old["activities"].insert({"event_id": "E1", "activity_time": 1000, "event_type": "violation"})
-    old["alarm_acks"].insert({"event_id": "E1", "slack_user": "U_OLD", "at": 61_000})
+    old.table("activities").insert({"event_id": "E1", "activity_time": 1000, "event_type": "violation"})
+    old.table("alarm_acks").insert({"event_id": "E1", "slack_user": "U_OLD", "at": 61_000})
     old.conn.commit()
     old.close()
     db = open_cache(path)

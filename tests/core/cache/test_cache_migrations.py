@@ -19,7 +19,7 @@ def test_a_new_cache_has_every_table_before_any_module_uses_it(tmp_path: Path) -
     assert SIDE_TABLES | {"audit_log", "notify_outbox", "alarm_acks", "panel_silences"} <= set(
         db.table_names()
     )
-    indexed = {tuple(i.columns) for i in db["notify_outbox"].indexes}
+    indexed = {tuple(i.columns) for i in db.table("notify_outbox").indexes}
     assert {("ts",), ("channel", "posted_at")} <= indexed
 
 

@@ -76,7 +76,7 @@ class AppContext:
         """This thread's connection to the cache (SQLite connections are not shared between threads)."""
         db = getattr(self._local, "db", None)
         if db is None:
-            from core.cache.db import open_cache
+            from core.cache import open_cache
 
             db = self._local.db = open_cache(self.db_path)
         return db
@@ -106,7 +106,7 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
     )
     if ctx.roles.maps_service_roles:
         ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)
-    from core.read.zones import UsersZones
+    from core.read import UsersZones
 
     # Where the config names no zone for an organization, its cached users' zone (as the dashboard's).
     ctx.config = config.model_copy(update={"notify": config.notify.reading_users_zones(UsersZones(ctx.db))})

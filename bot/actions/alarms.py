@@ -17,12 +17,10 @@ from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
 from bot.writes import WriteRequest, record_cache_write
-from core import read
-from core.cache import outbox, quiet
-from core.cache.writes import write_transaction
+from core import cache, read
+from core.cache import write_transaction
 from core.clock import now_ms
-from core.read import quiet as quiet_read
-from core.read.quiet import QuietWindow
+from core.read import QuietWindow
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 from core.timefmt import local
@@ -33,8 +31,8 @@ log = logging.getLogger(__name__)
 def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
     """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
     with write_transaction(db):
-        window_id = quiet.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
-        found = quiet_read.window(db, window_id)
+        window_id = cache.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
+        found = read.quiet_window(db, window_id)
     assert found is not None
     return found
 
@@ -51,7 +49,7 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
         f"*{escape(detail.panel.name or 'Panel')}* ({resource_id}) · {model} · {enabled}",
         f"{counted(sensors, 'sensor')}, {counted(len(detail.controllers), 'controller')}",
     ]
-    until = outbox.silence_until(db, resource_id)
+    until = cache.silence_until(db, resource_id)
     if until and until > now_ms():
         lines.append(f":no_bell: silenced until {local(until, zone, seconds=True)}")
     if detail.last_activities:

@@ -14,8 +14,8 @@ from bot.payloads import PayloadError, part, read_id, slack_user
 from bot.render import quiet as render
 from bot.roles import Role
 from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied
-from core.cache import quiet
-from core.cache.writes import write_transaction
+from core import cache
+from core.cache import write_transaction
 from core.clock import now_ms
 from core.timefmt import local
 
@@ -37,7 +37,7 @@ def on_lift(
     db = ctx.db()
     at = now_ms()
     with write_transaction(db):
-        result = quiet.lift(db, window_id, user, at)
+        result = cache.lift_window(db, window_id, user, at)
     if result is None:
         text = "That silence or window is no longer in samops' cache; nothing was lifted."
         respond_privately(respond, text)

@@ -67,7 +67,7 @@ from pydantic import (
     model_validator,
 )
 
-from core.cache.outbox import Alarm
+from core.alarms import Alarm
 from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
 

@@ -10,8 +10,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, SectionBlock
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, header, join_lines, section
-from core.read.handover import Handover
-from core.read.quiet import MAINTENANCE, HeldGroup, QuietWindow
+from core.read import MAINTENANCE, Handover, HeldGroup, QuietWindow
 from core.text import counted
 from core.timefmt import local
 

@@ -56,8 +56,11 @@ class GroupTest:
             while groups:
                 self.rounds += 1
                 answers = list(pool.map(self._ask, groups))  # a failure raises here: the caller retries
-                groups = [half for group, records in zip(groups, answers, strict=True)
-                          for half in self._settle(group, records)]  # fmt: skip
+                groups = [
+                    half
+                    for group, records in zip(groups, answers, strict=True)
+                    for half in self._settle(group, records)
+                ]
         found = self._found.values()
         return sorted(found, key=lambda f: (f.activity.activity_time or 0, f.activity.event_id or ""))
 

@@ -115,9 +115,10 @@ def place(spans: Sequence[Span], evidence: Evidence, window_ms: int) -> int | No
     """The index of the incident that `evidence` joins (the earliest one of its panel whose span ± window
     covers its time), or None: it starts an incident of its own."""
     found = [
-        (span.first, i) for i, span in enumerate(spans)
+        (span.first, i)
+        for i, span in enumerate(spans)
         if span.panel == evidence.panel and span.covers(evidence.time, window_ms)
-    ]  # fmt: skip
+    ]
     return min(found)[1] if found else None
 
 

@@ -62,12 +62,14 @@ def record(
         if execute(db, "SELECT 1 FROM incident_evidence WHERE ref = ?", [piece.ref]).fetchone():
             continue
         candidates = [
-            _row(r) for r in execute(db,
+            _row(r)
+            for r in execute(
+                db,
                 f"SELECT {_COLUMNS} FROM incidents WHERE resource_id = ? AND first_time <= ?"
                 " AND last_time >= ? ORDER BY first_time, id",
                 [piece.panel, piece.time + window_ms, piece.time - window_ms],
             ).fetchall()
-        ]  # fmt: skip
+        ]
         index = place([Span(c.resource_id, c.first_time, c.last_time) for c in candidates], piece, window_ms)
         if index is None:
             cursor = execute(
@@ -85,12 +87,20 @@ def record(
                 " evidence = evidence + 1, version = version + 1 WHERE id = ?",
                 [piece.time, piece.time, incident_id],
             )
-        execute(db,
+        execute(
+            db,
             "INSERT INTO incident_evidence (ref, incident_id, kind, time, text, event_id, arrived_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [piece.ref, incident_id, piece.kind, piece.time, piece.text[:500],
-             piece.ref if piece.ref in alarm_refs else None, now],
-        )  # fmt: skip
+            [
+                piece.ref,
+                incident_id,
+                piece.kind,
+                piece.time,
+                piece.text[:500],
+                piece.ref if piece.ref in alarm_refs else None,
+                now,
+            ],
+        )
         execute(
             db,
             "UPDATE incidents SET kinds = (SELECT count(DISTINCT kind) FROM incident_evidence"
@@ -212,9 +222,14 @@ class CameraChange:
 
 
 def record_camera_change(
-    db: sqlite_utils.Database, camera_id: int, org_id: int | None, name: str | None, tree_path: str | None,
-    problem: str, first_seen: int,
-) -> None:  # fmt: skip
+    db: sqlite_utils.Database,
+    camera_id: int,
+    org_id: int | None,
+    name: str | None,
+    tree_path: str | None,
+    problem: str,
+    first_seen: int,
+) -> None:
     execute(
         db,
         "INSERT INTO camera_changes (camera_id, org_id, name, tree_path, problem, first_seen)"
@@ -270,7 +285,14 @@ def note_camera_changes(db: sqlite_utils.Database, rows: Sequence[dict[str, Any]
         now_down = camera_down(row.get("status"), None if enabled is None else bool(enabled))
         if now_down is not None and before[rid] is None:
             tree = raw.get("treePath")
-            record_camera_change(db, rid, row.get("org_id"), row.get("name"),
-                                 tree if isinstance(tree, str) else None, now_down, now)  # fmt: skip
+            record_camera_change(
+                db,
+                rid,
+                row.get("org_id"),
+                row.get("name"),
+                tree if isinstance(tree, str) else None,
+                now_down,
+                now,
+            )
             recorded += 1
     return recorded

@@ -123,8 +123,15 @@ def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack
         [SILENCE, resource_id, at, at],
     ).fetchone()
     if row is None:
-        return add_window(db, kind=SILENCE, resource_id=resource_id, starts_at=at, ends_at=until,
-                          created_by=slack_user, created_at=at)  # fmt: skip
+        return add_window(
+            db,
+            kind=SILENCE,
+            resource_id=resource_id,
+            starts_at=at,
+            ends_at=until,
+            created_by=slack_user,
+            created_at=at,
+        )
     execute(
         db, "UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]]
     )

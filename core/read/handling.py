@@ -125,10 +125,17 @@ def open_alarms(db: sqlite_utils.Database, now: int, limit: int = 1000) -> list[
         [State.RESOLVED.value, limit],
     )
     return [
-        OpenAlarm(r["event_id"], r["resource_id"], r["panel_name"], r["opened_at"], State(r["state"]),
-                  r["holder"], max(0, now - r["opened_at"]))
+        OpenAlarm(
+            r["event_id"],
+            r["resource_id"],
+            r["panel_name"],
+            r["opened_at"],
+            State(r["state"]),
+            r["holder"],
+            max(0, now - r["opened_at"]),
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
 
 
 def open_by_age(alarms: Iterable[OpenAlarm]) -> list[tuple[str, int, int]]:

@@ -112,8 +112,13 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         [until, *org_params, HELD_SHOWN],
     )
     held_count = int(scalar(db, f"SELECT count(*) {base} {held_where}", [until, *org_params]))
-    resolved = int(scalar(db, f"SELECT count(*) {base} WHERE s.resolved_at >= ? AND s.resolved_at < ? {org}",
-                          [since, until, *org_params]))  # fmt: skip
+    resolved = int(
+        scalar(
+            db,
+            f"SELECT count(*) {base} WHERE s.resolved_at >= ? AND s.resolved_at < ? {org}",
+            [since, until, *org_params],
+        )
+    )
     waits = [
         int(r[0])
         for r in tuples(

@@ -57,8 +57,9 @@ def _summary(db: sqlite_utils.Database, row: Any) -> IncidentSummary:
     kinds = kinds_of(json.loads(row[9] or "[]"))
     alarms = tuple(json.loads(row[10] or "[]"))
     state = incident_state(state_counts(db, alarms))
-    return IncidentSummary(row[0], row[1], row[2], row[3], row[4], row[5], row[6], kinds, state.value, alarms,
-                           row[7], row[8])  # fmt: skip
+    return IncidentSummary(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], kinds, state.value, alarms, row[7], row[8]
+    )
 
 
 def open_incidents(

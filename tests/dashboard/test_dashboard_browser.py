@@ -66,6 +66,7 @@ def simulator_expectations(sim: Simulator) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_every_page_in_headless_chromium_over_a_synced_cache(tmp_path: Path) -> None:
     db = tmp_path / "cache.db"

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from core.access_windows import Validity, validity_of
+from core.cache.panel_access import replace_panel_access
 from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.clock import now_ms
@@ -24,7 +25,6 @@ from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
 
-TABLE = "panel_access"
 _POOL_SIZE = 8  # operation 15 is asked once per user; a few at a time
 
 
@@ -36,17 +36,17 @@ def refresh_panel_access(
     rows = fetch_panel_access(client, org, resource_ids)
     panels = set(resource_ids) if resource_ids is not None else None
     with write_transaction(db):
-        if panels is None:
-            db.conn.execute(f"DELETE FROM {TABLE} WHERE org_id IS ?", [org])
-        elif panels:
-            marks = ", ".join("?" for _ in panels)
-            db.conn.execute(f"DELETE FROM {TABLE} WHERE resource_id IN ({marks})", list(panels))
-        db.conn.executemany(
-            f"INSERT OR REPLACE INTO {TABLE} (resource_id, user_id, org_id, name, groups, validity, "
-            "fetched_at) VALUES (:resource_id, :user_id, :org_id, :name, :groups, :validity, :fetched_at)",
-            rows,
-        )
+        replace_panel_access(db, org, panels, rows)
     return len(rows)
+
+
+def refresh_panel_authorizations(
+    db: sqlite_utils.Database, client: SamClient, org: int | None, resource_id: int
+) -> int:
+    """One panel's authorizations, read live from the service into the cache before `/sam who-can` (or its
+    button) judges them; returns the rows written. NotFoundError when the organization does not list the
+    panel; any other SamError leaves what the cache held, for an answer from the cache."""
+    return refresh_panel_access(db, client, org, [resource_id])
 
 
 def fetch_panel_access(
@@ -73,7 +73,7 @@ def fetch_panel_access(
             if ru.user_id is not None and pair.resource_id is not None:
                 authorized.setdefault((pair.resource_id, ru.user_id), ru.user_name)
     privileges = _privileges(client, org, {uid for _, uid in authorized})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (rid, uid), panel_name in sorted(authorized.items()):
         person = people.get(uid)
         priv = privileges.get(uid)
@@ -132,7 +132,7 @@ def _group_names(priv: UserPrivileges | None, person: OrganizationUser | None) -
             by_assignment[upg.id] = name.strip()
         if isinstance(group.get("id"), int):
             by_group[group["id"]] = name.strip()
-    names = []
+    names: list[str] = []
     for g in sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0):
         if not g.authority:
             continue

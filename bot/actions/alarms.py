@@ -10,6 +10,7 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext, notify_config
+from bot.listener_errors import respond_privately
 from bot.notify.config import NotifyConfig
 from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
 from bot.render import alarms as render
@@ -17,12 +18,10 @@ from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
 from bot.writes import WriteRequest, record_cache_write
-from core import read
-from core.cache import outbox, quiet
-from core.cache.writes import write_transaction
+from core import cache, read
+from core.cache import write_transaction
 from core.clock import now_ms
-from core.read import quiet as quiet_read
-from core.read.quiet import QuietWindow
+from core.read import QuietWindow
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -32,8 +31,8 @@ log = logging.getLogger(__name__)
 def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
     """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
     with write_transaction(db):
-        window_id = quiet.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
-        found = quiet_read.window(db, window_id)
+        window_id = cache.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
+        found = read.quiet_window(db, window_id)
     assert found is not None
     return found
 
@@ -50,7 +49,7 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
         f"*{escape(detail.panel.name or 'Panel')}* ({resource_id}) · {model} · {enabled}",
         f"{counted(sensors, 'sensor')}, {counted(len(detail.controllers), 'controller')}",
     ]
-    until = outbox.silence_until(db, resource_id)
+    until = cache.silence_until(db, resource_id)
     if until and until > now_ms():
         lines.append(f":no_bell: silenced until {render.local_time(until, zone)}")
     if detail.last_activities:
@@ -71,12 +70,12 @@ def viewed_panel(
     """The panel id a read-only button carries, or None once the clicker (without a role) is refused or told
     that the button names no panel: `unnamed`, or when None, `read_id`'s own words."""
     if ctx.roles.role_of(slack_user(body)) == Role.NONE:
-        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, ctx.roles.refusal())
         return None
     try:
         return read_id(action.get("value"), "This button")
     except PayloadError as err:
-        respond(text=unnamed or str(err), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, unnamed or str(err))
         return None
 
 
@@ -89,7 +88,7 @@ def on_panel_status(
         return
     config, _ = notify_config(ctx)
     text = panel_summary(ctx.db(), resource_id, config)
-    respond(text=text, response_type="ephemeral", replace_original=False)
+    respond_privately(respond, text)
 
 
 def on_silence(
@@ -99,7 +98,7 @@ def on_silence(
     try:
         value = read_json(SilenceValue, action.get("value"), "This button")
     except PayloadError:
-        respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
+        respond_privately(respond, "This button is not valid.")
         return
     resource_id, minutes = value.r, value.m
     user = slack_user(body)
@@ -107,12 +106,12 @@ def on_silence(
     if role < Role.TECHNICIAN:
         # Silencing hides alarms from everyone: the same role as the other writes.
         text = ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     db = ctx.db()
     if read.panel_detail(db, resource_id, activities=0) is None:
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     config, _ = notify_config(ctx)
     at = now_ms()

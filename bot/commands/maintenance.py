@@ -20,11 +20,10 @@ from bot.slash.panels_lookup import resolve_panels
 from bot.slash.parse import as_typed, parse_text
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied, slash_key
-from core.cache import claims, quiet
-from core.cache.writes import write_transaction
+from core import cache
+from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
-from core.read import organizations
-from core.read.quiet import MAINTENANCE, window, windows_in_force
+from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
 from core.windows import WhenError, parse_when
 
 USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
@@ -72,13 +71,13 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     _check_span(start, end, now)
     reason = _reason(reason_words)
     db = ctx.db()
-    if not claims.claim_once(db, slash_key(inv)):
+    if not cache.claim_once(db, slash_key(inv)):
         return Reply(text="This command was already run (a retry); nothing more was planned.")
     with write_transaction(db):
-        window_id = quiet.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
+        window_id = cache.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
                                      resource_id=resource_id, org_id=None if resource_id else org_id,
                                      reason=reason, created_by=inv.user_id)  # fmt: skip
-        made = window(db, window_id)
+        made = quiet_window(db, window_id)
     assert made is not None
     card = render.window_card(made, zone, now)
     # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.

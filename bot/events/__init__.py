@@ -7,6 +7,7 @@ from typing import Any
 from slack_bolt import App, BoltContext
 
 from bot.events.home import HomeAnswer, HomeTabs
+from bot.payloads import slack_user
 from bot.render.alarms import ACK, RESOLVE, TAKE
 
 LIFECYCLE = frozenset({ACK, TAKE, RESOLVE})
@@ -23,10 +24,18 @@ def register(app: App, home: HomeTabs) -> None:
         """A click on the Home has no response_url: its answer goes to the top of the Home. A lifecycle
         click anywhere makes the clicker's Home look for the change promptly."""
         if body.get("type") == "block_actions":
-            user = str((body.get("user") or {}).get("id") or "")
-            if user and (body.get("view") or {}).get("type") == "home" and not context.response_url:
+            # Read without trusting the shape: a signed request may carry a list where Slack sends an object.
+            user = slack_user(body)
+            view = body.get("view")
+            if user and isinstance(view, dict) and view.get("type") == "home" and not context.response_url:
                 context["respond"] = HomeAnswer(home, user)
-            if user and any(a.get("action_id") in LIFECYCLE for a in body.get("actions") or []):
+            actions = body.get("actions")
+            clicked = (
+                [a.get("action_id") for a in actions if isinstance(a, dict)]
+                if isinstance(actions, list)
+                else []
+            )
+            if user and LIFECYCLE.intersection(a for a in clicked if isinstance(a, str)):
                 home.poke(user)
         next()
 

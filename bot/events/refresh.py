@@ -1,5 +1,5 @@
 """The App Home refresher: a daemon thread of the bot that looks at the cache every `SAMOPS_HOME_REFRESH`
-seconds and, when anything a Home shows has changed (`core.read.home.fingerprint`: a few aggregates, not a
+seconds and, when anything a Home shows has changed (`core.read.home_fingerprint`: a few aggregates, not a
 Home built), refreshes the Homes of the people who opened theirs recently. `HomeTabs.refresh` publishes
 only a view that differs from the last one shown, at the pace it keeps; what it puts off (pace, 429) is
 tried again here as soon as a slot is free. After a click on a lifecycle button (`HomeTabs.poke`) it looks
@@ -13,7 +13,7 @@ import threading
 
 from bot.events.home import HomeTabs
 from core.clock import now_ms
-from core.read.home import fingerprint
+from core.read import home_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class HomeRefresher:
         if not users:
             return
         hot = self._home.hot()
-        found = fingerprint(self._home.ctx.db(), now_ms())
+        found = home_fingerprint(self._home.ctx.db(), now_ms())
         changed = found != self._last
         targets = users if changed else sorted(self._home.pending() & set(users))
         for user in targets:

@@ -11,20 +11,20 @@ between the post and its record repeats that one post on the next start; nothing
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
-from core import lifecycle
-from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from
-from core.cache import claims, incidents
-from core.cache.writes import write_transaction
+from core import cache, lifecycle, read
+from core.alarms import Alarm
+from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
-from core.read import handling
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -32,6 +32,8 @@ MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
 # An alarm is looked at until this long after its last level was due: long enough for a notifier that was
 # down to catch up, short enough that years of alarms nobody closed do not crowd out today's.
 CATCH_UP_MS = DAY_MS
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -53,21 +55,11 @@ def open_threads(
 ) -> list[Thread]:
     """Posted cards in `channels` with alarms still open that happened in [opened_after, opened_before],
     oldest first."""
-    marks = ",".join("?" * len(channels))
-    rows = db.execute(
-        f"SELECT {ALARM_COLUMNS}, o.channel, o.ts, s.opened_at FROM alarm_state s"
-        " JOIN notify_outbox o ON o.event_id = s.event_id JOIN activities a ON a.event_id = s.event_id"
-        " LEFT JOIN panels p ON p.resource_id = a.resource_id"
-        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped')"
-        f" AND o.channel IN ({marks}) AND s.opened_at >= ? AND s.opened_at <= ?"
-        " ORDER BY s.opened_at, s.event_id LIMIT ?",
-        [State.OPEN.value, *channels, opened_after, opened_before, MAX_CHECKED],
-    ).fetchall()
-    width = len(ALARM_FIELDS)
     by_card: dict[tuple[str, str], list[tuple[Alarm, int]]] = defaultdict(list)
-    for row in rows:
-        alarm = alarm_from(dict(zip(ALARM_FIELDS, row[:width], strict=True)))
-        by_card[(row[width], row[width + 1])].append((alarm, int(row[width + 2])))
+    for alarm, channel, ts, opened_at in read.open_on_cards(
+        db, channels, opened_after, opened_before, MAX_CHECKED
+    ):
+        by_card[(channel, ts)].append((alarm, opened_at))
     return [
         Thread(channel, ts, tuple(a for a, _ in alarms), min(at for _, at in alarms))
         for (channel, ts), alarms in by_card.items()
@@ -84,7 +76,6 @@ class Escalator:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
-    log: Callable[[str], None] = print
 
     def run(self) -> int:
         """Post every escalation level that is due; returns how many were posted."""
@@ -119,25 +110,24 @@ class Escalator:
         try:
             self.delivery.post(thread.channel, message, thread_ts=thread.ts)
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: escalation level {number} in {thread.channel} waits ({err})")
+            log.info("notify: escalation level %d in %s waits (%s)", number, thread.channel, err)
             return 0
-        if not claims.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
-            self.log(f"notify: escalation level {number} of {thread.ts} was already recorded")
+        if not cache.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
+            log.info("notify: escalation level %d of %s was already recorded", number, thread.ts)
             return 1
         with write_transaction(self.db):
             for alarm in thread.alarms:
                 lifecycle.apply(self.db, alarm.event_id, Change.ESCALATED, "samops", now,
                                 opened_at=alarm.activity_time, note=level_note(number))  # fmt: skip
-        self.log(
-            f"notify: escalated {counted(len(thread.alarms), 'alarm')} in {thread.channel} to level {number}"
-        )
+        escalated = counted(len(thread.alarms), "alarm")
+        log.info("notify: escalated %s in %s to level %d", escalated, thread.channel, number)
         return 1
 
     def _incident_handled(self, thread: Thread) -> bool:
         """Whether the thread's card is an incident card someone has taken up."""
-        incident = incidents.by_card(self.db, thread.channel, thread.ts)
-        if incident is None:
+        card = cards.card_at(self.db, thread.channel, thread.ts)
+        if card is None or card.kind is not cards.CardKind.INCIDENT or card.incident_id is None:
             return False
-        members = [event_id for event_id, _ in incidents.alarms(self.db, incident.id)]
-        counts = handling.state_counts(self.db, members)
+        members = [event_id for event_id, _ in cache.incident_alarms(self.db, card.incident_id)]
+        counts = read.state_counts(self.db, members)
         return bool(counts.get(State.ACKNOWLEDGED) or counts.get(State.RESOLVED))

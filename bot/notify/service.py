@@ -10,36 +10,35 @@ poll's cost that of the overlap window, not of the install's history.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
-from bot.notify.incidents import IncidentCards, incident_view
+from bot.notify.incidents import IncidentCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
-from bot.render.incidents import incident_card
-from core import lifecycle
-from core.cache import incidents as incident_records
-from core.cache import outbox
-from core.cache.incidents import IncidentRow
-from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
-from core.cache.writes import write_transaction
+from core import cache, lifecycle
+from core.alarms import Alarm
+from core.cache import CardThread, OutboxEntry, write_transaction
 from core.errors import SamError
-from core.read import handling
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
+
+log = logging.getLogger(__name__)
 
 
 def now_ms() -> int:
@@ -53,7 +52,6 @@ class Notifier:
     delivery: Delivery
     source: Source
     dashboard_url: str
-    log: Callable[[str], None] = print
     started_at: int = field(default_factory=now_ms)
     _backoff: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (until, seconds)
     _service_failing_since: int | None = None
@@ -66,26 +64,26 @@ class Notifier:
     incidents: IncidentCards = field(init=False)
 
     def __post_init__(self) -> None:
-        self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
-        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock, self.log)
-        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.log)
-        self.incidents = IncidentCards(self.db, self.config, self.delivery, self._incident_card, self.clock)
+        self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
+        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
+        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock)
+        self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
 
     # --- start ----------------------------------------------------------------------------------------
 
     def start(self) -> int:
         """On the very first start fix the baseline (the migrations made our tables); returns the baseline."""
         with write_transaction(self.db):
-            baseline = outbox.get_state(self.db, "baseline")
+            baseline = cache.get_state(self.db, "baseline")
             if baseline is None:
                 baseline = str(now_ms())
-                outbox.set_state(self.db, "baseline", baseline)
-                outbox.set_state(self.db, "summary", "pending")
+                cache.set_state(self.db, "baseline", baseline)
+                cache.set_state(self.db, "summary", "pending")
         self.storm.reopen()
         return int(baseline)
 
     def baseline(self) -> int:
-        return int(outbox.get_state(self.db, "baseline") or 0)
+        return int(cache.get_state(self.db, "baseline") or 0)
 
     # --- one cycle ------------------------------------------------------------------------------------
 
@@ -116,7 +114,7 @@ class Notifier:
             except sqlite3.OperationalError as err:
                 # The sync can hold the write lock longer than the busy timeout; nothing is half-done
                 # (every step is its own transaction), so the next cycle simply goes on.
-                self.log(f"notify: the cache is busy ({err}); trying again")
+                log.warning("notify: the cache is busy (%s); trying again", err)
                 stop.wait(interval)
                 continue
             if once:
@@ -134,27 +132,27 @@ class Notifier:
         except SamError as err:
             self._service_failing_since = self._service_failing_since or now_ms()
             self._service_error = f"{type(err).__name__}: {err}"
-            self.log(f"notify: the service failed: {self._service_error}")
+            log.warning("notify: the service failed: %s", self._service_error)
             return
         self._service_failing_since = None
 
     def discover(self) -> int:
         """Record every new alarm in the outbox ('pending', or 'silenced'), in one transaction."""
         with write_transaction(self.db):
-            since = outbox.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
-            found = outbox.undiscovered_alarms(self.db, since)
-            outbox.advance_watermark(self.db, found, now_ms())
+            since = cache.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
+            found = cache.undiscovered_alarms(self.db, since)
+            cache.advance_watermark(self.db, found, now_ms())
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
-                (a.event_id, self._channel_for(a), outbox.SILENCED if a.event_id in held else outbox.PENDING)
+                (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
                 for a in found
             ]
-            outbox.enqueue(self.db, entries)
+            cache.enqueue(self.db, entries)
             self.quiet.record_held(held)
             self._open_lifecycle(found, held)
             self.incidents.discover(found, held, since)
         if entries:
-            self.log(f"notify: {len(entries)} new alarms")
+            log.info("notify: %d new alarms", len(entries))
         return len(entries)
 
     # --- the alarm lifecycle -----------------------------------------------------------------------------
@@ -167,7 +165,7 @@ class Notifier:
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
-        return Escalator(self.db, self.config, self.delivery, self.clock, self.log).run()
+        return Escalator(self.db, self.config, self.delivery, self.clock).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL
@@ -177,7 +175,7 @@ class Notifier:
     def deliver(self) -> float:
         """Deliver what each channel's pace allows; returns the time until the earliest channel is due."""
         waits = [60.0]
-        channels = set(outbox.pending_channels(self.db)) | {c.channel for c in self._cards_with_work()}
+        channels = set(cache.pending_channels(self.db)) | {c.channel for c in self._cards_with_work()}
         channels |= set(self.incidents.channels())
         for channel in sorted(channels):
             if self._backoff.get(channel, (0.0, 0.0))[0] > time.monotonic():
@@ -191,23 +189,23 @@ class Notifier:
             except DeliveryError as err:
                 seconds = min(MAX_BACKOFF_S, self._backoff.get(channel, (0.0, 0.5))[1] * 2)
                 self._backoff[channel] = (time.monotonic() + seconds, seconds)
-                self.log(f"notify: delivery to {channel} failed ({err}); retrying in {seconds:.0f} s")
+                log.warning("notify: delivery to %s failed (%s); retrying in %.0f s", channel, err, seconds)
                 waits.append(seconds)
         return min(waits)
 
     def _deliver_channel(self, channel: str) -> None:
-        entries = outbox.pending(self.db, channel)
+        entries = cache.pending(self.db, channel)
         if entries and self.delivery.console:
             for entry in entries:
                 self.delivery.post(channel, self._card(entry.alarm))
                 with write_transaction(self.db):
-                    outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.CONSOLE, None)
+                    cache.mark_delivered(self.db, [entry.alarm.event_id], cache.CONSOLE, None)
             return
         if entries:
             self._tell_if_behind(channel, entries)
             entries = self.incidents.take(channel, entries)  # an incident's alarms go to its card
             storm = self.config.storm
-            budget = max(0, storm.threshold - outbox.delivered_since(self.db, channel, self._window_start()))
+            budget = max(0, storm.threshold - cache.delivered_since(self.db, channel, self._window_start()))
             singles, grouped = (
                 (entries, []) if len(entries) <= budget else (entries[:budget], entries[budget:])
             )
@@ -218,7 +216,7 @@ class Notifier:
         self.incidents.update(channel)
         self.storm.update(channel)
         self.storm.post_details(channel)
-        if not outbox.pending(self.db, channel, limit=1):
+        if not cache.pending(self.db, channel, limit=1):
             self._clear_behind(channel)
 
     def _post_single(self, channel: str, entry: OutboxEntry) -> None:
@@ -226,24 +224,24 @@ class Notifier:
             ts = self.delivery.post(channel, self._card(entry.alarm))
         except DeliveryError as err:
             with write_transaction(self.db):
-                outbox.record_failure(self.db, [entry.alarm.event_id], str(err))
+                cache.record_failure(self.db, [entry.alarm.event_id], str(err))
             raise
         with write_transaction(self.db):
-            outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
+            cache.mark_delivered(self.db, [entry.alarm.event_id], cache.POSTED, ts)
             self.incidents.posted(entry.alarm.event_id, channel, ts)
 
-    def _cards_with_work(self) -> list[Card]:
+    def _cards_with_work(self) -> list[CardThread]:
         return self.storm.with_work()
 
     def _has_work(self) -> bool:
-        return bool(outbox.pending_channels(self.db) or self._cards_with_work() or self.incidents.channels())
+        return bool(cache.pending_channels(self.db) or self._cards_with_work() or self.incidents.channels())
 
     def _tell_if_behind(self, channel: str, entries: list[OutboxEntry]) -> None:
         """Tell the channel once when its backlog needs longer than `behind_after` to get out."""
         storm = self.config.storm
         # Queue length, not alarm age: in cache mode every alarm is as old as the sync's lag.
         backlog_s = len(entries) / storm.posts_per_second
-        if backlog_s < storm.behind_after or outbox.get_state(self.db, f"behind:{channel}"):
+        if backlog_s < storm.behind_after or cache.get_state(self.db, f"behind:{channel}"):
             return
         text = (
             f":hourglass: Delivery to this channel is behind: {counted(len(entries), 'alarm')} to post. "
@@ -251,30 +249,30 @@ class Notifier:
         )
         self.delivery.post(channel, render.notice(text))
         with write_transaction(self.db):
-            outbox.set_state(self.db, f"behind:{channel}", str(now_ms()))
+            cache.set_state(self.db, f"behind:{channel}", str(now_ms()))
 
     def _clear_behind(self, channel: str) -> None:
-        if outbox.get_state(self.db, f"behind:{channel}"):
+        if cache.get_state(self.db, f"behind:{channel}"):
             with write_transaction(self.db):
-                outbox.set_state(self.db, f"behind:{channel}", None)
+                cache.set_state(self.db, f"behind:{channel}", None)
 
     # --- first start and health -----------------------------------------------------------------------
 
     def _post_first_start_summary(self) -> None:
-        if outbox.get_state(self.db, "summary") != "pending":
+        if cache.get_state(self.db, "summary") != "pending":
             return
         hours = self.config.summary_hours
         baseline = self.baseline()
-        before = outbox.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
+        before = cache.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
         message = render.first_start_summary(before, hours, self.config.zone_for(None))
         channel = self.config.default_channel or CONSOLE_CHANNEL
         try:
             self.delivery.post(channel, message)
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: the first-start summary waits ({err})")
+            log.info("notify: the first-start summary waits (%s)", err)
             return
         with write_transaction(self.db):
-            outbox.set_state(self.db, "summary", "posted")
+            cache.set_state(self.db, "summary", "posted")
 
     def _check_health(self) -> None:
         now = now_ms()
@@ -294,12 +292,12 @@ class Notifier:
     def _send_notice(self, notice: Notice) -> bool:
         channel = self.config.health.channel
         if channel is None or self.delivery.console:
-            self.log(f"notify: {notice.text}")
+            log.warning("notify: %s", notice.text)
             return True
         try:
             self.delivery.post(channel, render.notice(notice.text))
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: health notice waits ({err})")
+            log.info("notify: health notice waits (%s)", err)
             return False
         return True
 
@@ -308,24 +306,10 @@ class Notifier:
     def _window_start(self) -> int:
         return self.storm.window_start()
 
+    def drawing(self) -> cards.Drawing:
+        """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
+        zone_for = self.config.zone_for
+        return cards.Drawing(self.db, zone_for, self.source.data_as_of(self.db), self.dashboard_url)
+
     def _card(self, alarm: Alarm) -> render.Rendered:
-        zone = self.config.zone_for(alarm.org_id)
-        return render.alarm_card(alarm, zone, self.source.data_as_of(self.db), self.dashboard_url)
-
-    def _storm_card(
-        self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
-    ) -> render.Rendered:
-        incident = incident_records.by_card(self.db, channel, ts) if ts is not None else None
-        if incident is not None:  # an incident card is tracked with the storm cards for its thread
-            return self._incident_card(incident)
-        zone = self.config.zone_for(alarm.org_id)
-        # An edit keeps the card's handling line and buttons as the team left them.
-        handled = handling.card_states(self.db, channel, ts) if ts is not None else None
-        return render.storm_card(
-            alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
-        )
-
-    def _incident_card(self, incident: IncidentRow) -> render.Rendered:
-        zone = self.config.zone_for(incident.org_id)
-        view = incident_view(self.db, incident)
-        return incident_card(view, zone, self.source.data_as_of(self.db), self.dashboard_url)
+        return cards.draw_alarm(self.drawing(), alarm)

@@ -13,6 +13,40 @@ from tests.support.processes import OUR_PREFIXES, Simulator, run_simulator
 settings.register_profile("samops", deadline=None)
 settings.load_profile("samops")
 
+# `make test` spreads the suite over pytest-xdist workers (`-n`; pyproject.toml sets `--dist loadgroup`): a
+# test goes where its group goes. A module is one group, so its module-scoped processes start once; so is a
+# package whose conftest.py starts processes for the whole package. The browser tests are one group, as two
+# Chromium-and-Streamlit runs at once on two cores starve each other past their waits. The longest groups (the
+# browser one, and any with a `slow` test) are handed out first, so the run does not end on one worker alone.
+SHARED_PACKAGES = ("tests/bot/commands/",)  # their conftest.py has package-scoped processes
+BROWSER_GROUP = "browser"
+
+
+def xdist_group(item: pytest.Item) -> str:
+    """The group `item` runs in under --dist loadgroup (its own `xdist_group` mark wins)."""
+    if mark := item.get_closest_marker("xdist_group"):
+        return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+    if item.get_closest_marker("browser"):
+        return BROWSER_GROUP
+    path = item.nodeid.split("::", 1)[0]
+    return next((package for package in SHARED_PACKAGES if path.startswith(package)), path)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks to name the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER") or config.getoption("dist") != "loadgroup":
+        return  # one process (no -n): the collection's order as it is
+    groups = {item: xdist_group(item) for item in items}
+    first = {BROWSER_GROUP} | {groups[item] for item in items if item.get_closest_marker("slow")}
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first_seen.setdefault(groups[item], index)
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(groups[item]))
+    # Each group's tests together (a module's fixtures are not torn down and started again in between), in
+    # the collection's order but for the longest groups, which come first.
+    items.sort(key=lambda item: (groups[item] not in first, first_seen[groups[item]]))
+
 
 @pytest.fixture(scope="session")
 def simulator() -> Iterator[Simulator]:

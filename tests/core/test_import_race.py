@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.support.processes import ROOT, samops_cmd
 
 TRIES = 10
@@ -55,6 +57,7 @@ def python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_core_imported_in_one_thread_while_another_imports_pandas() -> None:
     for attempt in range(TRIES):
         done = python(RACE)

@@ -76,6 +76,7 @@ def simulator_expectations(sim: Simulator) -> Expected:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_every_page_in_headless_chromium_over_a_synced_cache(tmp_path: Path) -> None:
     db = tmp_path / "cache.db"

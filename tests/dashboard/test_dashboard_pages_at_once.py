@@ -59,6 +59,7 @@ async def open_all_at_once(base: str) -> dict[str, str]:
     return {f"{name} #{i + 1}": text for i, (name, text) in enumerate(zip(OPENED, shown, strict=True))}
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_every_page_opened_at_once_on_a_fresh_dashboard(tmp_path: Path) -> None:
     db = seed_cache(tmp_path / "cache.db", int(time.time() * 1000)).path

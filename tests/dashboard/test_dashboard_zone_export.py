@@ -64,6 +64,7 @@ def pick_zone(page: Page, zone: str) -> None:
     page.get_by_role("option", name=zone, exact=True).click()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_time_zone_choice_is_kept_in_the_url_and_changes_every_time(tmp_path: Path) -> None:
     db = tmp_path / "cache.db"
@@ -104,6 +105,7 @@ def test_time_zone_choice_is_kept_in_the_url_and_changes_every_time(tmp_path: Pa
         browser.close()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_csv_export_holds_every_matching_alarm_in_the_chosen_zone(tmp_path: Path) -> None:
     db = tmp_path / "cache.db"

@@ -142,6 +142,7 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.slow
 def test_no_secret_leaks_from_a_real_run_and_the_cache_is_private(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -73,7 +73,12 @@ def test_a_key_for_another_payload_is_400(client: SpecClient) -> None:
     assert error_of(response, 400) == "IDEMPOTENCY_KEY_INVALID"
 
 
-@pytest.mark.parametrize("age_ms", [6 * 60_000, -6 * 60_000, int(time.time() * 1000) - 12345678])
+# Named ids: the third value depends on the clock, and xdist's workers must collect the same test names.
+@pytest.mark.parametrize(
+    "age_ms",
+    [6 * 60_000, -6 * 60_000, int(time.time() * 1000) - 12345678],
+    ids=["6-min-old", "6-min-ahead", "stamp-12345678"],
+)
 def test_a_stale_stamp_is_400(client: SpecClient, age_ms: int) -> None:
     stamp = int(time.time() * 1000) - age_ms
     header = key_for(b"/api/camera/list", stamp)

@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 OUR_PREFIXES = ("SAM_", "SAMOPS_", "SLACK_")  # the variables samops reads
+# How long a started server may take to answer: `make test` runs several test workers on a 2-core machine,
+# where a process importing its dependencies waits its turn for a core.
+START_TIMEOUT_S = 90.0
 
 
 def samops_free_env(**extra: str) -> dict[str, str]:
@@ -33,7 +36,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = START_TIMEOUT_S) -> None:
     """Wait until `url` answers at all, failing early if the process died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -65,7 +68,7 @@ def streamlit_serving(
     proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_http(f"{base}/_stcore/health", proc, timeout=90)
+        wait_http(f"{base}/_stcore/health", proc)
         yield base
     finally:
         stop(proc, timeout=15)

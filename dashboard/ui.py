@@ -24,6 +24,16 @@ SEVERITY_COLOURS: dict[str, str] = {kind.name: kind.colour for kind in alarms.KI
 OTHER_COLOUR = "#8ecae6"
 
 
+def _unreadable(path: object, exc: BaseException) -> str:
+    """Why the cache cannot be read. Our own reasons name the path and say what to do, so they are shown
+    whole: cut to one_line's limit, a long path pushed "run `samops sync`" out of the message."""
+    from core.cache import CacheUnavailableError  # the dashboard imports the cache lazily (dashboard/data.py)
+
+    if isinstance(exc, CacheUnavailableError):
+        return f"The cache cannot be read: {exc}"
+    return f"The cache at `{path}` cannot be read: {data.one_line(str(exc))}"
+
+
 def start_page(title: str) -> str:
     """Show the page title and the freshness banner; return the cache path, or stop with a notice."""
     st.title(title)
@@ -31,7 +41,7 @@ def start_page(title: str) -> str:
     try:
         state = data.cache_state(path)
     except (sqlite3.DatabaseError, RuntimeError) as exc:
-        st.error(f"The cache at `{path}` cannot be read: {data.one_line(str(exc))}")
+        st.error(_unreadable(path, exc))
         st.stop()
     if state is None:
         st.info(NO_DATA, icon=":material/hourglass_empty:")

@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -49,6 +51,7 @@ class WriteRequest:
     dedupe_key: str
     org_id: int | None = None
     reference: str = ""
+    needs: Role = Role.TECHNICIAN  # checked again in `org_id` (roles from the service hold per organization)
 
 
 @dataclass(frozen=True)
@@ -72,18 +75,22 @@ def slash_key(inv: Invocation) -> str:
     return dedupe_key("slash", inv.trigger_id or inv.reference, inv.user_id, inv.text)
 
 
-def role_denied(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
-    """None when `slack_user` holds `needed`; else the sentence to answer. Buttons and view submissions call
-    this again on arrival: their payload may be replayed or forged by someone who only saw the message."""
-    role = ctx.roles.role_of(slack_user)
+def role_denied(ctx: AppContext, slack_user: str, needed: Role, org_id: int | None = None) -> str | None:
+    """None when `slack_user` holds `needed` (in organization `org_id`, when the write is about one); else the
+    sentence to answer. Buttons and view submissions call this again on arrival: their payload may be
+    replayed or forged by someone who only saw the message."""
+    role = ctx.roles.role_of(slack_user, org_id)
     if role >= needed:
         return None
     if role == Role.NONE:
         return ctx.roles.refusal()
-    return f"Sorry, this needs the {ROLE_WORDS[needed]} role; you are a {ROLE_WORDS[role]}."
+    where = f" in organization {org_id}" if org_id is not None else ""
+    return f"Sorry, this needs the {ROLE_WORDS[needed]} role{where}; you are a {ROLE_WORDS[role]}{where}."
 
 
-def audit_denied(ctx: AppContext, slack_user: str, command: str, org_id: int | None = None) -> None:
+def audit_denied(
+    ctx: AppContext, slack_user: str, command: str, org_id: int | None = None, why: str = "role too low"
+) -> None:
     """Record a refused write attempt (a forged or stale button, a submission by the wrong role)."""
     reference = new_reference()
     log.warning("ref=%s denied %s for %s", reference, command, slack_user)
@@ -93,9 +100,21 @@ def audit_denied(ctx: AppContext, slack_user: str, command: str, org_id: int | N
         command=command,
         org_id=org_id,
         outcome="denied",
-        summary="refused: role too low",
+        summary=f"refused: {why}",
         reference=reference,
     )
+
+
+def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
+    """One click of a button: a Slack retry, or a replay of the captured request, repeats every part of it
+    (action_ts, trigger_id); a real second click has its own. Reads a payload of any shape."""
+    container = body.get("container")
+    container = container if isinstance(container, dict) else {}
+    user = body.get("user")
+    user = user.get("id") if isinstance(user, dict) else None
+    return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
+                      body.get("trigger_id"), user, container.get("channel_id"),
+                      container.get("message_ts") or container.get("view_id"))  # fmt: skip
 
 
 def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
@@ -110,6 +129,12 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
             request.slack_user,
         )
         return WriteOutcome(False, True, "Already done (this request was received before).", reference)
+    # Checked here, in the write's own organization, whatever the caller checked: a role from the service
+    # holds only where the service gives it (bot/roles.py).
+    if request.org_id is not None and (denied := role_denied(ctx, request.slack_user, request.needs,
+                                                             request.org_id)):  # fmt: skip
+        audit_denied(ctx, request.slack_user, request.command, request.org_id, "role not held there")
+        return WriteOutcome(True, False, denied, reference)
     # The request may have reached the service from here on: whatever happens next, the audit row is written
     # (outcome "unknown" when something escaped before the outcome was known).
     outcome, message, result = (
@@ -126,12 +151,62 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     return WriteOutcome(True, ok, message, reference, result, unknown=outcome == "unknown")
 
 
-def record_cache_write(ctx: AppContext, request: WriteRequest) -> None:
+def record_cache_write(ctx: AppContext, request: WriteRequest, paced: str | None = None) -> None:
     """A write to samops' own cache (a silence, a maintenance window, a lift), done: its audit row and its
-    line in the audit channel, as for a write to the service."""
+    line in the audit channel, as for a write to the service. `paced` names a kind of write whose lines
+    are bounded (ANNOUNCE_PER_MINUTE; the rest summed up in one line): every row is still written."""
     reference = request.reference or new_reference()
     _record(ctx.db(), request, "ok", request.summary, reference)
-    _announce(ctx, request, "ok", reference)
+    if paced is None or _ANNOUNCE_PACE.admit(ctx, paced):
+        _announce(ctx, request, "ok", reference)
+
+
+ANNOUNCE_PER_MINUTE = 10  # audit-channel lines a minute for a paced kind of write (maintenance windows)
+
+
+class AnnouncePace:
+    """At most `per_minute` audit-channel lines a minute per kind of write; beyond it they are counted, and
+    one line says how many when the minute is over (a timer), so a flood of writes is one line, not
+    thousands. The audit rows are all written regardless."""
+
+    def __init__(self, per_minute: int = ANNOUNCE_PER_MINUTE, minute_s: float = 60.0) -> None:
+        self._per_minute = per_minute
+        self._minute_s = minute_s
+        self._lock = threading.Lock()
+        self._minutes: dict[str, tuple[float, int, int]] = {}  # kind -> (minute began, posted, held back)
+
+    def admit(self, ctx: AppContext, kind: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            began, posted, held = self._minutes.get(kind, (now, 0, 0))
+            if now - began >= self._minute_s and not held:
+                began, posted = now, 0
+            if posted < self._per_minute and not held:
+                self._minutes[kind] = (began, posted + 1, held)
+                return True
+            self._minutes[kind] = (began, posted, held + 1)
+            first_held = held == 0
+        if first_held:
+            timer = threading.Timer(max(0.0, began + self._minute_s - now), self._sum_up, (ctx, kind))
+            timer.daemon = True
+            timer.start()
+        return False
+
+    def _sum_up(self, ctx: AppContext, kind: str) -> None:
+        with self._lock:
+            _, _, held = self._minutes.pop(kind, (0.0, 0, 0))
+        channel = ctx.config.audit.channel
+        if not held or not channel:
+            return
+        text = (f"➕ {held} more `{escape(kind)}` writes in the last minute, not posted one by one"
+                f" (at most {self._per_minute} a minute): `/sam audit` lists them all.")  # fmt: skip
+        try:
+            ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+        except (SlackApiError, SlackClientError, OSError) as err:
+            log.warning("could not post the summary of %s %s writes to %s: %s", held, kind, channel, err)
+
+
+_ANNOUNCE_PACE = AnnouncePace()
 
 
 def _record(

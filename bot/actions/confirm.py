@@ -40,9 +40,14 @@ def parse_value(raw: object) -> RevokeValue | DeleteUserValue | None:
 
 
 def click_key(body: dict[str, Any], action: dict[str, Any]) -> str:
-    """One click on one message's button: a double click or a retry repeats the message ts and action."""
-    container = body.get("container") or {}
-    where = container.get("message_ts") or (body.get("message") or {}).get("ts") or body.get("trigger_id")
+    """One click on one message's button: a double click, a retry or a replay repeats the message ts and the
+    action (deliberately not action_ts: a destructive write runs once per message, however often clicked)."""
+    container, message = body.get("container"), body.get("message")
+    where = (
+        (container.get("message_ts") if isinstance(container, dict) else None)
+        or (message.get("ts") if isinstance(message, dict) else None)
+        or body.get("trigger_id")
+    )
     return dedupe_key("action", where, action.get("action_id"), action.get("value"))
 
 
@@ -87,7 +92,7 @@ def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> No
         )
         return
     command, summary, done, operation = _write_for(ctx, value)
-    if denied := role_denied(ctx, slack_user, Role.ADMIN):
+    if denied := role_denied(ctx, slack_user, Role.ADMIN, value.org):
         audit_denied(ctx, slack_user, command, value.org)
         respond(text=denied, replace_original=False)
         return
@@ -97,6 +102,7 @@ def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> No
         summary=summary,
         dedupe_key=click_key(body, action),
         org_id=value.org,
+        needs=Role.ADMIN,
     )
     outcome = run_write(ctx, request, operation)
     if not outcome.ran:

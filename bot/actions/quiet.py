@@ -1,6 +1,7 @@
 """The Lift / End now button of silences and maintenance windows (on the card posted when one is made, and
 in `/sam silences` and `/sam maintenance`): technicians and admins, checked again on every click; a double
-click finds the window lifted and changes nothing; every lift is audited."""
+click finds the window lifted and changes nothing, a Slack retry or a replayed click is claimed once and
+does nothing; every lift is audited."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from bot.payloads import PayloadError, read_id, slack_user
 from bot.render import quiet as render
 from bot.render.alarms import local_time
 from bot.roles import Role
-from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied
-from core.cache import quiet
+from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
+from core.cache import claims, quiet
 from core.cache.writes import write_transaction
 from core.clock import now_ms
+from core.read import quiet as quiet_read
 
 
 def on_lift(
@@ -24,16 +26,26 @@ def on_lift(
 ) -> None:
     ack()
     user = slack_user(body)
-    if denied := role_denied(ctx, user, Role.TECHNICIAN):
-        audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
-        respond(text=denied, response_type="ephemeral", replace_original=False)
+    db = ctx.db()
+    # Once per click: a Slack retry or a replay finds it claimed and changes nothing (the first answered).
+    if not claims.claim_once(db, action_key(body, action)):
         return
     try:
         window_id = read_id(action.get("value"), "This button")
     except PayloadError as err:
-        respond(text=str(err), response_type="ephemeral", replace_original=False)
+        text = str(err)
+        if denied := role_denied(ctx, user, Role.TECHNICIAN):
+            audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
+            text = denied
+        respond(text=text, response_type="ephemeral", replace_original=False)
         return
-    db = ctx.db()
+    found = quiet_read.window(db, window_id)
+    org_id = found.organization if found is not None else None
+    # In the window's organization: a role from the service holds only where the service gives it.
+    if denied := role_denied(ctx, user, Role.TECHNICIAN, org_id):
+        audit_denied(ctx, user, f"quiet lift {window_id}", org_id)
+        respond(text=denied, response_type="ephemeral", replace_original=False)
+        return
     at = now_ms()
     with write_transaction(db):
         result = quiet.lift(db, window_id, user, at)

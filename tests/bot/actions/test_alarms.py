@@ -81,7 +81,9 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     assert state is not None and state.acknowledged_by == "U_CAROL"
     until = outbox.silence_until(db, 777) or 0
     assert 115 * 60_000 < until - int(time.time() * 1000) <= 120 * 60_000
-    [entry] = [e for e in audit.recent(db) if e.command.startswith("alarm silence")]
+    # The viewer's refused click is audited too (issue 26), then the technician's silence.
+    denied, entry = reversed([e for e in audit.recent(db) if e.command.startswith("alarm silence")])
+    assert (denied.slack_user, denied.command, denied.outcome) == ("U_ALICE", "alarm silence 777 30m", "denied")
     assert (entry.slack_user, entry.command, entry.outcome) == ("U_BOB", "alarm silence 777 120m", "ok")
 
 

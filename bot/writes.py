@@ -13,6 +13,7 @@ Summaries and commands given to it must hold no secret; the audit layer masks kn
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import logging
@@ -165,36 +166,38 @@ ANNOUNCE_PER_MINUTE = 10  # audit-channel lines a minute for a paced kind of wri
 
 
 class AnnouncePace:
-    """At most `per_minute` audit-channel lines a minute per kind of write; beyond it they are counted, and
-    one line says how many when the minute is over (a timer), so a flood of writes is one line, not
-    thousands. The audit rows are all written regardless."""
+    """At most `per_minute` audit-channel lines in any minute per kind of write; beyond it they are counted,
+    and one line says how many a minute later (a timer), so a flood of writes is one line, not thousands.
+    The audit rows are all written regardless."""
 
     def __init__(self, per_minute: int = ANNOUNCE_PER_MINUTE, minute_s: float = 60.0) -> None:
         self._per_minute = per_minute
         self._minute_s = minute_s
         self._lock = threading.Lock()
-        self._minutes: dict[str, tuple[float, int, int]] = {}  # kind -> (minute began, posted, held back)
+        self._posted: dict[str, collections.deque[float]] = {}  # kind -> when its last lines were posted
+        self._held: dict[str, int] = {}  # kind -> lines not posted since the last summing up
 
     def admit(self, ctx: AppContext, kind: str) -> bool:
         now = time.monotonic()
         with self._lock:
-            began, posted, held = self._minutes.get(kind, (now, 0, 0))
-            if now - began >= self._minute_s and not held:
-                began, posted = now, 0
-            if posted < self._per_minute and not held:
-                self._minutes[kind] = (began, posted + 1, held)
+            posted = self._posted.setdefault(kind, collections.deque())
+            while posted and posted[0] <= now - self._minute_s:
+                posted.popleft()
+            held = self._held.get(kind, 0)
+            if not held and len(posted) < self._per_minute:
+                posted.append(now)
                 return True
-            self._minutes[kind] = (began, posted, held + 1)
-            first_held = held == 0
-        if first_held:
-            timer = threading.Timer(max(0.0, began + self._minute_s - now), self._sum_up, (ctx, kind))
+            self._held[kind] = held + 1
+        if not held:  # the first held back: sum them up in a minute
+            timer = threading.Timer(self._minute_s, self._sum_up, (ctx, kind))
             timer.daemon = True
             timer.start()
         return False
 
     def _sum_up(self, ctx: AppContext, kind: str) -> None:
         with self._lock:
-            _, _, held = self._minutes.pop(kind, (0.0, 0, 0))
+            held = self._held.pop(kind, 0)
+            self._posted.setdefault(kind, collections.deque()).append(time.monotonic())
         channel = ctx.config.audit.channel
         if not held or not channel:
             return

@@ -89,8 +89,12 @@ class ServiceRoles:
 
     def slot_free(self) -> bool:
         """Whether a lookup may be made now without waiting (the App Home builds only then)."""
+        return self.wait() <= 0
+
+    def wait(self) -> float:
+        """Seconds until a lookup may be made without waiting."""
         with self._lock:
-            return self._next_slot <= time.monotonic()
+            return max(0.0, self._next_slot - time.monotonic())
 
     def lookup(self, slack_user: str, max_wait: float = MAX_WAIT_S) -> ServiceLookup:
         now = time.monotonic()

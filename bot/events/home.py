@@ -23,7 +23,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -120,12 +120,13 @@ class HomeTabs:
         with self._lock:
             return set(self._pending)
 
-    def due(self, hot: set[str]) -> list[str]:
-        """The people to look at now, the clicking first: pending and past their own gap (or hot)."""
+    def due(self, hot: set[str]) -> Iterator[str]:
+        """The people to look at now, the clicking first, then the others pending past their own gap, oldest
+        first; lazily, as the refresher stops at the first that finds no slot."""
         with self._lock:
             pending = list(self._pending)
-        due = [u for u in pending if u in hot or self._user_pace.wait(u, "home") <= 0]
-        return sorted(due, key=lambda u: u not in hot)
+        yield from (u for u in pending if u in hot)
+        yield from (u for u in pending if u not in hot and self._user_pace.wait(u, "home") <= 0)
 
     def can_look(self) -> bool:
         """Whether a refresh may be looked at now: a build and a publish slot are free (nothing is built
@@ -147,8 +148,12 @@ class HomeTabs:
             blocked = max(0.0, self._blocked_until - self.clock())
         if not pending:
             return None
+        service = self.ctx.roles.service
+        lookups = service.wait() if service is not None else 0.0
         everyone = max(self._publishes.wait(keep=self._keep), self._builds.wait(), blocked)
-        return max(everyone, min(self._user_pace.wait(user, "home") for user in pending[:1000]))
+        everyone = max(everyone, min(self.memberships.calls.wait(), lookups))  # often one is known already
+        # The oldest pending decide: the others wait their turn behind them anyway.
+        return max(everyone, min(self._user_pace.wait(user, "home") for user in pending[:100]))
 
     # -- building and publishing ---------------------------------------------------------------------
 
@@ -190,10 +195,12 @@ class HomeTabs:
         """Publish the person's Home if it changed: "published", "unchanged", "later" (paced, or Slack said
         429) or "failed". `urgent` (their own act) skips the pace, not a 429, Slack's tiers, nor the gap
         between one person's own acts (URGENT_GAP_S): a flood of opens is published at the pace."""
+        with self._lock:
+            idle = not self._pending
         outcome = self._refresh(user, urgent)
         log.debug("App Home of %s: %s", user, outcome)
-        if outcome == "later":
-            self.wake.set()  # the refresher sends it when a slot is free
+        if outcome == "later" and idle:
+            self.wake.set()  # the refresher was not minding anyone: it sends this one when a slot is free
         return outcome
 
     def _refresh(self, user: str, urgent: bool) -> str:

@@ -61,11 +61,14 @@ class HomeRefresher:
         if found != self._last:
             self._home.changed(users)
             self._last = found
+        if not self._home.can_look():
+            return  # nothing could go out: not even the list of who is due is made
         hot = self._home.hot()
         for user in self._home.due(hot):
             if self._stop.is_set() or not self._home.can_look():
                 return
-            self._home.refresh(user, urgent=user in hot)
+            if self._home.refresh(user, urgent=user in hot) == "later":
+                return  # a slot it needs (Slack's, the service's) is taken: so it is for those behind
 
     def _wait(self) -> float:
         wait = self._interval

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.commands.maintenance import longest_held
 from core.cache import audit
@@ -263,3 +265,15 @@ def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotPr
     # (58 s, not 60: the stand-in times a line when it arrives, a little after the bot counted it)
     assert all(len([t for t in one_by_one if at <= t < at + 58]) <= 10 for at in one_by_one)
     assert len([e for e in audited(bot, "maintenance 777 +") if e.slack_user == "U_TECH"]) == 21  # all rows
+
+
+@given(
+    spans=st.lists(st.tuples(st.integers(0, 400), st.integers(1, 40)), max_size=12),
+    span=st.integers(1, 120),
+)
+def test_longest_held_is_the_most_any_stretch_is_covered(spans: list[tuple[int, int]], span: int) -> None:
+    """The bound's arithmetic, against counting day by day (whole days: the anchors are whole too)."""
+    pairs = [(start, start + length) for start, length in spans]
+    covered = {d for s, e in pairs for d in range(s, e)}
+    brute = max((sum(1 for d in range(a, a + span) if d in covered) for a in range(-span, 450)), default=0)
+    assert longest_held(pairs, span) == brute

@@ -158,8 +158,11 @@ def record_cache_write(ctx: AppContext, request: WriteRequest, paced: str | None
     are bounded (ANNOUNCE_PER_MINUTE; the rest summed up in one line): every row is still written."""
     reference = request.reference or new_reference()
     _record(ctx.db(), request, "ok", request.summary, reference)
-    if paced is None or _ANNOUNCE_PACE.admit(ctx, paced):
+    if paced is None:
         _announce(ctx, request, "ok", reference)
+    elif (slot := _ANNOUNCE_PACE.admit(ctx, paced)) is not None:
+        _announce(ctx, request, "ok", reference)
+        slot[0] = time.monotonic()  # the minute counts from when the line was out, not from when it began
 
 
 ANNOUNCE_PER_MINUTE = 10  # audit-channel lines a minute for a paced kind of write (maintenance windows)
@@ -174,30 +177,32 @@ class AnnouncePace:
         self._per_minute = per_minute
         self._minute_s = minute_s
         self._lock = threading.Lock()
-        self._posted: dict[str, collections.deque[float]] = {}  # kind -> when its last lines were posted
+        self._posted: dict[str, collections.deque[list[float]]] = {}  # kind -> when its last lines went out
         self._held: dict[str, int] = {}  # kind -> lines not posted since the last summing up
 
-    def admit(self, ctx: AppContext, kind: str) -> bool:
+    def admit(self, ctx: AppContext, kind: str) -> list[float] | None:
+        """A slot for one line (the caller sets its time once the line is out), or None: held back."""
         now = time.monotonic()
         with self._lock:
             posted = self._posted.setdefault(kind, collections.deque())
-            while posted and posted[0] <= now - self._minute_s:
+            while posted and posted[0][0] <= now - self._minute_s:
                 posted.popleft()
             held = self._held.get(kind, 0)
             if not held and len(posted) < self._per_minute:
-                posted.append(now)
-                return True
+                slot = [now]
+                posted.append(slot)
+                return slot
             self._held[kind] = held + 1
         if not held:  # the first held back: sum them up in a minute
             timer = threading.Timer(self._minute_s, self._sum_up, (ctx, kind))
             timer.daemon = True
             timer.start()
-        return False
+        return None
 
     def _sum_up(self, ctx: AppContext, kind: str) -> None:
         with self._lock:
             held = self._held.pop(kind, 0)
-            self._posted.setdefault(kind, collections.deque()).append(time.monotonic())
+            self._posted.setdefault(kind, collections.deque()).append([time.monotonic()])
         channel = ctx.config.audit.channel
         if not held or not channel:
             return

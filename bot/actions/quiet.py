@@ -67,7 +67,8 @@ def on_lift(
     # The same command words as a refused lift's, so one filter finds both.
     record_cache_write(ctx, WriteRequest(user, f"quiet lift {window.id}", summary, "", window.organization))
     card = render.lifted_card(window, zone)
-    if (body.get("container") or {}).get("is_ephemeral"):
+    container = body.get("container")
+    if isinstance(container, dict) and container.get("is_ephemeral"):
         # A list only its reader sees: tell the channel, as lifting changes what everyone gets.
         respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)
     else:

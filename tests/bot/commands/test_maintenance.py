@@ -227,6 +227,7 @@ def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotPr
     accepted, each announced. Now: 31 days in any 90 per organization or panel, 20 open windows a person,
     10 audit lines a minute and one line for the rest."""
     bot = bounded
+    earlier = len(bot.slack.calls)  # the stand-in is the module's: the other bot's lines are not this one's
     results = [bot.send_command(f"maintenance org:1001 {'now' if i == 0 else f'+{31 * i}d'} +31d year",
                                 user="U_OTHER").text for i in range(12)]  # fmt: skip
     assert "in maintenance" in results[0]
@@ -254,7 +255,8 @@ def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotPr
     assert [e.outcome for e in audited(bot, "maintenance 777 +21h")] == ["denied"]
 
     def audit_lines() -> list[Any]:
-        return [c for c in bot.slack.calls_to("chat.postMessage") if c.params["channel"] == "C_AUDIT"]
+        calls = bot.slack.calls[earlier:]
+        return [c for c in calls if c.method == "chat.postMessage" and c.params["channel"] == "C_AUDIT"]
 
     if time.time() - started < 50:  # the lines came within a minute: 10 posted, the rest summed up in one
         summed = bot.slack.wait_for(
@@ -263,7 +265,8 @@ def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotPr
         assert len(summed) == 1 and "/sam audit" in summed[0].params["text"]
     one_by_one = [c.at for c in audit_lines() if "`maintenance " in c.params["text"]]
     # (58 s, not 60: the stand-in times a line when it arrives, a little after the bot counted it)
-    assert all(len([t for t in one_by_one if at <= t < at + 58]) <= 10 for at in one_by_one)
+    most = max(len([t for t in one_by_one if at <= t < at + 58]) for at in one_by_one)
+    assert most <= 10, [round(t - one_by_one[0], 2) for t in one_by_one]
     assert len([e for e in audited(bot, "maintenance 777 +") if e.slack_user == "U_TECH"]) == 21  # all rows
 
 

@@ -47,6 +47,7 @@ def bench_requests(n: int, rounds: int) -> None:
         settings = Settings(_env_file=None, base_url=sim.base_url, organization_id=ORG)
         with SamClient(settings) as sam, httpx.Client(base_url=sim.base_url) as raw:
             login = sam.login()
+            assert login.token is not None, "a login without a token"
             token = login.token.get_secret_value()
             fixed = {
                 "Authorization": f"Bearer {token}",
@@ -68,7 +69,8 @@ def bench_requests(n: int, rounds: int) -> None:
                 return sam.list_cameras()
 
             for _ in range(10):  # warm both connections and caches
-                baseline(), client()
+                baseline()
+                client()
             raw_times, client_times = [], []
             per_round = max(n // rounds, 1)
             for _ in range(rounds):
@@ -108,7 +110,7 @@ def bench_keys(count: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--requests", type=int, default=1000, help="requests per side in (a)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds in (a)")
     parser.add_argument("--keys", type=int, default=100_000, help="keys per case in (b)")

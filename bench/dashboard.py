@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Browser, BrowserContext, WebSocket, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, ViewportSize, WebSocket, sync_playwright  # noqa: E402
 
 from core import read  # noqa: E402
 from core.cache.db import open_cache, open_reader  # noqa: E402
@@ -43,11 +43,11 @@ from core.cache.schema import rebuild_activity_hours  # noqa: E402
 from core.cache.writes import ACTIVITY_FIELDS, write_transaction  # noqa: E402
 from dashboard import alarm_table  # noqa: E402
 from dashboard.cli import streamlit_command  # noqa: E402
+from tests.dashboard.test_dashboard_browser import dashboard  # noqa: E402
 from tests.support.browser import CHROMIUM, launch  # noqa: E402
 from tests.support.processes import ROOT as REPO  # noqa: E402
 from tests.support.processes import free_port, streamlit_serving  # noqa: E402
 from tests.support.seed_cache import ORGS, seed_cache  # noqa: E402
-from tests.dashboard.test_dashboard_browser import dashboard  # noqa: E402
 
 DAY_MS = 86_400_000
 # The floor: what Streamlit itself needs to show a table in a fresh tab, served with the dashboard's options.
@@ -142,7 +142,7 @@ def bare_streamlit(folder: Path) -> Iterator[str]:
         yield f"{base}/"
 
 
-VIEWPORT = {"width": 1440, "height": 1100}
+VIEWPORT: ViewportSize = {"width": 1440, "height": 1100}
 GOALS = {"cold": 2.5, "warm": 1.2}  # seconds, issue 16
 # The message carrying a table: an st.dataframe's Arrow bytes carry pandas' schema metadata (the bare page);
 # the Alarms page's HTML table carries its label (dashboard/alarm_table.py).
@@ -260,7 +260,7 @@ def report_tabs(size: int, rows: list[Row], load_start: float, load_end: float) 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--activities", type=int, default=1_000_000)
     parser.add_argument("--baseline", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)

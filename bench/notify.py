@@ -86,7 +86,7 @@ def summary(name: str, values: list[float]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--alarms", type=int, default=15)
     args = parser.parse_args()

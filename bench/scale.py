@@ -228,7 +228,7 @@ def poll_cache_time(count: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000])
     parser.add_argument("--alarms", type=int, default=30)
     parser.add_argument("--cached", type=int, nargs="*", default=[10_000, 1_000_000])

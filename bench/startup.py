@@ -63,7 +63,7 @@ def timed(cmd: list[str], cwd: Path) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="runs of each command in each variant")
     parser.add_argument("--before", default=None, help="git revision measured as 'before'")
     args = parser.parse_args()

@@ -189,7 +189,7 @@ def bench_full_sync(folder: Path, panels: int, latency_ms: int, concurrency: int
     total = -(-panels * 3 // 2)
     options = ("--alarm-rate", "0", "--panels", str(total), "--latency-ms", str(latency_ms))
     with run_simulator(*options) as sim:
-        settings = Settings(base_url=sim.base_url, _env_file=None)  # type: ignore[call-arg]
+        settings = Settings(base_url=sim.base_url, _env_file=None)
         db = open_cache(folder / "sync.db")
         with SamClient(settings) as client:
             requests = [0]

@@ -1,8 +1,8 @@
 """`build_app(ctx)`: the slack-bolt App, with the listeners of every surface package registered.
 
 What the app listens to is listed in the `register` of each surface package's `__init__.py`: `/sam` in
-`bot/slash`, buttons in `bot/actions`, view submissions in `bot/views`, events in `bot/events`. The `/sam`
-subcommands are listed in `bot/commands/__init__.py`.
+`bot/slash`, buttons in `bot/actions`, the write modals' submissions in `bot/forms` (Resolve's in
+`bot/views`), events in `bot/events`. The `/sam` subcommands are listed in `bot/commands/__init__.py`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
-from bot import actions, events, slash, views
+from bot import actions, error_handler, events, forms, slash, views
 from bot.context import AppContext
 from bot.events.home import HomeTabs
-from bot.listener_errors import on_listener_error
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +63,12 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
         app = App(authorize=authorize, **common)
     else:
         app = App(token_verification_enabled=True, **common)
-    app.error(on_listener_error)
+    home = home or HomeTabs(ctx)
+    error_handler.install(app, ctx, home)  # every listener's failure: one ERROR line, the person told
     slash.register(app, ctx)
     actions.register(app, ctx)
+    forms.register(app, ctx)
     views.register(app, ctx)
-    events.register(app, home or HomeTabs(ctx))
+    ctx.home_note = home.note  # what was opened from the Home is answered there (bot/actions/lifecycle.py)
+    events.register(app, home)
     return app

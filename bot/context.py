@@ -36,6 +36,9 @@ class AppContext:
     signing_secret: str
     web_client: WebClient  # for use outside requests: the notifier, the audit channel
     roles: RoleResolver
+    # Answers a person at the top of their App Home (`bot/events/home.py` HomeTabs.note, set by `build_app`):
+    # what was opened from the Home is answered there, since it has no channel or response_url.
+    home_note: Callable[[str, str], None] | None = field(default=None, repr=False)
     _client: SamClient | None = field(default=None, repr=False)
     _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -22,9 +23,13 @@ from pydantic import (
     ValidationError,
 )
 
-from bot.forms.fields import MAX_ID
 from bot.render.alarms import SILENCE_MINUTES
 from bot.render.forms import MAX_PAYLOAD_VALUE
+
+# The bound of `bot/forms/fields.MAX_ID`, taken from core: importing `bot.forms` here would load the forms,
+# whose submissions read these payloads.
+from core.models import INT64_MAX as MAX_ID
+from core.reference import is_reference
 
 Id = Annotated[int, Field(strict=True, ge=1, le=MAX_ID)]
 Words = Annotated[str, StringConstraints(max_length=500)]
@@ -78,12 +83,18 @@ class SilenceValue(_Payload):
 # -- modal metadata ---------------------------------------------------------------------------------------
 
 
+def _reference_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and is_reference(value) else None
+
+
 class ModalMeta(_Payload):
     """What every write modal carries (bot/modals.py `modal_meta`)."""
 
     channel: SlackId | None = None
     response_url: Annotated[str, StringConstraints(max_length=3000, pattern=r"^https?://")] | None = None
-    ref: Annotated[str, StringConstraints(max_length=64)] | None = None
+    # The command's reference id, carried to the write so both share one. Anything but an id samops makes
+    # (`R-` and six hex digits) is not used: the write gets a fresh one, and nothing else is posted or stored.
+    ref: Annotated[str | None, BeforeValidator(_reference_or_none)] = None
 
 
 class AccessMeta(ModalMeta):
@@ -127,6 +138,13 @@ def read_id(raw: object, what: str) -> int:
         if 0 < number <= MAX_ID:
             return number
     raise PayloadError(f"{what} names no valid id.")
+
+
+def part(body: dict[str, Any], key: str) -> dict[str, Any]:
+    """The object at `body[key]` (`container`, `message`, `team`, ...); {} when absent or of another shape,
+    which a signed request may carry where Slack sends an object."""
+    value = body.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def is_user_id(value: object) -> bool:

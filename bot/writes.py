@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.webhook import WebhookClient
 
+from bot.listener_errors import log_failure
 from bot.render.common import blocks_to_dicts, escape, section
 from bot.render.forms import write_answer
 from bot.roles import Role
@@ -33,7 +34,7 @@ from bot.slash.registry import Invocation
 from core.cache import audit, claims
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 from core.redact import mask_secret_words
-from core.reference import new_reference
+from core.reference import is_reference, new_reference
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -91,10 +92,11 @@ def role_denied(ctx: AppContext, slack_user: str, needed: Role, org_id: int | No
 
 def audit_denied(
     ctx: AppContext, slack_user: str, command: str, org_id: int | None = None, why: str = "role too low"
-) -> None:
-    """Record a refused write attempt (a forged or stale button, a submission by the wrong role)."""
+) -> str:
+    """Record a refused write attempt (a forged or stale button, a submission by the wrong role); returns
+    its reference. `why` is samops' own sentence, never text from the request."""
     reference = new_reference()
-    log.warning("ref=%s denied %s for %s", reference, command, slack_user)
+    log.warning("ref=%s denied %s for %s: %s", reference, command, slack_user, why)
     audit.record(
         ctx.db(),
         slack_user=slack_user,
@@ -104,6 +106,7 @@ def audit_denied(
         summary=f"refused: {why}",
         reference=reference,
     )
+    return reference
 
 
 def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
@@ -120,7 +123,7 @@ def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
 
 def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
     """Claim, run, audit, announce. `operation` calls the service and returns its result."""
-    reference = request.reference or new_reference()
+    reference = request.reference if is_reference(request.reference) else new_reference()
     db = ctx.db()
     if not claims.claim_once(db, request.dedupe_key):
         log.info(
@@ -156,7 +159,7 @@ def record_cache_write(ctx: AppContext, request: WriteRequest, paced: str | None
     """A write to samops' own cache (a silence, a maintenance window, a lift), done: its audit row and its
     line in the audit channel, as for a write to the service. `paced` names a kind of write whose lines
     are bounded (ANNOUNCE_PER_MINUTE; the rest summed up in one line): every row is still written."""
-    reference = request.reference or new_reference()
+    reference = request.reference if is_reference(request.reference) else new_reference()
     _record(ctx.db(), request, "ok", request.summary, reference)
     if paced is None:
         _announce(ctx, request, "ok", reference)
@@ -265,8 +268,8 @@ def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -
     except SamError as err:
         log.warning("ref=%s %s: %s", reference, request.command, err)
         return "failed", f"The service call failed; nothing was confirmed (ref {reference}).", None
-    except Exception:  # a bug of ours must still get an answer, and the trace goes to the log only
-        log.exception("ref=%s %s failed", reference, request.command)
+    except Exception as err:  # noqa: BLE001  # a bug of ours must still get an answer; the trace goes to the log
+        log_failure(reference, request.command, err)
         return "failed", f"Something went wrong on our side (ref {reference}).", None
     failed = _failed_results(result)
     if failed:

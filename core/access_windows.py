@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 from core.clock import DAY_MS
@@ -157,7 +157,7 @@ def notify_section(config_path: Path) -> Mapping[str, Any]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     section = data.get("notify")
-    return section if isinstance(section, Mapping) else {}
+    return cast("Mapping[str, Any]", section) if isinstance(section, Mapping) else {}  # TOML: string keys
 
 
 def local_words(epoch_ms: int, zone: ZoneInfo, now: int) -> str:

@@ -71,7 +71,7 @@ class GroupTest:
         if not fresh:
             return []
         asked = set(group)
-        unnamed = []
+        unnamed: list[Activity] = []
         for activity in fresh:
             if len(group) == 1:
                 self._found[activity.event_id or ""] = Attributed(activity, group[0])
@@ -92,7 +92,7 @@ class GroupTest:
         ids = [a.event_id for a in records if a.event_id is not None]
         known = self.known(ids) | set(self._found)
         seen: set[str] = set()
-        fresh = []
+        fresh: list[Activity] = []
         for activity in records:
             eid = activity.event_id
             if eid is None or eid in known or eid in seen:

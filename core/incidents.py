@@ -81,14 +81,20 @@ def camera_on_site(
     panel_org: int | None,
 ) -> bool:
     """Whether a camera belongs to a panel's site: same organization, and its name holds the panel's name
-    as whole words, or both have the same (non-empty) tree path."""
+    as whole words, or both have the same tree path below the root (`/` is every resource's, no site's)."""
     if camera_org is None or camera_org != panel_org:
         return False
     if panel_name and panel_name.strip() and camera_name and _words(panel_name).search(camera_name):
         return True
-    if not camera_tree_path or not panel_tree_path:
-        return False
-    return camera_tree_path.strip("/") == panel_tree_path.strip("/")
+    camera_place, panel_place = _site_path(camera_tree_path), _site_path(panel_tree_path)
+    return camera_place is not None and camera_place == panel_place
+
+
+def _site_path(tree_path: str | None) -> str | None:
+    """A tree path as a place, or None when it names none: `/` (the root every resource sits under, so no
+    site) and blank paths hold no place; `/a/b/` and `a/b` are the same place."""
+    place = (tree_path or "").strip().strip("/").strip()
+    return place or None
 
 
 @dataclass(frozen=True)

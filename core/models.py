@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 from pydantic import (
     BaseModel,
@@ -51,8 +51,13 @@ EpochMs = Annotated[int, Field(ge=EARLIEST_MS, le=LATEST_MS)]
 Float = Annotated[float, Field(allow_inf_nan=False)]
 
 
+def context_of(context: object) -> dict[str, Any]:
+    """A validation or serialization context as a dict: pydantic hands on whatever the caller gave."""
+    return cast("dict[str, Any]", context) if isinstance(context, dict) else {}
+
+
 def _dump_secret(value: SecretStr, info: SerializationInfo) -> str:
-    context = info.context if isinstance(info.context, dict) else {}
+    context = context_of(info.context)
     return value.get_secret_value() if context.get("show_secrets") else MASK
 
 
@@ -107,8 +112,7 @@ class _KeepValid:
     def __call__(self, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if not isinstance(value, list):
             return handler(value)  # not a list at all: the parent record is what is wrong
-        context = info.context if isinstance(info.context, dict) else {}
-        sink: list[Rejection] | None = context.get(REJECTED)
+        sink: list[Rejection] | None = context_of(info.context).get(REJECTED)
         mark = len(sink) if sink is not None else 0
         try:
             return handler(value)
@@ -116,7 +120,7 @@ class _KeepValid:
             if sink is not None:
                 del sink[mark:]  # nested lists reported during the failed attempt report again below
         kept: list[Any] = []
-        for item in value:
+        for item in cast("list[Any]", value):
             try:
                 kept.extend(handler([item]))
             except ValidationError as exc:

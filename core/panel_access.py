@@ -73,7 +73,7 @@ def fetch_panel_access(
             if ru.user_id is not None and pair.resource_id is not None:
                 authorized.setdefault((pair.resource_id, ru.user_id), ru.user_name)
     privileges = _privileges(client, org, {uid for _, uid in authorized})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (rid, uid), panel_name in sorted(authorized.items()):
         person = people.get(uid)
         priv = privileges.get(uid)
@@ -132,7 +132,7 @@ def _group_names(priv: UserPrivileges | None, person: OrganizationUser | None) -
             by_assignment[upg.id] = name.strip()
         if isinstance(group.get("id"), int):
             by_group[group["id"]] = name.strip()
-    names = []
+    names: list[str] = []
     for g in sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0):
         if not g.authority:
             continue

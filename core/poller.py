@@ -156,7 +156,7 @@ def now_ms() -> int:
 
 def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[str]:
     """The event ids the cache already holds with a panel (in chunks: SQLite bounds the ? of a statement)."""
-    ids, found = list(event_ids), set()
+    ids, found = list(event_ids), set[str]()
     for at in range(0, len(ids), 500):
         chunk = ids[at : at + 500]
         marks = ",".join("?" * len(chunk))

@@ -10,7 +10,7 @@ import logging
 import re
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 MASK = "***"
 # The one list of secret names: the spec's secret fields (in its spelling), the request-side tokens and the
@@ -43,9 +43,12 @@ def is_secret_key(key: object) -> bool:
 def mask_secrets(data: Any) -> Any:
     """A copy of JSON-like `data` with the value of every secret key replaced by `***`."""
     if isinstance(data, Mapping):
-        return {k: MASK if is_secret_key(k) and v is not None else mask_secrets(v) for k, v in data.items()}
+        mapping = cast("Mapping[object, Any]", data)
+        return {
+            k: MASK if is_secret_key(k) and v is not None else mask_secrets(v) for k, v in mapping.items()
+        }
     if isinstance(data, list | tuple):
-        return [mask_secrets(item) for item in data]
+        return [mask_secrets(item) for item in cast("list[Any] | tuple[Any, ...]", data)]
     return data
 
 

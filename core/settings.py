@@ -149,7 +149,7 @@ class Settings(BaseSettings):
         """What the user configured, as the environment variables that give it (for child processes, so
         that they see these values whatever `.env` they find). Defaults are left out: a child leaves them
         unset too."""
-        env = {}
+        env: dict[str, str] = {}
         for name, variable in self.variables().items():
             value = getattr(self, name)
             if value is None or not self.is_set(name):
@@ -177,7 +177,7 @@ class SettingsError(ValueError):
 def describe(error: ValidationError) -> str:
     """One line naming each invalid variable and why, never its value (it may be a secret)."""
     variables = Settings.variables()
-    parts = []
+    parts: list[str] = []
     for item in error.errors(include_input=False, include_url=False):
         field = str(item["loc"][0]) if item["loc"] else ""
         parts.append(f"{variables.get(field, field.upper())} ({item['msg'].lower()})")
@@ -197,5 +197,5 @@ def settings_or_report(prog: str) -> Settings | None:
     try:
         return load_settings()
     except SettingsError as err:
-        print(f"{prog}: {err}", file=sys.stderr)
+        print(f"{prog}: {err}", file=sys.stderr)  # noqa: T201  # a program's first words, before its logging
         return None

@@ -27,6 +27,7 @@ from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.client.rejections import RejectionKey
 from core.clock import MINUTE_MS, now_ms
+from core.errors import SamError
 from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 
@@ -112,7 +113,7 @@ def run_sync(
     client.rejections.drain()  # what earlier calls of this client dropped is not this run's
     try:
         login, fresh = _login(db, client, options, report.started_at)
-    except Exception as exc:
+    except SamError as exc:
         message = f"login: {exc}"
         log.error("sync failed: %s", message)
         report.errors.append(message)
@@ -349,7 +350,7 @@ def _fetch_all(
             into = fetched[table]
             try:
                 rows, cursor = future.result()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001  # one table of one scope failing must not stop the others
                 message = f"{table} of {label}: {exc}"
                 log.warning("sync: %s", message)
                 into.failed_scopes.add(scope)

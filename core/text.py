@@ -35,3 +35,31 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`1 alarm`, `0 alarms`, `2 alarms`: a count and its noun, read right (`plural` for an irregular noun:
     `counted(n, "activity", "activities")`). One definition for Slack answers, notices and the console."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+# Where a linker recognises a link, a zero-width space breaks it: Slack's servers turn a bare URL, a `www.`
+# host or a domain name in mrkdwn into a link, and GitHub-flavoured markdown (the dashboard's) does the same.
+# The text still reads the same; nothing in it is a link to a page any more. An e-mail address is left whole:
+# what it links to is a new mail, and people read and copy addresses (`/sam whoami` names one).
+LINK_BREAK = "\u200b"
+_EMAIL = r"[\w.+-]+@[\w-]+(?:[.．。｡][\w-]+)+"
+_LINK_PARTS = re.compile(
+    rf"(?P<email>{_EMAIL})"  # kept as it is
+    r"|(?<=:)(?=//)"  # a scheme's `://`: between the colon and the slashes
+    r"|(?<=[\w-])(?=[.．。｡][^\W\d_])"  # a host's labels meet (`example.com`, `пример.рф`)
+    r"|(?<=[wW]{3})(?=[.．。｡])"  # `www.`, whatever follows it
+)
+
+
+def unlinked(text: str) -> str:
+    """`text` with a zero-width space where a chat or markdown linker would start or continue a link to a
+    page: after a scheme's colon, before the dot that joins a host's labels. Reads the same; links nowhere."""
+    return _LINK_PARTS.sub(lambda m: m.group("email") or LINK_BREAK, text)
+
+
+_LINK_BREAKS = re.compile(rf"(?<=:){LINK_BREAK}(?=//)|{LINK_BREAK}(?=[.．。｡])")
+
+
+def relinked(text: str) -> str:
+    """`unlinked` undone, for a record that keeps text as it was sent (the audit log)."""
+    return _LINK_BREAKS.sub("", text)

@@ -10,7 +10,7 @@ import functools
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo, available_timezones
 
 # The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
@@ -87,7 +87,8 @@ def org_zone(notify: Mapping[str, Any], org_id: int | None) -> ZoneInfo:
     zones = notify.get("timezones")
     found = None
     if org_id is not None and isinstance(zones, Mapping):
-        found = _zone_of(zones.get(str(org_id), zones.get(org_id)))
+        by_org = cast("Mapping[object, object]", zones)  # TOML's string keys, or ints from a caller
+        found = _zone_of(by_org.get(str(org_id), by_org.get(org_id)))
     return found or _zone_of(notify.get("timezone")) or ZoneInfo(UTC_ZONE)
 
 

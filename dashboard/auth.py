@@ -85,7 +85,7 @@ def configured() -> bool:
 def _oidc_configured() -> bool:
     try:
         return "auth" in st.secrets
-    except Exception:  # no secrets file at all: Streamlit raises its own not-found error
+    except FileNotFoundError:  # no secrets file, or one it cannot parse: Streamlit's error subclasses this
         return False
 
 

@@ -4,15 +4,17 @@ The Alarms export holds every matching row, not only the table's: it is made whe
 (`st.download_button` with a callable, run on its own thread), from the read API a chunk of rows at a time,
 written straight to CSV without a table in between. Times are ISO 8601 with the viewer's zone offset.
 
-Every text cell passes through `cell`: text from the service or the URL that starts like a formula (= + - @,
-a tab or a carriage return) is prefixed with a single quote, so a spreadsheet opening the file shows it as
-text instead of evaluating it (CSV injection). Numbers and times are written as they are.
+Every text cell passes through `cell`: text from the service or the URL that a spreadsheet could read as a
+formula (= + - @ |, their fullwidth forms, after any blank or invisible characters; or a leading tab, carriage
+return or line feed: `reads_as_formula`) is prefixed with a single quote, so a spreadsheet opening the file
+shows it as text instead of evaluating it (CSV injection). Numbers and times are written as they are.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Iterable
 from datetime import tzinfo
 
@@ -20,13 +22,35 @@ import pandas as pd
 
 from core import read, timefmt
 
-# What makes Excel, LibreOffice and Google Sheets read a cell as a formula (OWASP's list for CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# What makes Excel, LibreOffice or Google Sheets read a cell as a formula (OWASP's "CSV Injection": = + - @,
+# tab, carriage return, line feed), `|` (LibreOffice's DDE links), and their fullwidth and small forms, which
+# NFKC folds into these and an East Asian spreadsheet reads alike. The minus sign U+2212 folds into nothing
+# but is a minus to a spreadsheet all the same.
+FORMULA_STARTS = frozenset("=+-@|\u2212")
+CONTROL_STARTS = ("\t", "\r", "\n")
+
+
+def _blank(char: str) -> bool:
+    """What a spreadsheet skips before it looks for a formula: spaces of any width (NBSP, U+3000, ...),
+    layout and control characters, and the invisible format characters (a zero-width space, a BOM)."""
+    return char.isspace() or unicodedata.category(char) in ("Cc", "Cf", "Zs", "Zl", "Zp")
+
+
+def reads_as_formula(text: str) -> bool:
+    """Whether a spreadsheet could take this text cell for a formula: its first character that is not blank
+    (`_blank`), folded by NFKC (`＝` is `=`), is one a formula starts with; or it starts with a control
+    character OWASP names."""
+    if text.startswith(CONTROL_STARTS):
+        return True
+    first = next((c for c in text if not _blank(c)), "")
+    return bool(first) and (
+        first in FORMULA_STARTS or unicodedata.normalize("NFKC", first)[:1] in FORMULA_STARTS
+    )
 
 
 def cell(value: object) -> object:
-    """A text cell a spreadsheet shows as the text it is: one starting like a formula gets a leading quote."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    """A text cell a spreadsheet shows as the text it is: one that reads as a formula gets a leading quote."""
+    if isinstance(value, str) and reads_as_formula(value):
         return "'" + value
     return value
 

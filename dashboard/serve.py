@@ -54,7 +54,21 @@ def preload() -> None:
     pa.Table.from_pandas(ui.alarms_frame([]))
 
 
+def log_to_stderr() -> None:
+    """The dashboard's own log lines (the error boundary's, say) on stderr, through the secret filter, as
+    the other programs write theirs; Streamlit's loggers keep their own handlers."""
+    from core.redact import install
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    install(handler)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def main() -> None:
+    log_to_stderr()
     preload()
     from streamlit.web import cli
 

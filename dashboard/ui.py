@@ -10,6 +10,7 @@ import streamlit as st
 
 from core import alarms, read, timefmt
 from dashboard import boundary, data, zones
+from dashboard.markup import literal
 from dashboard.paths import db_path
 
 if TYPE_CHECKING:
@@ -46,11 +47,11 @@ def freshness_banner(path: str) -> None:
     view = data.assess(data.freshness(path), now)
     as_of = f"data as of {timefmt.age(view.as_of, now)} ({when(view.as_of)})"
     if view.failing:
-        names = ", ".join(t.table for t in view.failing)
+        names = literal(", ".join(t.table for t in view.failing))
         latest = max(view.failing, key=lambda t: t.last_error_at or 0)
         st.error(
             f"**Sync failing** ({names}) since {when(latest.last_error_at)}: "
-            f"{data.one_line(latest.last_error)} — showing the last cache, {as_of}.",
+            f"{literal(data.one_line(latest.last_error))} — showing the last cache, {as_of}.",
             icon=":material/sync_problem:",
         )
     elif view.stale:

@@ -10,6 +10,7 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext, notify_config
+from bot.listener_errors import respond_privately
 from bot.notify.config import NotifyConfig
 from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
 from bot.render import alarms as render
@@ -71,12 +72,12 @@ def viewed_panel(
     """The panel id a read-only button carries, or None once the clicker (without a role) is refused or told
     that the button names no panel: `unnamed`, or when None, `read_id`'s own words."""
     if ctx.roles.role_of(slack_user(body)) == Role.NONE:
-        respond(text=ctx.roles.refusal(), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, ctx.roles.refusal())
         return None
     try:
         return read_id(action.get("value"), "This button")
     except PayloadError as err:
-        respond(text=unnamed or str(err), response_type="ephemeral", replace_original=False)
+        respond_privately(respond, unnamed or str(err))
         return None
 
 
@@ -89,7 +90,7 @@ def on_panel_status(
         return
     config, _ = notify_config(ctx)
     text = panel_summary(ctx.db(), resource_id, config)
-    respond(text=text, response_type="ephemeral", replace_original=False)
+    respond_privately(respond, text)
 
 
 def on_silence(
@@ -99,7 +100,7 @@ def on_silence(
     try:
         value = read_json(SilenceValue, action.get("value"), "This button")
     except PayloadError:
-        respond(text="This button is not valid.", response_type="ephemeral", replace_original=False)
+        respond_privately(respond, "This button is not valid.")
         return
     resource_id, minutes = value.r, value.m
     user = slack_user(body)
@@ -115,11 +116,11 @@ def on_silence(
     # Silencing hides alarms from everyone: the same role as the other writes, in the panel's organization.
     if denied := role_denied(ctx, user, Role.TECHNICIAN, org_id):
         audit_denied(ctx, user, command, org_id)
-        respond(text=denied, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, denied)
         return
     if detail is None:
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     config, _ = notify_config(ctx)
     at = now_ms()

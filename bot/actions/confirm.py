@@ -13,7 +13,8 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext
-from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, read_json
+from bot.listener_errors import respond_privately
+from bot.payloads import ConfirmValue, DeleteUserValue, PayloadError, RevokeValue, part, read_json
 from bot.payloads import slack_user as user_of
 from bot.render.common import blocks_to_dicts, escape
 from bot.render.forms import write_answer
@@ -40,14 +41,9 @@ def parse_value(raw: object) -> RevokeValue | DeleteUserValue | None:
 
 
 def click_key(body: dict[str, Any], action: dict[str, Any]) -> str:
-    """One click on one message's button: a double click, a retry or a replay repeats the message ts and the
-    action (deliberately not action_ts: a destructive write runs once per message, however often clicked)."""
-    container, message = body.get("container"), body.get("message")
-    where = (
-        (container.get("message_ts") if isinstance(container, dict) else None)
-        or (message.get("ts") if isinstance(message, dict) else None)
-        or body.get("trigger_id")
-    )
+    """One click on one message's button: a double click or a retry repeats the message ts and action."""
+    message_ts = part(body, "container").get("message_ts") or part(body, "message").get("ts")
+    where = message_ts or body.get("trigger_id")
     return dedupe_key("action", where, action.get("action_id"), action.get("value"))
 
 
@@ -85,11 +81,7 @@ def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> No
     value = parse_value(action.get("value"))
     if value is None:
         log.warning("ignored a confirm button with a malformed value from %s", slack_user)
-        respond(
-            text="This button is not valid any more; run the command again.",
-            response_type="ephemeral",
-            replace_original=False,
-        )
+        respond_privately(respond, "This button is not valid any more; run the command again.")
         return
     command, summary, done, operation = _write_for(ctx, value)
     if denied := role_denied(ctx, slack_user, Role.ADMIN, value.org):

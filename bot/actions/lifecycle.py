@@ -1,36 +1,54 @@
-"""The lifecycle buttons of alarm cards: Acknowledge, "I'm on it", Resolve (a modal with a note), on storm
-cards "Acknowledge all" and "Resolve all", and on incident cards Acknowledge, "I'm on it" and Resolve for
-every alarm of the incident (the same card-wide path: the card's alarms are the incident's).
+"""The lifecycle buttons of cards and their Resolve form: on alarm cards (and the App Home) Acknowledge,
+"I'm on it", Resolve (a modal with a note); on storm cards "Acknowledge all" and "Resolve all"; on incident
+cards Acknowledge, "I'm on it" and Resolve for every alarm of the incident (the same card-wide path: the
+card's alarms are the incident's).
 
 Each click re-checks the role (technicians and admins act; a viewer is refused, and the refusal audited),
-goes through `bot/writes.run_write` (its payload claimed once: a Slack retry runs nothing; audited; announced
-in the audit channel), applies the change with `core/lifecycle.py` (a double click changes nothing and says
-who was first), and edits the card in place. Group actions also say in the card's thread which alarms.
+finds the card from samops' own records (`bot/cards.py`; a click or form whose container, value or metadata
+names another card is refused and audited, nothing changed), goes through `bot/writes.run_write` (its
+payload claimed once: a Slack retry runs nothing; audited; announced in the audit channel), applies the
+change with `core/lifecycle.py` (a double click changes nothing and says who was first), and re-renders the
+card with `bot/cards.refresh_now` — the same card whether the click came from it or from the App Home.
+Group actions also say in the card's thread which alarms. A click on the Home is answered on the Home, and
+so is the Resolve form opened there.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from pydantic import StringConstraints
 from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot.cards import Card, CardKind, Claim, card_at, card_of_alarm, claimed_card, disagreement, refresh_now
 from bot.context import AppContext, notify_config
+from bot.forms.fields import FieldError, free_text
+from bot.forms.submission import Submission, WriteModal, submitted
+from bot.listener_errors import respond_privately
 from bot.modals import modal_meta, open_modal
-from bot.notify.incidents import incident_view
-from bot.payloads import PayloadError, read_event_id, slack_user
+from bot.payloads import Id, ModalMeta, PayloadError, SlackId, part, read_event_id, read_id, slack_user
 from bot.render import alarms as render
-from bot.render.incidents import incident_card
+from bot.render.alarms import NOTE, RESOLVE_MODAL
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply
-from bot.writes import WriteOutcome, WriteRequest, audit_denied, dedupe_key, role_denied, run_write
-from core import lifecycle, read
-from core.cache import incidents, outbox
+from bot.writes import (
+    WriteOutcome,
+    WriteRequest,
+    answer_later,
+    audit_denied,
+    dedupe_key,
+    role_denied,
+    run_write,
+)
+from core import lifecycle
+from core.cache import claims, incidents, outbox
 from core.cache.transactions import write_transaction
 from core.clock import now_ms
-from core.lifecycle import AlarmState, Change, Outcome
+from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome
 from core.read import handling
 from core.reference import new_reference
 from core.text import counted
@@ -42,42 +60,35 @@ log = logging.getLogger(__name__)
 
 NEEDED = Role.TECHNICIAN  # acting on an alarm is a write: viewers watch
 VERBS = {Change.ACKNOWLEDGED: "acknowledge", Change.ASSIGNED: "take", Change.RESOLVED: "resolve"}
+NOT_OURS = "This does not match the card samops posted for it; nothing was recorded (ref {ref})."
 
-
-@dataclass(frozen=True)
-class Card:
-    """Where the clicked card is: its channel and message ts (None for a click outside a message)."""
-
-    channel: str | None
-    ts: str | None
-
-
-def card_of(body: dict[str, Any]) -> Card:
-    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
-    ts = (body.get("container") or {}).get("message_ts") or (body.get("message") or {}).get("ts")
-    ok = isinstance(channel, str) and isinstance(ts, str) and len(channel) <= 64 and len(ts) <= 64
-    return Card(channel, ts) if ok else Card(None, None)
+Answer = Callable[[str], None]
 
 
 def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     """One click: Slack repeats the payload (action_ts included) on a retry; a second click has its own."""
-    card = card_of(body)
+    claim = claimed_card(body)
     return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
-                      slack_user(body), card.channel, card.ts)  # fmt: skip
+                      slack_user(body), claim.channel, claim.ts)  # fmt: skip
 
 
-def _say(respond: Respond, text: str) -> None:
-    respond(text=text, response_type="ephemeral", replace_original=False)
+def _say(respond: Respond) -> Answer:
+    return lambda text: respond_privately(respond, text)
 
 
-def _refused(ctx: AppContext, user: str, command: str, respond: Respond) -> bool:
+def _refused(ctx: AppContext, user: str, command: str, answer: Answer) -> bool:
     """True (and the person told, the attempt audited) when `user` may not act on alarms."""
     denied = role_denied(ctx, user, NEEDED)
     if denied is None:
         return False
     audit_denied(ctx, user, command)
-    _say(respond, denied)
+    answer(denied)
     return True
+
+
+def _not_ours(ctx: AppContext, user: str, command: str, why: str, answer: Answer) -> None:
+    """A click or form naming another card than samops' record: refused, audited, the card left alone."""
+    answer(NOT_OURS.format(ref=audit_denied(ctx, user, command, why=why)))
 
 
 # --- one alarm ---------------------------------------------------------------------------------------------
@@ -125,135 +136,82 @@ def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
     return f"Nothing changed: the alarm is {reason}."
 
 
-def update_alarm_card(ctx: AppContext, event_id: str, card: Card) -> bool:
-    """Edit the alarm's card in place to show its state; False when it could not be."""
-    db = ctx.db()
-    alarm = outbox.get_alarm(db, event_id)
-    if alarm is None or card.channel is None or card.ts is None:
-        return False
-    config, url = notify_config(ctx)
-    rendered = render.alarm_card(alarm, config.zone_for(alarm.org_id), _data_as_of(db), url,
-                                 state=lifecycle.get(db, event_id))  # fmt: skip
-    return _update(ctx, card, rendered)
-
-
-def _update(ctx: AppContext, card: Card, rendered: render.Rendered) -> bool:
-    if card.channel is None or card.ts is None:
-        return False
-    try:
-        ctx.web_client.chat_update(channel=card.channel, ts=card.ts, text=rendered.text,
-                                   attachments=rendered.attachments, blocks=rendered.blocks)  # fmt: skip
-    except (SlackApiError, SlackClientError, OSError) as err:
-        log.warning("could not update the alarm card: %s", err)
-        return False
-    return True
-
-
-def _data_as_of(db: sqlite_utils.Database) -> int | None:
-    return next((r.last_success for r in read.freshness(db) if r.table == "activities"), None)
-
-
-def _cached_event(ctx: AppContext, action: dict[str, Any], respond: Respond) -> str | None:
+def _cached_event(ctx: AppContext, action: dict[str, Any], answer: Answer) -> str | None:
     try:
         event_id = read_event_id(action.get("value"))
     except PayloadError as err:
-        _say(respond, str(err))
+        answer(str(err))
         return None
     if outbox.get_alarm(ctx.db(), event_id) is None:
-        _say(
-            respond,
-            "This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded.",
-        )
+        answer("This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded.")
         return None
     return event_id
 
 
+@dataclass(frozen=True)
+class Target:
+    """The alarm a click or form acts on, and its card as samops recorded it (None: never posted to Slack)."""
+
+    event_id: str
+    card: Card | None
+
+
+def _alarm_target(
+    ctx: AppContext, user: str, command: str, action: dict[str, Any], claim: Claim, answer: Answer
+) -> Target | None:
+    """The clicked alarm and its card, or None once the person was answered (not cached, another card)."""
+    event_id = _cached_event(ctx, action, answer)
+    if event_id is None:
+        return None
+    card = card_of_alarm(ctx.db(), event_id)
+    why = disagreement(claim, card)
+    if why is not None:
+        _not_ours(ctx, user, command, why, answer)
+        return None
+    return Target(event_id, card)
+
+
+def _after_change(ctx: AppContext, result: Outcome, card: Card | None, home: bool, answer: Answer) -> None:
+    """Re-render the alarm's card; say what happened where no card shows it (the Home, a card not edited)."""
+    edited = card is not None and refresh_now(ctx, card)
+    if home or not edited:
+        answer(
+            f"Done: the alarm is {result.state.state.value}" + ("; its card is updated." if edited else ".")
+        )
+
+
 def _on_change(
-    ctx: AppContext, change: Change, body: dict[str, Any], action: dict[str, Any], respond: Respond
+    ctx: AppContext, change: Change, body: dict[str, Any], action: dict[str, Any], answer: Answer
 ) -> None:
     user = slack_user(body)
-    value = str(action.get("value") or "")[:200]
-    if _refused(ctx, user, f"alarm {VERBS[change]} {value}", respond):
+    command = f"alarm {VERBS[change]} {str(action.get('value') or '')[:200]}"
+    if _refused(ctx, user, command, answer):
         return
-    event_id = _cached_event(ctx, action, respond)
-    if event_id is None:
+    claim = claimed_card(body)
+    target = _alarm_target(ctx, user, command, action, claim, answer)
+    if target is None:
         return
-    outcome, result = change_alarm(ctx, user, event_id, change, action_key(body, action))
+    outcome, result = change_alarm(ctx, user, target.event_id, change, action_key(body, action))
     if not outcome.ran:
         return  # a Slack retry of a click already handled: the first one answered
     if result is None:
-        _say(respond, outcome.message)
-        return
-    if not result.changed:
-        _say(respond, unchanged_text(result.state, result.reason, ctx))
-        return
-    if not update_alarm_card(ctx, event_id, card_of(body)):
-        _say(respond, f"Done: the alarm is {result.state.state.value}.")
+        answer(outcome.message)
+    elif not result.changed:
+        answer(unchanged_text(result.state, result.reason, ctx))
+    else:
+        _after_change(ctx, result, target.card, claim.home, answer)
 
 
 def on_ack(ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
     ack()
-    _on_change(ctx, Change.ACKNOWLEDGED, body, action, respond)
+    _on_change(ctx, Change.ACKNOWLEDGED, body, action, _say(respond))
 
 
 def on_take(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    _on_change(ctx, Change.ASSIGNED, body, action, respond)
-
-
-# --- the resolve modal ----------------------------------------------------------------------------------
-
-
-def _invocation(body: dict[str, Any], user: str, role: Role) -> Invocation:
-    card = card_of(body)
-    trigger = body.get("trigger_id")
-    url = body.get("response_url")
-    return Invocation(
-        user_id=user,
-        channel_id=card.channel or "",
-        team_id=str((body.get("team") or {}).get("id") or ""),
-        text="",
-        args=(),
-        org_id=None,
-        role=role,
-        trigger_id=trigger if isinstance(trigger, str) else None,
-        response_url=url if isinstance(url, str) else None,
-        reference=new_reference(),
-    )
-
-
-def _open_resolve(ctx: AppContext, body: dict[str, Any], respond: Respond, what: str, **target: Any) -> None:
-    user = slack_user(body)
-    inv = _invocation(body, user, ctx.roles.role_of(user))
-    meta = modal_meta(inv, ts=card_of(body).ts, **target)
-    reply = open_modal(
-        ctx,
-        inv,
-        "Resolve alarm",
-        lambda: render.resolve_modal(meta, what),
-        without_slack=lambda: Reply(text="Resolving opens a form, which needs Slack; use the card in Slack."),
-    )
-    if reply is not None:
-        _say(respond, reply.text)
-
-
-def on_resolve(
-    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
-) -> None:
-    ack()
-    user = slack_user(body)
-    if _refused(ctx, user, f"alarm resolve {str(action.get('value') or '')[:200]}", respond):
-        return
-    event_id = _cached_event(ctx, action, respond)
-    if event_id is None:
-        return
-    state = lifecycle.get(ctx.db(), event_id)
-    if state is not None and state.state is lifecycle.State.RESOLVED:
-        _say(respond, unchanged_text(state, "already resolved", ctx))
-        return
-    _open_resolve(ctx, body, respond, f"alarm `{event_id}`", e=event_id)
+    _on_change(ctx, Change.ASSIGNED, body, action, _say(respond))
 
 
 # --- storm and incident cards: every alarm of the card -----------------------------------------------------
@@ -262,18 +220,16 @@ def on_resolve(
 def card_alarms(db: sqlite_utils.Database, card: Card) -> list[tuple[str, int]]:
     """(event_id, time) of every alarm the card acts on: an incident card's are the incident's alarms
     (wherever each was posted), a storm card's those grouped into it."""
-    if card.channel is None or card.ts is None:
-        return []
-    incident = incidents.by_card(db, card.channel, card.ts)
-    if incident is not None:
-        return incidents.alarms(db, incident.id)
-    return handling.card_alarms(db, card.channel, card.ts)
+    if card.kind is CardKind.INCIDENT and card.incident_id is not None:
+        return incidents.alarms(db, card.incident_id)
+    if card.kind is CardKind.STORM:
+        return handling.card_alarms(db, card.channel, card.ts)
+    return []
 
 
-def _card_name(db: sqlite_utils.Database, card: Card) -> str:
-    incident = incidents.by_card(db, card.channel or "", card.ts or "")
-    if incident is not None:
-        return f"incident {incident.id} (card {card.ts} in {card.channel})"
+def _card_name(card: Card) -> str:
+    if card.kind is CardKind.INCIDENT:
+        return f"incident {card.incident_id} (card {card.ts} in {card.channel})"
     return f"storm card {card.ts} in {card.channel}"
 
 
@@ -281,15 +237,14 @@ def change_card(
     ctx: AppContext, user: str, card: Card, change: Change, key: str, note: str | None = None,
     reference: str = "",
 ) -> tuple[WriteOutcome, list[tuple[str, int]]]:  # fmt: skip
-    """Apply `change` to every alarm of the storm card in one transaction, once per `key`, audited as one
-    write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
+    """Apply `change` to every alarm of the storm or incident card in one transaction, once per `key`,
+    audited as one write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
     db = ctx.db()
-    assert card.channel is not None and card.ts is not None
     alarms = card_alarms(db, card)
     verb = VERBS[change]
     # Counted before the write, for the summary only (as for one alarm): the write itself decides.
     changing = sum(1 for event_id, _ in alarms if not _refusal(db, event_id, change, user))
-    summary = f"{verb} {changing} of the {counted(len(alarms), 'alarm')} of the {_card_name(db, card)}"
+    summary = f"{verb} {changing} of the {counted(len(alarms), 'alarm')} of the {_card_name(card)}"
     if note:
         summary += f" with a note ({len(note)} characters)"
     if not changing:
@@ -312,51 +267,64 @@ def change_card(
 
 def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, changed: list[tuple[str, int]],
                       note: str | None = None) -> None:  # fmt: skip
-    """Say in the card's thread which alarms changed, and edit the card to its new counts."""
+    """Say in the card's thread which alarms changed, and re-render the card to its new counts."""
     db = ctx.db()
-    assert card.channel is not None and card.ts is not None
     alarms = card_alarms(db, card)
     first = outbox.get_alarm(db, alarms[0][0]) if alarms else None
     if first is None:
         return
-    config, url = notify_config(ctx)
-    zone = config.zone_for(first.org_id)
     if changed:
-        message = render.group_handled(user, change, changed, zone, note)
+        config, _ = notify_config(ctx)
+        message = render.group_handled(user, change, changed, config.zone_for(first.org_id), note)
         try:
             ctx.web_client.chat_postMessage(channel=card.channel, thread_ts=card.ts, text=message.text,
                                             blocks=message.blocks, unfurl_links=False)  # fmt: skip
         except (SlackApiError, SlackClientError, OSError) as err:
             log.warning("could not post in the card's thread: %s", err)
-    incident = incidents.by_card(db, card.channel, card.ts)
-    if incident is not None:
-        _update(ctx, card, incident_card(incident_view(db, incident), zone, _data_as_of(db), url))
-        return
-    counts = outbox.card_counts(db, card.ts)
-    handled = handling.card_states(db, card.channel, card.ts)
-    _update(ctx, card, render.storm_card(first, counts, zone, _data_as_of(db), url, handled))
+    refresh_now(ctx, card)
 
 
-def _storm_card(
-    ctx: AppContext, body: dict[str, Any], respond: Respond, command: str
+def group_card(ctx: AppContext, claim: Claim, value: object) -> tuple[Card | None, str | None]:
+    """The storm or incident card a group click or form names, as samops recorded it, or why not."""
+    if claim.malformed:
+        return None, "the click's container is not one Slack sends"
+    if claim.channel is None or claim.ts is None:
+        return None, "the click names no card"
+    card = card_at(ctx.db(), claim.channel, claim.ts)
+    if card is None or card.kind is CardKind.ALARM:
+        return None, "samops posted no storm or incident card there"
+    try:
+        panel = read_id(value, "This button")
+    except PayloadError:
+        return None, "the button names no panel"
+    if panel != card.resource_id:
+        return None, f"the card is of panel {card.resource_id}, not the one the button names"
+    return card, None
+
+
+def _group_target(
+    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], answer: Answer, command: str
 ) -> tuple[str, Card] | None:
-    """The clicking user and the storm card, or None once the user is refused or the card holds no alarms."""
+    """The clicking user and the storm or incident card, or None once the user was answered."""
     user = slack_user(body)
-    if _refused(ctx, user, command, respond):
+    if _refused(ctx, user, command, answer):
         return None
-    card = card_of(body)
-    if card.channel is None or card.ts is None or not card_alarms(ctx.db(), card):
-        _say(respond, "This card holds no alarms samops knows of; nothing was recorded.")
+    card, why = group_card(ctx, claimed_card(body), action.get("value"))
+    if card is None:
+        _not_ours(ctx, user, command, why or "", answer)
+        return None
+    if not card_alarms(ctx.db(), card):
+        answer("This card holds no alarms samops knows of; nothing was recorded.")
         return None
     return user, card
 
 
 def _change_whole_card(
-    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], respond: Respond, change: Change,
+    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], answer: Answer, change: Change,
     command: str, none_changed: str,
 ) -> None:  # fmt: skip
     """Acknowledge all / I'm on it on a storm or incident card: `change` on every alarm of the card."""
-    found = _storm_card(ctx, body, respond, command)
+    found = _group_target(ctx, body, action, answer, command)
     if found is None:
         return
     user, card = found
@@ -364,10 +332,10 @@ def _change_whole_card(
     if not outcome.ran:
         return
     if not outcome.ok:
-        _say(respond, outcome.message)
+        answer(outcome.message)
         return
     if not changed:
-        _say(respond, none_changed)
+        answer(none_changed)
     after_card_change(ctx, user, card, change, changed)
 
 
@@ -375,22 +343,8 @@ def on_ack_all(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    _change_whole_card(ctx, body, action, respond, Change.ACKNOWLEDGED, "alarm acknowledge all",
+    _change_whole_card(ctx, body, action, _say(respond), Change.ACKNOWLEDGED, "alarm acknowledge all",
                        "Every alarm of this card was already acknowledged or resolved.")  # fmt: skip
-
-
-def on_resolve_all(
-    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
-) -> None:
-    ack()
-    found = _storm_card(ctx, body, respond, "alarm resolve all")
-    if found is None:
-        return
-    _, card = found
-    db = ctx.db()
-    count = len(card_alarms(db, card))
-    what = "incident" if incidents.by_card(db, card.channel or "", card.ts or "") else "storm card"
-    _open_resolve(ctx, body, respond, f"all {counted(count, 'alarm')} of this {what}", all=True)
 
 
 def on_take_all(
@@ -398,5 +352,182 @@ def on_take_all(
 ) -> None:
     """An incident card's "I'm on it": every alarm of the incident assigned to the clicker."""
     ack()
-    _change_whole_card(ctx, body, action, respond, Change.ASSIGNED, "alarm take all",
+    _change_whole_card(ctx, body, action, _say(respond), Change.ASSIGNED, "alarm take all",
                        "You already hold every open alarm of this card.")  # fmt: skip
+
+
+# --- the Resolve form ------------------------------------------------------------------------------------
+
+
+class ResolveMeta(ModalMeta):
+    """The Resolve form's metadata: which alarm or card it resolves, as the click named it. samops' record
+    of that alarm's card must agree with `channel` and `ts` when they are given (`resolve`)."""
+
+    ts: SlackId | None = None  # the card's message
+    e: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None  # one alarm
+    all: bool = False  # every alarm of the storm or incident card
+    r: Id | None = None  # the card's panel (every alarm of it)
+    home: bool = False  # opened from the App Home: answered there
+
+
+@dataclass(frozen=True)
+class ResolveForm:
+    note: str | None
+
+
+def _invocation(body: dict[str, Any], user: str, role: Role, claim: Claim) -> Invocation:
+    trigger = body.get("trigger_id")
+    url = body.get("response_url")
+    return Invocation(
+        user_id=user,
+        channel_id=claim.channel or "",
+        team_id=str(part(body, "team").get("id") or ""),
+        text="",
+        args=(),
+        org_id=None,
+        role=role,
+        trigger_id=trigger if isinstance(trigger, str) else None,
+        response_url=url if isinstance(url, str) else None,
+        reference=new_reference(),
+    )
+
+
+def form_key(ref: str | None, user: str, meta: dict[str, Any]) -> str:
+    """What samops records of a Resolve form it opened: its reference, who, and what it resolves."""
+    target = [meta.get(k) for k in ("e", "channel", "ts", "r")] + [bool(meta.get(k)) for k in ("all", "home")]
+    return dedupe_key("resolve form", ref, user, *target)
+
+
+def _open_resolve(
+    ctx: AppContext, body: dict[str, Any], answer: Answer, what: str, claim: Claim, **target: Any
+) -> None:
+    user = slack_user(body)
+    inv = _invocation(body, user, ctx.roles.role_of(user), claim)
+    meta = modal_meta(inv, ts=claim.ts, **({"home": True} if claim.home else {}), **target)
+    # The form's metadata comes back with its submission, where anyone holding the request may change it:
+    # samops keeps its own record of the form (as long as a write's claim), and the submission must match.
+    claims.claim_once(ctx.db(), form_key(inv.reference, user, meta))
+    reply = open_modal(
+        ctx,
+        inv,
+        "Resolve alarm",
+        lambda: render.resolve_modal(meta, what),
+        without_slack=lambda: Reply(text="Resolving opens a form, which needs Slack; use the card in Slack."),
+    )
+    if reply is not None:
+        answer(reply.text)
+
+
+def on_resolve(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    answer = _say(respond)
+    user = slack_user(body)
+    command = f"alarm resolve {str(action.get('value') or '')[:200]}"
+    if _refused(ctx, user, command, answer):
+        return
+    claim = claimed_card(body)
+    target = _alarm_target(ctx, user, command, action, claim, answer)
+    if target is None:
+        return
+    state = lifecycle.get(ctx.db(), target.event_id)
+    if state is not None and state.state is lifecycle.State.RESOLVED:
+        answer(unchanged_text(state, "already resolved", ctx))
+        return
+    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, e=target.event_id)
+
+
+def on_resolve_all(
+    ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
+) -> None:
+    ack()
+    answer = _say(respond)
+    found = _group_target(ctx, body, action, answer, "alarm resolve all")
+    if found is None:
+        return
+    _, card = found
+    count = len(card_alarms(ctx.db(), card))
+    what = "incident" if card.kind is CardKind.INCIDENT else "storm card"
+    _open_resolve(ctx, body, answer, f"all {counted(count, 'alarm')} of this {what}", claimed_card(body),
+                  all=True, r=card.resource_id)  # fmt: skip
+
+
+def read_note(meta: ResolveMeta, view: dict[str, Any]) -> tuple[ResolveForm | None, dict[str, str]]:
+    """The note: optional free text, lines kept; control characters other than layout are refused."""
+    if (meta.e is None) == (not meta.all) or (meta.all and (meta.channel is None or meta.ts is None)):
+        return None, {NOTE: "this form lost its alarm; click Resolve on the card again"}
+    try:
+        note = free_text(submitted(view).get(NOTE), NOTE).strip()
+    except FieldError as err:
+        return None, {NOTE: err.message}
+    if len(note) > MAX_NOTE:
+        return None, {NOTE: f"at most {MAX_NOTE} characters"}
+    return ResolveForm(note or None), {}
+
+
+def _form_answer(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> Answer:
+    """Where the form's answers go: the Home it was opened from, else the card's channel or a DM."""
+    home = ctx.home_note if sub.meta.home else None
+
+    def answer(text: str) -> None:
+        if home is not None:
+            home(sub.slack_user, text)
+        else:
+            answer_later(ctx, sub.answer_to, sub.slack_user, text)
+
+    return answer
+
+
+def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
+    meta, note, user = sub.meta, sub.form.note, sub.slack_user
+    answer = _form_answer(ctx, sub)
+    claim = Claim(meta.channel, meta.ts, home=meta.home)
+    command = RESOLVE.command(meta)
+    if not claims.is_claimed(ctx.db(), form_key(meta.ref, user, meta.model_dump())):
+        _not_ours(ctx, user, command, "the form is not one samops opened for this alarm or card", answer)
+        return
+    if meta.all:
+        card, why = group_card(ctx, claim, str(meta.r) if meta.r is not None else None)
+        if card is None:
+            _not_ours(ctx, user, command, why or "", answer)
+            return
+        outcome, changed = change_card(ctx, user, card, Change.RESOLVED, sub.key, note, meta.ref or "")
+        if outcome.ran and outcome.ok:
+            after_card_change(ctx, user, card, Change.RESOLVED, changed, note)
+            if not changed:
+                answer("Every alarm of this card was already resolved.")
+        elif outcome.ran:
+            answer(outcome.message)
+        return
+    assert meta.e is not None
+    if outbox.get_alarm(ctx.db(), meta.e) is None:
+        answer("This alarm is not in samops' cache any more; nothing was recorded.")
+        return
+    card = card_of_alarm(ctx.db(), meta.e)
+    why = disagreement(claim, card)
+    if why is not None:
+        _not_ours(ctx, user, command, why, answer)
+        return
+    outcome, result = change_alarm(ctx, user, meta.e, Change.RESOLVED, sub.key, note, meta.ref or "")
+    if not outcome.ran:
+        return
+    if result is None:
+        answer(outcome.message)
+    elif not result.changed:
+        answer(unchanged_text(result.state, result.reason, ctx))
+    elif meta.home:
+        _after_change(ctx, result, card, True, answer)
+    elif card is None or not refresh_now(ctx, card):
+        answer("Resolved.")
+
+
+RESOLVE: WriteModal[ResolveMeta, ResolveForm] = WriteModal(
+    callback_id=RESOLVE_MODAL,
+    first_field=NOTE,
+    meta_type=ResolveMeta,
+    lost="this form lost its alarm; click Resolve on the card again",
+    read=read_note,
+    command=lambda meta: f"alarm resolve {(meta.e or 'all') if meta else '?'}",
+    write=resolve,
+)

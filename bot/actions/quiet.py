@@ -10,7 +10,8 @@ from typing import Any
 from slack_bolt import Ack, Respond
 
 from bot.context import AppContext, notify_config
-from bot.payloads import PayloadError, read_id, slack_user
+from bot.listener_errors import respond_privately
+from bot.payloads import PayloadError, part, read_id, slack_user
 from bot.render import quiet as render
 from bot.render.alarms import local_time
 from bot.roles import Role
@@ -37,21 +38,21 @@ def on_lift(
         if denied := role_denied(ctx, user, Role.TECHNICIAN):
             audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
             text = denied
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     found = quiet_read.window(db, window_id)
     org_id = found.organization if found is not None else None
     # In the window's organization: a role from the service holds only where the service gives it.
     if denied := role_denied(ctx, user, Role.TECHNICIAN, org_id):
         audit_denied(ctx, user, f"quiet lift {window_id}", org_id)
-        respond(text=denied, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, denied)
         return
     at = now_ms()
     with write_transaction(db):
         result = quiet.lift(db, window_id, user, at)
     if result is None:
-        respond(text="That silence or window is no longer in samops' cache; nothing was lifted.",
-                response_type="ephemeral", replace_original=False)  # fmt: skip
+        text = "That silence or window is no longer in samops' cache; nothing was lifted."
+        respond_privately(respond, text)
         return
     window, lifted = result
     config, _ = notify_config(ctx)
@@ -61,14 +62,13 @@ def on_lift(
             text = f"Already lifted by <@{window.lifted_by}> at {local_time(window.lifted_at, zone)}."
         else:
             text = f"It already ended at {local_time(window.end, zone)}."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
     summary = f"lifted the {window.kind} of {window.scope()}"
     # The same command words as a refused lift's, so one filter finds both.
     record_cache_write(ctx, WriteRequest(user, f"quiet lift {window.id}", summary, "", window.organization))
     card = render.lifted_card(window, zone)
-    container = body.get("container")
-    if isinstance(container, dict) and container.get("is_ephemeral"):
+    if part(body, "container").get("is_ephemeral"):
         # A list only its reader sees: tell the channel, as lifting changes what everyone gets.
         respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)
     else:

@@ -11,6 +11,7 @@ from slack_bolt import Ack, Respond
 from bot.actions.alarms import viewed_panel
 from bot.commands.who_can import Moment, answer_who_can
 from bot.context import AppContext
+from bot.listener_errors import respond_privately
 from bot.render.common import blocks_to_dicts
 from bot.slash.panels_lookup import PanelRef, resolve_panels
 from core.errors import SamError
@@ -34,11 +35,6 @@ def on_who_can(
         reference = new_reference()
         log.warning("%s who-can button of panel %s: %s", reference, resource_id, err)
         text = f"The service could not say who may operate panel {resource_id} (reference `{reference}`)."
-        respond(text=text, response_type="ephemeral", replace_original=False)
+        respond_privately(respond, text)
         return
-    respond(
-        text=reply.text,
-        blocks=blocks_to_dicts(reply.blocks),
-        response_type="ephemeral",
-        replace_original=False,
-    )
+    respond_privately(respond, reply.text, blocks_to_dicts(reply.blocks))

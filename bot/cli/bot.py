@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from bot.config import ConfigError
 from bot.secrets import secure_data_dir
+from core.errors import SamError
+from core.redact import install
 from core.settings import settings_or_report
 
 if TYPE_CHECKING:
@@ -47,12 +49,17 @@ def main(argv: list[str]) -> int:
     if settings is None:
         return 2
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        install(handler)  # no secret reaches the log
     quiet = max(logging.WARNING, logging.getLevelName(args.log_level))
     for noisy in ("slack_bolt", "httpx", "httpcore"):  # one line per HTTP request is too much at INFO
         logging.getLogger(noisy).setLevel(quiet)
     # slack_sdk logs a response_url it could not reach at ERROR, though that URL came with the request; every
     # caller logs the failure itself, as the WARNING it is (bot/listener_errors.py, the router, answer_later).
     logging.getLogger("slack_sdk.webhook.client").setLevel(logging.CRITICAL)
+
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackClientError
 
     from bot.app import build_app
     from bot.context import build_context
@@ -68,7 +75,7 @@ def main(argv: list[str]) -> int:
     home = HomeTabs(ctx)
     try:
         app = build_app(ctx, home)
-    except Exception as err:  # bolt's BoltError on a bad token, a listener module failing to load
+    except (BoltError, SlackClientError, OSError) as err:  # a bad token, or Slack not reachable
         print(f"samops bot: could not start the Slack app: {err}", file=sys.stderr)
         return 1
     # Bolt gives this logger the root's level when the app is built, and it logs a refused request's whole
@@ -98,7 +105,7 @@ def _log_in_early(ctx: AppContext) -> None:
     only logged: the bot runs without the service and says so per command."""
     try:
         ctx.client.login()
-    except Exception as err:
+    except SamError as err:
         log.warning("could not log in to the service yet: %s", err)
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
 
 from rich.console import Console
@@ -15,8 +15,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
+from core.redact import install
 from core.settings import Settings, settings_or_report
 from core.text import counted
+
+log = logging.getLogger("samops.notify")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -101,17 +104,27 @@ def run(
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
-    def log(message: str) -> None:
-        print(f"{time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
-
-    notifier = Notifier(db, config, delivery, source, dashboard_url, log=log)
+    _log_to_stderr()
+    notifier = Notifier(db, config, delivery, source, dashboard_url)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     mode = "console" if delivery.console else "slack"
-    log(f"samops notify: source {source.name}, {mode} delivery, every {interval:g} s")
+    log.info("samops notify: source %s, %s delivery, every %g s", source.name, mode, interval)
     notifier.run(interval, stop, once=args.once)
     return 0
+
+
+def _log_to_stderr() -> None:
+    """The notifier's log lines on stderr as `HH:MM:SS message`, through the secret filter."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    install(handler)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    for noisy in ("httpx", "httpcore"):  # one line per HTTP request is too much at INFO
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 def _source(args: argparse.Namespace, config: NotifyConfig) -> str:

@@ -25,10 +25,18 @@ def register(app: App, home: HomeTabs) -> None:
         """A click on the Home has no response_url: its answer goes to the top of the Home. A lifecycle
         click anywhere makes the clicker's Home look for the change promptly."""
         if body.get("type") == "block_actions":
+            # Read without trusting the shape: a signed request may carry a list where Slack sends an object.
             user = slack_user(body)  # "" for a malformed id: no Home is answered or poked
-            if user and (body.get("view") or {}).get("type") == "home" and not context.response_url:
+            view = body.get("view")
+            if user and isinstance(view, dict) and view.get("type") == "home" and not context.response_url:
                 context["respond"] = HomeAnswer(home, user)
-            if user and any(a.get("action_id") in LIFECYCLE for a in body.get("actions") or []):
+            actions = body.get("actions")
+            clicked = (
+                [a.get("action_id") for a in actions if isinstance(a, dict)]
+                if isinstance(actions, list)
+                else []
+            )
+            if user and LIFECYCLE.intersection(a for a in clicked if isinstance(a, str)):
                 home.poke(user)
         next()
 

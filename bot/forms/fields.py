@@ -8,6 +8,7 @@ under that field and a slash command can answer it with the usage line. Nothing 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
@@ -150,6 +151,10 @@ def free_text(value: object, field_name: str) -> str:
     raw = as_text(value)
     if hidden := next((c for c in raw if c not in LINE_WHITESPACE and is_control(c)), None):
         raise FieldError(field_name, f"must not contain control characters (found U+{ord(hidden):04X})")
+    # Half of a UTF-16 pair, alone (JSON's "\ud800"): no character at all, and no UTF-8 encodes it, so
+    # SQLite and Slack would refuse the write after the form had been accepted.
+    if lone := next((c for c in raw if unicodedata.category(c) == "Cs"), None):
+        raise FieldError(field_name, f"must not contain a lone surrogate (found U+{ord(lone):04X})")
     return raw
 
 

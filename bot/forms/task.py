@@ -1,5 +1,6 @@
-"""The task form: `/sam task update <taskId>` as one line of `key=value` pairs or as a modal, checked into a
-`TaskUpdate`, turned into the operation-5 body (the last known state with the changes on top) and sent."""
+"""The task form: `/sam task update <taskId>` as one line of `key=value` pairs or as a modal (`UPDATE`, its
+submission: field errors in the modal, else operation 5), checked into a `TaskUpdate`, turned into the
+operation-5 body (the last known state with the changes on top) and sent."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ from bot.forms.fields import (
     parse_word_list,
     shown,
 )
-from bot.forms.submission import submitted
+from bot.forms.submission import Submission, WriteModal, submitted
+from bot.payloads import TaskMeta
 from bot.render.common import escape
 from bot.render.forms import write_answer
-from bot.render.tasks import TASK_FIELDS, task_answer_lines, task_summary
+from bot.render.tasks import TASK_FIELDS, TASK_UPDATE, task_answer_lines, task_summary
 from bot.slash.registry import UsageError
-from bot.writes import WriteOutcome, WriteRequest, not_done_title, run_write
-from core.cache.tasks import save_task
+from bot.writes import WriteOutcome, WriteRequest, answer_later, not_done_title, outcome_text, run_write
+from core.cache.tasks import load_task, save_task
 from core.clock import now_ms
 
 if TYPE_CHECKING:
@@ -219,3 +221,34 @@ def task_answer(task_id: int, outcome: WriteOutcome, body: dict) -> tuple[str, l
         return title, write_answer(title, task_answer_lines(body), outcome.reference)
     title = not_done_title(outcome, f"Task {task_id} not updated", f"Updating task {task_id}")
     return title, write_answer(title, [escape(outcome.message)], outcome.reference, ok=False)
+
+
+def read_task(meta: TaskMeta, view: dict[str, Any]) -> tuple[TaskUpdate | None, dict[str, str]]:
+    values = task_values(view)
+    errors = task_update_errors(meta.task, values)
+    if errors:
+        return None, errors
+    return task_update_from(meta.task, values), {}
+
+
+def update_task(ctx: AppContext, sub: Submission[TaskMeta, TaskUpdate]) -> None:
+    update = sub.form
+    known = load_task(ctx.db(), update.task_id)
+    outcome, sent = apply_task_update(
+        ctx, update, known.body if known else None, sub.slack_user, sub.meta.org, sub.key, sub.meta.ref or ""
+    )
+    if not outcome.ran:
+        return  # a double submit: the first one answers
+    title, blocks = task_answer(update.task_id, outcome, sent)
+    answer_later(ctx, sub.answer_to, sub.slack_user, outcome_text(title, outcome), blocks)
+
+
+UPDATE: WriteModal[TaskMeta, TaskUpdate] = WriteModal(
+    callback_id=TASK_UPDATE,
+    first_field="name",
+    meta_type=TaskMeta,
+    lost="this form lost its task id; run /sam task update again",
+    read=read_task,
+    command=lambda meta: f"task update {meta.task if meta else '?'}",
+    write=update_task,
+)

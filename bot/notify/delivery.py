@@ -139,10 +139,14 @@ class ConsoleDelivery:
 
     def post(self, channel: str, message: Rendered, thread_ts: str | None = None) -> str | None:
         where = f"#{channel}" + (" (thread)" if thread_ts else "")
-        with self._lock:
-            print(f"--- {where} ---\n{message.console()}\n", file=self.out, flush=True)
+        self._show(f"--- {where} ---\n{message.console()}\n")
         return None
 
     def update(self, channel: str, ts: str, message: Rendered) -> None:
+        self._show(f"--- #{channel} (update) ---\n{message.console()}\n")
+
+    def _show(self, text: str) -> None:
+        """The program's output in place of Slack (not a log line: it is what would have been posted)."""
         with self._lock:
-            print(f"--- #{channel} (update) ---\n{message.console()}\n", file=self.out, flush=True)
+            self.out.write(text + "\n")
+            self.out.flush()

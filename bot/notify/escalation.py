@@ -11,10 +11,12 @@ between the post and its record repeats that one post on the next start; nothing
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
@@ -32,6 +34,8 @@ MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
 # An alarm is looked at until this long after its last level was due: long enough for a notifier that was
 # down to catch up, short enough that years of alarms nobody closed do not crowd out today's.
 CATCH_UP_MS = DAY_MS
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,6 @@ class Escalator:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
-    log: Callable[[str], None] = print
 
     def run(self) -> int:
         """Post every escalation level that is due; returns how many were posted."""
@@ -119,25 +122,24 @@ class Escalator:
         try:
             self.delivery.post(thread.channel, message, thread_ts=thread.ts)
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: escalation level {number} in {thread.channel} waits ({err})")
+            log.info("notify: escalation level %d in %s waits (%s)", number, thread.channel, err)
             return 0
         if not claims.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
-            self.log(f"notify: escalation level {number} of {thread.ts} was already recorded")
+            log.info("notify: escalation level %d of %s was already recorded", number, thread.ts)
             return 1
         with write_transaction(self.db):
             for alarm in thread.alarms:
                 lifecycle.apply(self.db, alarm.event_id, Change.ESCALATED, "samops", now,
                                 opened_at=alarm.activity_time, note=level_note(number))  # fmt: skip
-        self.log(
-            f"notify: escalated {counted(len(thread.alarms), 'alarm')} in {thread.channel} to level {number}"
-        )
+        escalated = counted(len(thread.alarms), "alarm")
+        log.info("notify: escalated %s in %s to level %d", escalated, thread.channel, number)
         return 1
 
     def _incident_handled(self, thread: Thread) -> bool:
         """Whether the thread's card is an incident card someone has taken up."""
-        incident = incidents.by_card(self.db, thread.channel, thread.ts)
-        if incident is None:
+        card = cards.card_at(self.db, thread.channel, thread.ts)
+        if card is None or card.kind is not cards.CardKind.INCIDENT or card.incident_id is None:
             return False
-        members = [event_id for event_id, _ in incidents.alarms(self.db, incident.id)]
+        members = [event_id for event_id, _ in incidents.alarms(self.db, card.incident_id)]
         counts = handling.state_counts(self.db, members)
         return bool(counts.get(State.ACKNOWLEDGED) or counts.get(State.RESOLVED))

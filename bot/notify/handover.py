@@ -9,6 +9,7 @@ while it was down is posted late, once (only the latest, covering since the one 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,8 @@ from core.clock import DAY_MS
 from core.read.handover import handover
 from core.sqlite_lib import sqlite_utils
 from core.windows import latest_at_or_before, parse_clock
+
+log = logging.getLogger(__name__)
 
 
 def shift_start(settings: ChannelNotify, config: NotifyConfig, at: int) -> int:
@@ -43,7 +46,6 @@ class Handovers:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
-    log: Callable[[str], None] = print
 
     def tick(self) -> None:
         now = self.clock()
@@ -66,9 +68,9 @@ class Handovers:
             self.delivery.post(channel, message)
         except (NotYet, DeliveryError) as err:
             claims.release(self.db, key)
-            self.log(f"notify: the handover digest for {channel} waits ({err})")
+            log.info("notify: the handover digest for %s waits (%s)", channel, err)
             return
-        self.log(f"notify: handover digest posted to {channel} ({key})")
+        log.info("notify: handover digest posted to %s (%s)", channel, key)
 
     def _watching_since(self, channel: str, now: int) -> int:
         key = f"handover-since:{channel}"

@@ -19,20 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
-from bot.render.alarms import Rendered
-from bot.render.incidents import IncidentView
-from core import lifecycle
 from core.alarms import alarm_sql
 from core.cache import incidents, outbox
-from core.cache.incidents import IncidentRow
 from core.cache.outbox import Alarm, OutboxEntry
 from core.cache.writes import write_transaction
 from core.clock import WEEK_MS, now_ms
-from core.incidents import Evidence, camera_on_site, evidence_kind, kinds_of
-from core.lifecycle import State
-from core.read import handling
+from core.incidents import Evidence, camera_on_site, evidence_kind
+from core.read.cards import Card, CardKind
 from core.sqlite_lib import sqlite_utils
 
 
@@ -82,7 +78,7 @@ class IncidentCards:
     db: sqlite_utils.Database
     config: NotifyConfig
     delivery: Delivery
-    render: Callable[[IncidentRow], Rendered]
+    drawing: Callable[[], cards.Drawing]  # what cards are drawn with (bot/cards.py)
     clock: Callable[[], int]
 
     @property
@@ -116,7 +112,7 @@ class IncidentCards:
             if incident.card_ts is None:
                 if self.delivery.wait(channel) > 0:
                     continue  # stays pending; the card is posted at the next slot
-                ts = self.delivery.post(channel, self.render(incident))
+                ts = self.delivery.post(channel, cards.draw_incident(self.drawing(), incident))
                 assert ts is not None
                 with write_transaction(self.db):
                     incidents.set_card(self.db, incident.id, channel, ts)
@@ -150,19 +146,8 @@ class IncidentCards:
             if self.delivery.wait(channel, "update") > 0:
                 return
             assert incident.card_ts is not None
-            self.delivery.update(channel, incident.card_ts, self.render(incident))
+            card = Card(channel, incident.card_ts, CardKind.INCIDENT, resource_id=incident.resource_id,
+                        incident_id=incident.id)  # fmt: skip
+            cards.refresh(self.drawing(), card, self.delivery.update)
             with write_transaction(self.db):
                 incidents.mark_edited(self.db, incident.id, incident.version)
-
-
-def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentView:
-    """What the card of `incident` shows, from the cache (the notifier and the buttons render the same)."""
-    timeline = tuple(incidents.timeline(db, incident.id))
-    row = db.execute("SELECT name FROM panels WHERE resource_id = ?", [incident.resource_id]).fetchone()
-    label = f"{row[0]} ({incident.resource_id})" if row and row[0] else f"panel {incident.resource_id}"
-    members = [event_id for event_id, _ in incidents.alarms(db, incident.id)]
-    handled = handling.state_counts(db, members)
-    held = lifecycle.states(db, members).values()
-    holders = tuple(sorted({s.assignee for s in held if s.assignee and s.state is not State.RESOLVED}))
-    kinds = kinds_of(e.kind for e in timeline)
-    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders)

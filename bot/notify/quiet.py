@@ -10,6 +10,7 @@ summary is out holds nothing more: an alarm discovered that late is posted.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
@@ -26,6 +27,8 @@ from core.sqlite_lib import sqlite_utils
 
 CONSOLE_CHANNEL = "console"
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class QuietHours:
@@ -33,7 +36,6 @@ class QuietHours:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
-    log: Callable[[str], None] = print
 
     def holding(self, found: list[Alarm]) -> dict[str, int]:
         """event_id -> the window holding it back, for the alarms of `found` inside one. Runs in the
@@ -108,12 +110,12 @@ class QuietHours:
                 continue  # posted before a restart or a failure in another channel
             message = render.held_summary(window, groups, zone)
             if channel == CONSOLE_CHANNEL and not self.delivery.console:
-                self.log(f"notify: {message.text}")
+                log.info("notify: %s", message.text)
             else:
                 try:
                     self.delivery.post(channel, message)
                 except (NotYet, DeliveryError) as err:
-                    self.log(f"notify: the summary of window {window.id} waits ({err})")
+                    log.info("notify: the summary of window %s waits (%s)", window.id, err)
                     return False
             with write_transaction(self.db):
                 outbox.set_state(self.db, key, str(now))

@@ -10,36 +10,36 @@ poll's cost that of the overlap window, not of the install's history.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
-from bot.notify.incidents import IncidentCards, incident_view
+from bot.notify.incidents import IncidentCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
-from bot.render.incidents import incident_card
 from core import lifecycle
-from core.cache import incidents as incident_records
 from core.cache import outbox
-from core.cache.incidents import IncidentRow
-from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
+from core.cache.outbox import Alarm, CardThread, OutboxEntry
 from core.cache.writes import write_transaction
 from core.errors import SamError
-from core.read import handling
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
+
+log = logging.getLogger(__name__)
 
 
 def now_ms() -> int:
@@ -53,7 +53,6 @@ class Notifier:
     delivery: Delivery
     source: Source
     dashboard_url: str
-    log: Callable[[str], None] = print
     started_at: int = field(default_factory=now_ms)
     _backoff: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (until, seconds)
     _service_failing_since: int | None = None
@@ -66,10 +65,10 @@ class Notifier:
     incidents: IncidentCards = field(init=False)
 
     def __post_init__(self) -> None:
-        self.storm = StormCards(self.db, self.config, self.delivery, self._storm_card)
-        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock, self.log)
-        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.log)
-        self.incidents = IncidentCards(self.db, self.config, self.delivery, self._incident_card, self.clock)
+        self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
+        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
+        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock)
+        self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
 
     # --- start ----------------------------------------------------------------------------------------
 
@@ -116,7 +115,7 @@ class Notifier:
             except sqlite3.OperationalError as err:
                 # The sync can hold the write lock longer than the busy timeout; nothing is half-done
                 # (every step is its own transaction), so the next cycle simply goes on.
-                self.log(f"notify: the cache is busy ({err}); trying again")
+                log.warning("notify: the cache is busy (%s); trying again", err)
                 stop.wait(interval)
                 continue
             if once:
@@ -134,7 +133,7 @@ class Notifier:
         except SamError as err:
             self._service_failing_since = self._service_failing_since or now_ms()
             self._service_error = f"{type(err).__name__}: {err}"
-            self.log(f"notify: the service failed: {self._service_error}")
+            log.warning("notify: the service failed: %s", self._service_error)
             return
         self._service_failing_since = None
 
@@ -154,7 +153,7 @@ class Notifier:
             self._open_lifecycle(found, held)
             self.incidents.discover(found, held, since)
         if entries:
-            self.log(f"notify: {len(entries)} new alarms")
+            log.info("notify: %d new alarms", len(entries))
         return len(entries)
 
     # --- the alarm lifecycle -----------------------------------------------------------------------------
@@ -167,7 +166,7 @@ class Notifier:
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
-        return Escalator(self.db, self.config, self.delivery, self.clock, self.log).run()
+        return Escalator(self.db, self.config, self.delivery, self.clock).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL
@@ -191,7 +190,7 @@ class Notifier:
             except DeliveryError as err:
                 seconds = min(MAX_BACKOFF_S, self._backoff.get(channel, (0.0, 0.5))[1] * 2)
                 self._backoff[channel] = (time.monotonic() + seconds, seconds)
-                self.log(f"notify: delivery to {channel} failed ({err}); retrying in {seconds:.0f} s")
+                log.warning("notify: delivery to %s failed (%s); retrying in %.0f s", channel, err, seconds)
                 waits.append(seconds)
         return min(waits)
 
@@ -232,7 +231,7 @@ class Notifier:
             outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
             self.incidents.posted(entry.alarm.event_id, channel, ts)
 
-    def _cards_with_work(self) -> list[Card]:
+    def _cards_with_work(self) -> list[CardThread]:
         return self.storm.with_work()
 
     def _has_work(self) -> bool:
@@ -271,7 +270,7 @@ class Notifier:
         try:
             self.delivery.post(channel, message)
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: the first-start summary waits ({err})")
+            log.info("notify: the first-start summary waits (%s)", err)
             return
         with write_transaction(self.db):
             outbox.set_state(self.db, "summary", "posted")
@@ -294,12 +293,12 @@ class Notifier:
     def _send_notice(self, notice: Notice) -> bool:
         channel = self.config.health.channel
         if channel is None or self.delivery.console:
-            self.log(f"notify: {notice.text}")
+            log.warning("notify: %s", notice.text)
             return True
         try:
             self.delivery.post(channel, render.notice(notice.text))
         except (NotYet, DeliveryError) as err:
-            self.log(f"notify: health notice waits ({err})")
+            log.info("notify: health notice waits (%s)", err)
             return False
         return True
 
@@ -308,24 +307,10 @@ class Notifier:
     def _window_start(self) -> int:
         return self.storm.window_start()
 
+    def drawing(self) -> cards.Drawing:
+        """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
+        zone_for = self.config.zone_for
+        return cards.Drawing(self.db, zone_for, self.source.data_as_of(self.db), self.dashboard_url)
+
     def _card(self, alarm: Alarm) -> render.Rendered:
-        zone = self.config.zone_for(alarm.org_id)
-        return render.alarm_card(alarm, zone, self.source.data_as_of(self.db), self.dashboard_url)
-
-    def _storm_card(
-        self, alarm: Alarm, counts: CardCounts, channel: str, ts: str | None = None
-    ) -> render.Rendered:
-        incident = incident_records.by_card(self.db, channel, ts) if ts is not None else None
-        if incident is not None:  # an incident card is tracked with the storm cards for its thread
-            return self._incident_card(incident)
-        zone = self.config.zone_for(alarm.org_id)
-        # An edit keeps the card's handling line and buttons as the team left them.
-        handled = handling.card_states(self.db, channel, ts) if ts is not None else None
-        return render.storm_card(
-            alarm, counts, zone, self.source.data_as_of(self.db), self.dashboard_url, handled
-        )
-
-    def _incident_card(self, incident: IncidentRow) -> render.Rendered:
-        zone = self.config.zone_for(incident.org_id)
-        view = incident_view(self.db, incident)
-        return incident_card(view, zone, self.source.data_as_of(self.db), self.dashboard_url)
+        return cards.draw_alarm(self.drawing(), alarm)

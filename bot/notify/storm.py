@@ -11,11 +11,12 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.render import alarms as render
 from core.cache import incidents, outbox
-from core.cache.outbox import Alarm, Card, CardCounts, OutboxEntry
+from core.cache.outbox import CardCounts, CardThread, OutboxEntry
 from core.cache.writes import write_transaction
 from core.clock import WEEK_MS, now_ms
 from core.sqlite_lib import sqlite_utils
@@ -28,13 +29,13 @@ class StormCards:
     db: sqlite_utils.Database
     config: NotifyConfig
     delivery: Delivery
-    render_card: Callable[[Alarm, CardCounts, str, str | None], render.Rendered]  # (…, channel, ts)
+    drawing: Callable[[], cards.Drawing]  # what cards are drawn with (bot/cards.py)
     dirty: set[str] = field(default_factory=set)  # cards whose counts changed since their last edit
 
     def window_start(self) -> int:
         return now_ms() - int(self.config.storm.window * 1000)
 
-    def recent_cards(self, channel: str | None = None) -> list[Card]:
+    def recent_cards(self, channel: str | None = None) -> list[CardThread]:
         return [c for c in outbox.cards(self.db, channel) if c.updated_at >= now_ms() - CARD_MEMORY_MS]
 
     def reopen(self) -> None:
@@ -57,8 +58,10 @@ class StormCards:
             if card is not None:
                 with write_transaction(self.db):
                     outbox.mark_delivered(self.db, ids, outbox.GROUPED, card.ts)
-                    outbox.save_card(self.db, Card(card.ts, channel, resource_id, card.opened_at, now_ms(),
-                                                   card.details_rowid))  # fmt: skip
+                    saved = CardThread(
+                        card.ts, channel, resource_id, card.opened_at, now_ms(), card.details_rowid
+                    )
+                    outbox.save_card(self.db, saved)
                 self.dirty.add(card.ts)
                 continue
             if self.delivery.wait(channel) > 0:
@@ -69,24 +72,21 @@ class StormCards:
                 max(e.alarm.activity_time for e in batch),
                 tuple(sorted({e.alarm.violation_name or e.alarm.violation_type or "alarm" for e in batch})),
             )
-            ts = self.delivery.post(channel, self.render_card(batch[0].alarm, counts, channel, None))
+            ts = self.delivery.post(channel, cards.draw_storm(self.drawing(), batch[0].alarm, counts))
             assert ts is not None
             with write_transaction(self.db):
                 outbox.mark_delivered(self.db, ids, outbox.GROUPED, ts)
-                outbox.save_card(self.db, Card(ts, channel, resource_id, now_ms(), now_ms(), 0))
+                outbox.save_card(self.db, CardThread(ts, channel, resource_id, now_ms(), now_ms(), 0))
 
     def update(self, channel: str) -> None:
         """Edit in place every card of `channel` whose count changed."""
-        for card in self.recent_cards(channel):
-            if card.ts not in self.dirty:
+        for thread in self.recent_cards(channel):
+            if thread.ts not in self.dirty:
                 continue
-            first = outbox.undetailed(self.db, Card(card.ts, channel, card.resource_id, 0, 0, 0), limit=1)
-            if first:
-                counts = outbox.card_counts(self.db, card.ts)
-                self.delivery.update(
-                    channel, card.ts, self.render_card(first[0].alarm, counts, channel, card.ts)
-                )
-            self.dirty.discard(card.ts)
+            card = cards.card_at(self.db, channel, thread.ts)
+            if card is not None:
+                cards.refresh(self.drawing(), card, self.delivery.update)
+            self.dirty.discard(thread.ts)
 
     def post_details(self, channel: str) -> None:
         """List the newly grouped alarms in their card's thread (replies, never broadcast)."""
@@ -96,13 +96,13 @@ class StormCards:
                 zone = self.config.zone_for(batch[0].alarm.org_id)
                 details = render.storm_details([e.alarm for e in batch], zone)
                 self.delivery.post(channel, details, thread_ts=card.ts)
-                card = Card(
+                card = CardThread(
                     card.ts, channel, card.resource_id, card.opened_at, card.updated_at, batch[-1].rowid
                 )
                 with write_transaction(self.db):
                     outbox.save_card(self.db, card)
 
-    def with_work(self) -> list[Card]:
+    def with_work(self) -> list[CardThread]:
         return [
             c for c in self.recent_cards() if c.ts in self.dirty or outbox.undetailed(self.db, c, limit=1)
         ]

@@ -19,7 +19,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from core.text import shown
+from core.text import relinked, shown, unlinked
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -30,14 +30,15 @@ MAX_FIELD_TEXT = 2000
 
 
 def escape(text: object) -> str:
-    """Text safe inside mrkdwn: Slack's three control characters escaped, and control and bidi characters
-    (from the service, say) written out as \\uXXXX (core/text.py)."""
-    return shown(str(text)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text safe inside mrkdwn: Slack's three control characters escaped, control and bidi characters (from
+    the service, say) written out as \\uXXXX, and URLs and host names broken where Slack would auto-link
+    them (core/text.py `unlinked`): a service's text is shown as text, never as a link to a page."""
+    return unlinked(shown(str(text))).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def plain(mrkdwn: str) -> str:
     """`escape` undone: the text of an answer written for Slack, as a record (the audit log) keeps it."""
-    return mrkdwn.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return relinked(mrkdwn.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
 
 
 def clip(text: str, limit: int) -> str:

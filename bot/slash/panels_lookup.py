@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass
 
 from bot.context import AppContext
@@ -45,7 +46,7 @@ def login_panels(ctx: AppContext) -> list[ResourceSummary]:
 def cached_panels(ctx: AppContext, text: str, org_id: int | None) -> list[PanelRow]:
     try:
         return find_panels(ctx.db(), text=text, org_id=org_id, limit=50)
-    except Exception as err:  # an unreadable or unsynced cache only means we ask the service instead
+    except (sqlite3.Error, OSError, RuntimeError) as err:  # unreadable, unsynced or newer: ask the service
         log.warning("cache lookup of panels failed: %s", err)
         return []
 

@@ -1,7 +1,10 @@
 """The `/sam` router: ack at once, then in a lazy listener parse, route, check the role, run, answer.
 
 Every answer goes through `respond` (the command's response_url). Whatever a handler raises becomes a
-plain sentence for the user — with a reference id that is also in the log — never a traceback.
+plain sentence for the user — with a reference id that is also in the log — never a traceback: a failure
+of the service is told as such (a WARNING), a failure of ours in the words and the ERROR line every listener
+shares (`bot/listener_errors.py`), so that its audit outcome is recorded too. Anything else that escapes
+goes to the app's one error handler (`bot/error_handler.py`), under the same reference.
 """
 
 from __future__ import annotations
@@ -10,10 +13,10 @@ import logging
 import time
 from typing import Any
 
-from slack_bolt import Ack, Respond
+from slack_bolt import Ack, BoltContext, Respond
 
 from bot.context import AppContext
-from bot.listener_errors import is_answer_failure
+from bot.listener_errors import REFERENCE, failure_text, log_failure
 from bot.render.common import blocks_to_dicts, escape, plain
 from bot.roles import Role
 from bot.slash.parse import parse_text
@@ -55,7 +58,7 @@ def _error_reply(err: Exception, inv: Invocation, cmd: Subcommand) -> tuple[Repl
         return Reply(text=f"The service sent an answer samops could not read (reference `{ref}`)."), "error"
     if isinstance(err, SamError):
         return Reply(text=f"The service call failed (reference `{ref}`)."), "error"
-    return Reply(text=f"Something went wrong on samops' side (reference `{ref}`)."), "error"
+    return Reply(text=failure_text(ref)), "error"
 
 
 def route(
@@ -128,8 +131,8 @@ def _run(
         reply, outcome = _error_reply(err, inv, cmd)
         log.warning("%s /sam %s failed: %s", inv.reference, " ".join(cmd.path), err)
         return reply, outcome
-    except Exception as err:
-        log.exception("%s /sam %s crashed", inv.reference, " ".join(cmd.path))
+    except Exception as err:  # noqa: BLE001  # a bug of ours: logged at ERROR, answered, its outcome audited
+        log_failure(inv.reference, f"/sam {' '.join(cmd.path)}", err)
         return _error_reply(err, inv, cmd)
 
 
@@ -155,31 +158,22 @@ def answer(respond: Respond, reply: Reply) -> None:
     respond(**kwargs)
 
 
-def run_sam(ctx: AppContext, body: dict[str, Any], respond: Respond) -> None:
-    """The lazy listener of `/sam`: route the text, answer through response_url; never raises."""
-    reference = new_reference()
-    try:
-        reply = route(
-            ctx,
-            text=str(body.get("text") or ""),
-            user_id=str(body.get("user_id") or ""),
-            channel_id=str(body.get("channel_id") or ""),
-            team_id=str(body.get("team_id") or ""),
-            trigger_id=body.get("trigger_id"),
-            response_url=body.get("response_url"),
-            reference=reference,
-        )
-    except Exception:
-        log.exception("%s: /sam routing failed", reference)
-        reply = Reply(text=f"Something went wrong on samops' side (reference `{reference}`).")
+def run_sam(ctx: AppContext, body: dict[str, Any], respond: Respond, context: BoltContext) -> None:
+    """The lazy listener of `/sam`: route the text, answer through response_url. What escapes goes to the
+    app's error handler under this command's reference."""
+    reference = context[REFERENCE] = new_reference()
+    reply = route(
+        ctx,
+        text=str(body.get("text") or ""),
+        user_id=str(body.get("user_id") or ""),
+        channel_id=str(body.get("channel_id") or ""),
+        team_id=str(body.get("team_id") or ""),
+        trigger_id=body.get("trigger_id"),
+        response_url=body.get("response_url"),
+        reference=reference,
+    )
     if reply is not None:
-        try:
-            answer(respond, reply)
-        except Exception as err:
-            if not is_answer_failure(err):
-                log.exception("%s: could not answer", reference)
-            else:
-                log.warning("%s: could not answer through response_url: %s", reference, type(err).__name__)
+        answer(respond, reply)
 
 
 def ack_at_once(ack: Ack) -> None:

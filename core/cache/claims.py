@@ -35,3 +35,11 @@ def release(db: sqlite_utils.Database, key: str) -> None:
     """Give a claim back, so that the work it guarded runs again (its effect did not happen after all)."""
     with write_transaction(db):
         db.conn.execute("DELETE FROM bot_dedupe WHERE key = ?", [key])
+
+
+def is_claimed(db: sqlite_utils.Database, key: str, at: int | None = None) -> bool:
+    """Whether `key` was claimed within DEDUPE_TTL_MS (a record samops made, such as a form it opened)."""
+    at = at if at is not None else now_ms()
+    since = at - DEDUPE_TTL_MS
+    row = db.execute("SELECT 1 FROM bot_dedupe WHERE key = ? AND at >= ?", [key, since]).fetchone()
+    return row is not None

@@ -7,7 +7,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 
 from core.cache.schema import SCHEMA_VERSION, migrate, schema_version
@@ -27,7 +27,7 @@ def default_path() -> Path:
 
 
 @contextlib.contextmanager
-def _private_umask() -> Iterator[None]:
+def _private_umask() -> Generator[None, None, None]:
     # SQLite creates -wal and -shm next to the file; the umask keeps them owner-only too.
     old = os.umask(0o077)
     try:

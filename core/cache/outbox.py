@@ -36,8 +36,10 @@ class OutboxEntry:
 
 
 @dataclass(frozen=True)
-class Card:
-    """A storm card: one message per (channel, panel) that counts the alarms grouped into it."""
+class CardThread:
+    """What the notifier keeps of a card that groups alarms (a storm card: one message per (channel, panel);
+    an incident card, tracked here for its thread): when it was last counted into, and how far its thread
+    lists them. The card itself is `core.read.cards.Card`."""
 
     ts: str
     channel: str
@@ -208,7 +210,9 @@ def counts_by_state(db: sqlite_utils.Database) -> dict[str, int]:
 # --- storm cards -------------------------------------------------------------------------------------------
 
 
-def open_card(db: sqlite_utils.Database, channel: str, resource_id: int | None, since: int) -> Card | None:
+def open_card(
+    db: sqlite_utils.Database, channel: str, resource_id: int | None, since: int
+) -> CardThread | None:
     """The newest card of (channel, panel) updated at or after `since`, if any."""
     # An incident card (core/cache/incidents.py) is its incident's alone: a storm never counts into it.
     row = db.execute(
@@ -218,7 +222,7 @@ def open_card(db: sqlite_utils.Database, channel: str, resource_id: int | None, 
         "ORDER BY updated_at DESC LIMIT 1",
         [channel, resource_id, since],
     ).fetchone()
-    return Card(*row) if row else None
+    return CardThread(*row) if row else None
 
 
 def track_card(db: sqlite_utils.Database, ts: str, channel: str, resource_id: int | None, now: int) -> None:
@@ -231,7 +235,7 @@ def track_card(db: sqlite_utils.Database, ts: str, channel: str, resource_id: in
     )
 
 
-def save_card(db: sqlite_utils.Database, card: Card) -> None:
+def save_card(db: sqlite_utils.Database, card: CardThread) -> None:
     db.execute(
         "INSERT INTO notify_cards (ts, channel, resource_id, opened_at, updated_at, details_rowid) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(ts) DO UPDATE SET updated_at = excluded.updated_at, "
@@ -240,14 +244,14 @@ def save_card(db: sqlite_utils.Database, card: Card) -> None:
     )
 
 
-def cards(db: sqlite_utils.Database, channel: str | None = None) -> list[Card]:
+def cards(db: sqlite_utils.Database, channel: str | None = None) -> list[CardThread]:
     where, params = ("WHERE channel = ?", [channel]) if channel else ("", [])
     rows = db.execute(
         f"SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards {where} "
         "ORDER BY opened_at",
         params,
     ).fetchall()
-    return [Card(*r) for r in rows]
+    return [CardThread(*r) for r in rows]
 
 
 def card_counts(db: sqlite_utils.Database, ts: str) -> CardCounts:
@@ -262,7 +266,7 @@ def card_counts(db: sqlite_utils.Database, ts: str) -> CardCounts:
     return CardCounts(int(row[0]), int(row[1] or 0), int(row[2] or 0), kinds)
 
 
-def undetailed(db: sqlite_utils.Database, card: Card, limit: int) -> list[OutboxEntry]:
+def undetailed(db: sqlite_utils.Database, card: CardThread, limit: int) -> list[OutboxEntry]:
     """Alarms grouped into `card` whose details are not yet in its thread, oldest first."""
     rows = db.execute(
         f"SELECT {_ALARM_COLUMNS}, o.channel, o.state, o.ts, o.attempts, o.rowid FROM notify_outbox o "

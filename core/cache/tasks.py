@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from core.sqlite_lib import sqlite_utils
 
@@ -44,4 +44,5 @@ def load_task(db: sqlite_utils.Database, task_id: int) -> KnownTask | None:
         body = json.loads(row[4])
     except ValueError:
         body = {}
-    return KnownTask(row[0], row[1], row[2], row[3], body if isinstance(body, dict) else {})
+    fields = cast("dict[str, Any]", body) if isinstance(body, dict) else {}  # JSON: string keys
+    return KnownTask(row[0], row[1], row[2], row[3], fields)

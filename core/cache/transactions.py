@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from core.sqlite_lib import sqlite_utils
 
 
 @contextlib.contextmanager
-def write_transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+def write_transaction(db: sqlite_utils.Database) -> Generator[sqlite_utils.Database, None, None]:
     """One IMMEDIATE transaction: takes the write lock up front, so a concurrent writer waits (busy_timeout)
     instead of failing half-way; readers keep reading the previous snapshot (WAL)."""
     db.conn.execute("BEGIN IMMEDIATE")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from core.cache.schema import rebuild_activity_hours
 
@@ -103,14 +103,20 @@ def as_dict(record: Any) -> dict[str, Any]:
 def scrub(value: Any) -> Any:
     """The value with every secret key removed, at any depth."""
     if isinstance(value, Mapping):
-        return {k: scrub(v) for k, v in value.items() if not is_secret_key(k)}
+        mapping = cast("Mapping[object, Any]", value)
+        return {k: scrub(v) for k, v in mapping.items() if not is_secret_key(k)}
     if isinstance(value, list):
-        return [scrub(v) for v in value]
+        return [scrub(v) for v in cast("list[Any]", value)]
     return value
 
 
 def to_json(value: Any) -> str:
     return json.dumps(scrub(value), separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def as_list(value: Any) -> list[Any]:
+    """A JSON array as a list; anything else (null, a missing field) as an empty one."""
+    return cast("list[Any]", value) if isinstance(value, list) else []
 
 
 def as_int(value: Any) -> int | None:
@@ -130,9 +136,8 @@ def _bool(value: Any) -> int | None:
 
 
 def _partitions(value: Any) -> str:
-    return to_json(
-        [{"name": p.get("name"), "no": p.get("no")} for p in value or [] if isinstance(p, Mapping)]
-    )
+    parts = [cast("Mapping[str, Any]", p) for p in as_list(value) if isinstance(p, Mapping)]
+    return to_json([{"name": p.get("name"), "no": p.get("no")} for p in parts])
 
 
 def organization_row(org: Any) -> dict[str, Any]:
@@ -175,8 +180,8 @@ def panel_row(resource: Any) -> dict[str, Any]:
 def sensor_rows(group: Any, resource_id: int) -> list[dict[str, Any]]:
     """Rows of one sensor list answer ({type, sensors}); sensors of other panels are not expected."""
     g = as_dict(group)
-    rows = []
-    for s in g.get("sensors") or []:
+    rows: list[dict[str, Any]] = []
+    for s in as_list(g.get("sensors")):
         rows.append(
             {
                 "id": as_int(s.get("id")),
@@ -250,7 +255,7 @@ def _str(value: Any) -> str | None:
 
 def activity_row(activity: Any, resource_id: int | None, org_id: int | None) -> tuple[Any, ...]:
     """A tuple in ACTIVITY_FIELDS order; `resourceId` when the service sends it, else the panel asked."""
-    a = activity if isinstance(activity, dict) else as_dict(activity)
+    a = cast("dict[str, Any]", activity) if isinstance(activity, dict) else as_dict(activity)
     rid = as_int(a.get("resourceId"))
     return (
         a.get("eventId"),

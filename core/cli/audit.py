@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sqlite3
 import sys
 
 from core.cache.audit import OUTCOMES
@@ -84,7 +85,7 @@ def main(argv: list[str]) -> int:
     from rich.table import Table
 
     from core.cache import audit
-    from core.cache.db import open_reader
+    from core.cache.db import CacheUnavailableError, open_reader
     from core.timefmt import utc
 
     found = existing_cache(PROG, args.db)
@@ -95,7 +96,7 @@ def main(argv: list[str]) -> int:
         db = open_reader(path)
         rows = audit.recent(db, args.limit, args.user, args.command, outcome=args.outcome)
         db.close()
-    except Exception as exc:
+    except (CacheUnavailableError, sqlite3.Error, OSError) as exc:
         print(f"{PROG}: cannot read the audit log in {path}: {exc}", file=sys.stderr)
         return 1
     console = Console()

@@ -15,7 +15,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from core.client.operations import OPERATIONS, Operation
 from core.errors import APIError, SamError
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def operation_usage(op: Operation) -> str:
+def operation_usage(op: Operation[Any]) -> str:
     lines = [
         f"usage: {PROG} {op.name} {' '.join(op.arguments())} [--org ID] [--compact]".rstrip(),
         f"  ({op.number}) {op.method} {op.path}: {op.summary}",
@@ -80,7 +80,7 @@ def listing() -> str:
     return "\n".join(lines)
 
 
-def parse_params(op: Operation, items: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def parse_params(op: Operation[Any], items: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """--param name=value pairs split into path and query parameters, converted to their types."""
     known = {p.name: ("path", p) for p in op.path_params} | {p.name: ("query", p) for p in op.query}
     found: dict[str, dict[str, Any]] = {"path": {}, "query": {}}
@@ -102,7 +102,7 @@ def parse_params(op: Operation, items: list[str]) -> tuple[dict[str, Any], dict[
     return found["path"], found["query"]
 
 
-def parse_data(op: Operation, data: str | None) -> dict[str, Any] | None:
+def parse_data(op: Operation[Any], data: str | None) -> dict[str, Any] | None:
     """The --data body (JSON text or @file), checked against the operation's fields."""
     if data is None:
         if op.required and op.name != "login":
@@ -121,6 +121,7 @@ def parse_data(op: Operation, data: str | None) -> dict[str, Any] | None:
         raise UsageError(f"--data: not valid JSON ({exc})") from None
     if not isinstance(body, dict):
         raise UsageError("--data: must be a JSON object")
+    body = cast("dict[str, Any]", body)  # JSON: its keys are strings
     unknown = [k for k in body if k not in op.body]
     if unknown:
         raise UsageError(f"--data: unknown field {', '.join(unknown)} for {op.name}")
@@ -134,11 +135,11 @@ def to_json(result: Any, *, show_secrets: bool) -> Any:
     if isinstance(result, SamModel):  # every record of the spec
         return result.to_json_dict(show_secrets=show_secrets)
     if isinstance(result, list):
-        return [to_json(item, show_secrets=show_secrets) for item in result]
+        return [to_json(item, show_secrets=show_secrets) for item in cast("list[Any]", result)]
     return result
 
 
-def _fail_usage(message: str, op: Operation | None = None) -> int:
+def _fail_usage(message: str, op: Operation[Any] | None = None) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     print(operation_usage(op) if op else f"Run `{PROG} --list` for the operations.", file=sys.stderr)
     return 2
@@ -179,7 +180,13 @@ def main(argv: list[str]) -> int:
         logger.setLevel(previous)
 
 
-def _run(op: Operation, body: Any, path_params: dict, query: dict, args: argparse.Namespace) -> int:
+def _run(
+    op: Operation[Any],
+    body: Any,
+    path_params: dict[str, Any],
+    query: dict[str, Any],
+    args: argparse.Namespace,
+) -> int:
     from core.client import SamClient
     from core.settings import settings_or_report
 
@@ -190,11 +197,9 @@ def _run(op: Operation, body: Any, path_params: dict, query: dict, args: argpars
         with SamClient(settings) as sam:
             result = sam.call(op.name, body=body, path_params=path_params, query=query, org=args.org)
     except APIError as exc:
-        error = (
-            exc.body
-            if isinstance(exc.body, dict)
-            else {"statusCode": exc.status_code, "message": exc.message}
-        )
+        said = exc.body
+        fallback = {"statusCode": exc.status_code, "message": exc.message}
+        error = cast("dict[str, Any]", said) if isinstance(said, dict) else fallback
         print(json.dumps(error, ensure_ascii=False), file=sys.stderr)
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
@@ -212,7 +217,7 @@ def _run(op: Operation, body: Any, path_params: dict, query: dict, args: argpars
 
 def _refusals(result: Any) -> str:
     """The messages of Operation results that say `success: false` (operation 4 answers a list)."""
-    items = result if isinstance(result, list) else [result]
+    items = cast("list[Any]", result) if isinstance(result, list) else [result]
     return "; ".join(
         item.message or "no message"
         for item in items

@@ -8,6 +8,7 @@ Exit codes: 0 shown, 1 no cache there (or it cannot be read), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,7 @@ def main(argv: list[str]) -> int:
     from rich.table import Table
 
     from core import read
-    from core.cache.db import open_reader
+    from core.cache.db import CacheUnavailableError, open_reader
 
     found = existing_cache(PROG, args.db)
     if isinstance(found, int):
@@ -55,7 +56,7 @@ def main(argv: list[str]) -> int:
     settings, path = found
     try:
         db = open_reader(path)
-    except Exception as exc:
+    except (CacheUnavailableError, sqlite3.Error, OSError) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
     try:

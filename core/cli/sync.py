@@ -12,7 +12,7 @@ import logging
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from core.cli.cache_file import add_db_option
@@ -82,7 +82,7 @@ def _setup_logging(verbose: bool) -> None:
 
 
 @contextmanager
-def _progress() -> Iterator[Progress]:
+def _progress() -> Generator[Progress, None, None]:
     """A rich progress bar on a terminal; a log line every tenth of the work otherwise."""
     if sys.stderr.isatty():
         from rich.console import Console
@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     try:
         db = open_cache(path)
-    except (SchemaTooNewError, OSError, Exception) as exc:
+    except (SchemaTooNewError, sqlite3.Error, OSError) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
     from core.tiers import schedules

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack, cast
 
 from core.client import operations as ops
 from core.client.base import BaseClient
@@ -41,7 +41,7 @@ def _json(value: Any) -> Any:
     if isinstance(value, SamModel):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [_json(v) for v in value]
+        return [_json(v) for v in cast("Sequence[object]", value)]
     return value
 
 
@@ -264,7 +264,7 @@ class SamClient(BaseClient):
         """Pages from the first (SAM_FIRST_PAGE) until a short or empty page or `totalRecords` is reached.
         New activities arriving meanwhile can shift pages; an event already yielded is not yielded again."""
         size = page_size or self.settings.page_size
-        page, seen = self.settings.first_page, set()
+        page, seen = self.settings.first_page, set[str | None]()
         while True:
             pages: list[ActivityPage] = fetch(page, size)
             items = [a for p in pages for a in p.activities or []]

@@ -10,7 +10,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, Self, TypedDict
+from typing import Any, NamedTuple, Self, TypedDict, cast
 
 import httpx
 from pydantic import ValidationError
@@ -381,10 +381,11 @@ class BaseClient:
         if cls is RateLimitError:
             extra["retry_after"] = parse_retry_after(response.headers.get("Retry-After"))
         if isinstance(body, dict):
+            fields = cast("dict[str, object]", body)  # JSON: its keys are strings
             text = {
                 k: v if isinstance(v, str) else None
                 for k in ("error", "message", "path")
-                for v in [body.get(k)]
+                for v in [fields.get(k)]
             }
             return cls(
                 status,

@@ -16,7 +16,7 @@ import contextlib
 import ssl
 import time
 import typing
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextvars import ContextVar
 
 import httpcore
@@ -26,7 +26,7 @@ _deadline: ContextVar[float | None] = ContextVar("samops_request_deadline", defa
 
 
 @contextlib.contextmanager
-def deadline(seconds: float) -> Iterator[None]:
+def deadline(seconds: float) -> Generator[None, None, None]:
     """Every socket operation inside the block ends at the latest `seconds` from now."""
     token = _deadline.set(time.monotonic() + seconds)
     try:

@@ -33,7 +33,7 @@ def freshness(db: sqlite_utils.Database, count_rows: bool = True) -> list[TableF
         row["table_name"]: row
         for row in query(db, "SELECT table_name, last_success, last_error, last_error_at FROM sync_state")
     }
-    result = []
+    result: list[TableFreshness] = []
     for table in SYNCED_TABLES:
         known = state.get(table, {})
         result.append(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from core.alarms import Alarm
 from core.sqlite_lib import sqlite_utils
@@ -123,19 +123,25 @@ def record(cls: type[T], row: Mapping[str, Any], **computed: Any) -> T:
     return cls(**named, **computed)
 
 
+# sqlite-utils leaves the types of its `params` (a bare Sequence) and of its rows (a bare dict) open, so a
+# strict checker reads its `query` and `execute` as partially unknown: these helpers take that on once, for
+# every read that goes through them.
+
+
 def query(db: sqlite_utils.Database, sql: str, params: Params = ()) -> list[dict[str, Any]]:
     """The rows of `sql` as dicts keyed by column name (name every computed column with AS)."""
-    return list(db.query(sql, list(params)))
+    rows = db.query(sql, list(params))  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return cast("list[dict[str, Any]]", list(rows))  # pyright: ignore[reportUnknownArgumentType]
 
 
 def scalar(db: sqlite_utils.Database, sql: str, params: Params = ()) -> Any:
     """The first column of the first row of `sql` (a count, a sum)."""
-    return db.execute(sql, list(params)).fetchone()[0]
+    return db.execute(sql, list(params)).fetchone()[0]  # pyright: ignore[reportUnknownMemberType]
 
 
 def column(db: sqlite_utils.Database, sql: str, params: Params = ()) -> list[Any]:
     """The first column of every row of `sql` (ids, rowids)."""
-    return [row[0] for row in db.execute(sql, list(params)).fetchall()]
+    return [row[0] for row in db.execute(sql, list(params)).fetchall()]  # pyright: ignore[reportUnknownMemberType]
 
 
 def marks(values: Sized) -> str:

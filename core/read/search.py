@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from core.cache.schema import ACTIVITIES_FTS
@@ -30,7 +30,7 @@ FETCH_CANDIDATES = 20_000
 
 
 @contextlib.contextmanager
-def step_budget(db: sqlite_utils.Database, steps: int) -> Iterator[None]:
+def step_budget(db: sqlite_utils.Database, steps: int) -> Generator[None, None, None]:
     """Interrupt the statements run inside after about `steps` virtual-machine steps: a count, not a clock,
     so the same query takes the same way on a busy machine as on an idle one."""
     calls = 0

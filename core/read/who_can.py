@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 from core.access_windows import Access, DayWindow, Validity, access_at
+from core.cache.writes import as_list
 from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
 
@@ -80,7 +81,7 @@ def _user(row: dict[str, Any]) -> PanelUser:
         user_id=int(row["user_id"]),
         org_id=row["org_id"],
         name=str(row["name"] or f"user {row['user_id']}"),
-        groups=tuple(str(g) for g in _json(row["groups"]) or [] if isinstance(g, str)),
+        groups=tuple(g for g in as_list(_json(row["groups"])) if isinstance(g, str)),
         validity=_validity(_json(row["validity"])),
         fetched_at=int(row["fetched_at"] or 0),
     )
@@ -96,14 +97,22 @@ def _json(text: Any) -> Any:
 def _validity(data: Any) -> Validity | None:
     if not isinstance(data, dict):
         return None
+    fields = cast("dict[str, Any]", data)  # JSON: string keys
+    raw = fields.get("windows")
+    listed = as_list(raw)
+    triples = [as_list(w) for w in listed]
     windows = tuple(
         DayWindow(int(w[0]), int(w[1]), int(w[2]))
-        for w in data.get("windows") or []
-        if isinstance(w, list) and len(w) == 3 and all(isinstance(x, int) for x in w)
+        for w in triples
+        if len(w) == 3 and all(isinstance(x, int) for x in w)
     )
+    start, expiration = fields.get("start"), fields.get("expiration")
     return Validity(
-        start=data.get("start") if isinstance(data.get("start"), int) else None,
-        expiration=data.get("expiration") if isinstance(data.get("expiration"), int) else None,
+        start=start if isinstance(start, int) else None,
+        expiration=expiration if isinstance(expiration, int) else None,
         windows=windows,
-        unusable_windows=bool(data.get("unusable")) or len(windows) < len(data.get("windows") or []),
+        # windows that are not all readable, or not a list at all, are not to be trusted as "no windows"
+        unusable_windows=bool(fields.get("unusable"))
+        or len(windows) < len(listed)
+        or (bool(raw) and not listed),
     )

@@ -7,6 +7,7 @@ import streamlit as st
 
 from core import read
 from dashboard import boundary, data, filters, ui, who_can
+from dashboard.markup import literal
 
 path = ui.start_page("Panels & sensors")
 
@@ -64,8 +65,13 @@ def panel_view(resource_id: int) -> None:
         st.warning(f"Panel {resource_id} is not in the cache.")
         return
     panel = detail.panel
-    st.subheader(panel.name or f"panel {panel.resource_id}")
-    facts = [f"id {panel.resource_id}", panel.brand, panel.model, f"org {panel.org_id}"]
+    st.subheader(literal(panel.name) if panel.name else f"panel {panel.resource_id}")
+    facts: list[str | None] = [
+        f"id {panel.resource_id}",
+        literal(panel.brand or ""),
+        literal(panel.model or ""),
+        f"org {panel.org_id}",
+    ]
     facts.append("enabled" if panel.enabled else "disabled" if panel.enabled is False else None)
     if detail.data_as_of:
         facts.append(f"data as of {ui.when(detail.data_as_of)}")
@@ -83,7 +89,7 @@ def panel_view(resource_id: int) -> None:
         if not detail.sensors_by_type:
             st.info("This panel has no sensors.")
         for sensor_type, sensors in sorted(detail.sensors_by_type.items()):
-            st.markdown(f"**{(sensor_type or 'other').capitalize()}** · {len(sensors)}")
+            st.markdown(f"**{literal((sensor_type or 'other').capitalize())}** · {len(sensors)}")
             st.dataframe(sensors_frame(sensors), hide_index=True, width="stretch")
     with controllers_col:
         st.markdown(f"#### Controllers · {len(detail.controllers)}")

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-import bot.commands  # every /sam subcommand, as the bot imports them
+import bot.commands as subcommands  # noqa: F401  # every /sam subcommand, as the bot imports them
 from bot.roles import Role
 from bot.slash.registry import SUBCOMMANDS
 from tests.support.bot import BotProcess, run_bot

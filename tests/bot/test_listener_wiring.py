@@ -32,7 +32,7 @@ LISTENER_METHODS = {
     "view_closed",
     "view_submission",
 }
-SURFACES = {f"bot/{package}/__init__.py" for package in ("slash", "actions", "views", "events")}
+SURFACES = {f"bot/{package}/__init__.py" for package in ("slash", "actions", "forms", "events")}
 
 
 def listener_calls(source: str) -> list[int]:

@@ -320,9 +320,9 @@ def test_fuzz_random_requests_never_get_a_500_or_a_traceback(
     now = int(time.time())
     stamp = {"now": str(now), "stale": str(now - 3600)}.get(timestamp, timestamp)
     signature = slack_signature(SIGNING_SECRET, stamp, body) if signed else "v0=" + "ab" * 32
-    headers = {"X-Slack-Request-Timestamp": stamp.encode(), "X-Slack-Signature": signature.encode()}
+    headers = {b"X-Slack-Request-Timestamp": stamp.encode(), b"X-Slack-Signature": signature.encode()}
     if content_type:
-        headers["Content-Type"] = content_type.encode()
+        headers[b"Content-Type"] = content_type.encode()
     try:
         response = bot.http.post(bot.url, content=body, headers=headers)
     except httpx.LocalProtocolError:

@@ -17,6 +17,7 @@ from core.cache.db import open_cache
 from core.client import SamClient
 from core.poller import Poller
 from core.settings import Settings
+from tests.support.narrow import known
 from tests.support.processes import Simulator, run_simulator
 
 PANELS = 256
@@ -66,7 +67,7 @@ def settled_poller(tmp_path: Path, client: SamClient) -> tuple[Any, Poller]:
 
 def test_a_few_active_panels_among_many_each_alarm_on_its_own_panel(tmp_path: Path, fleet: Simulator) -> None:
     with SamClient(Settings(base_url=fleet.base_url, max_retries=0)) as client:
-        panels = {p.resource_id: p.org_id for p in client.login().panels}
+        panels = {known(p.resource_id): known(p.org_id) for p in client.login().panels}
         assert len(panels) == PANELS
         db, poller = settled_poller(tmp_path, client)
 
@@ -102,7 +103,7 @@ def test_a_second_poll_of_the_same_window_writes_nothing_new(tmp_path: Path, fle
 
 def test_a_panel_id_on_the_records_is_used_without_splitting(tmp_path: Path, named: Simulator) -> None:
     with SamClient(Settings(base_url=named.base_url, max_retries=0)) as client:
-        panels = sorted(p.resource_id for p in client.login().panels if p.org_id == 1001)
+        panels = sorted(known(p.resource_id) for p in client.login().panels if p.org_id == 1001)
         orgs = len({p.org_id for p in client.login().panels})
         db, poller = settled_poller(tmp_path, client)
         expected = {event: rid for rid in panels[:3] for event in inject(named, rid)}

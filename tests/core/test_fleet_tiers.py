@@ -23,8 +23,8 @@ from core.models import LoginResult
 from core.poller import PANELS_EVERY_MS, Poller
 from core.settings import Settings
 from core.sync import SyncOptions, _carried, run_sync
-from tests.support.processes import Simulator, run_simulator
 from tests.core.test_tiers import simulate
+from tests.support.processes import Simulator, run_simulator
 
 MINUTE = 60_000
 LOGIN = "1 POST /auth/login"

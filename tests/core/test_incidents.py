@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
 
+from bot.cards import incident_view
 from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
-from bot.notify.incidents import incident_view
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from bot.render.incidents import IncidentView, incident_card
@@ -41,9 +41,9 @@ from core.incidents import (
 )
 from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
+from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
-from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 
 MIN = 60_000
 WINDOW = 10 * MIN
@@ -143,6 +143,22 @@ def test_which_cameras_belong_to_a_panels_site(
     assert camera_on_site(camera, camera_path, camera_org, panel, panel_path, panel_org) is same
 
 
+# Issue 26: `/` is the root every resource of the service sits under, so it names no site.
+ROOTS = ["/", "//", " / ", "/ /", "", "   ", None]
+paths = st.one_of(st.sampled_from(ROOTS), st.text(alphabet="/ ab", max_size=6))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(camera_path=paths, panel_path=paths, org=st.integers(min_value=1, max_value=3))
+def test_fuzz_a_root_or_blank_tree_path_names_no_site(
+    camera_path: str | None, panel_path: str | None, org: int
+) -> None:
+    same = camera_on_site("Yard cam", camera_path, org, "Kreuzberg Branch 3", panel_path, org)
+    place = [(p or "").strip().strip("/").strip() for p in (camera_path, panel_path)]
+    assert same is (bool(place[0]) and place[0] == place[1])
+    assert not camera_on_site("Yard cam", "/", org, "Kreuzberg Branch 3", "/", org)
+
+
 def test_the_cache_joins_late_parts_and_counts_versions(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "cache.db")
     now = T0 + 60 * MIN  # a fake clock: the record's arrival time only
@@ -182,7 +198,7 @@ def test_a_camera_going_down_is_recorded_once_when_it_changes(tmp_path: Path) ->
     def write(rows: list[dict[str, object]], now: int) -> int:
         with db.conn:
             found = store.note_camera_changes(db, rows, now)
-            db["cameras"].upsert_all(rows, pk="resource_id", alter=True)
+            db.table("cameras").upsert_all(rows, pk="resource_id", alter=True)
         return found
 
     assert write([camera(1, False), camera(2, True, "online")], T0) == 0  # first sight: no change
@@ -231,9 +247,7 @@ def test_the_first_card_becomes_the_incident_card_and_escalates_as_one(tmp_path:
     config = parse_notify({"routes": [route], "storm": {"posts_per_second": 50}})
     with SlackStandIn() as slack:
         delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
-        n = Notifier(
-            db, config, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock
-        )
+        n = Notifier(db, config, delivery, CacheSource(), "http://dash.local", clock=clock)
         n.start()
         now = clock.real_now()
         add_activity(db, "E-BURGLARY", now + 2000, "Burglary alarm")
@@ -264,9 +278,7 @@ def test_the_first_card_becomes_the_incident_card_and_escalates_as_one(tmp_path:
         with write_transaction(db):
             db.execute("UPDATE incidents SET edited = 0")
         updates = len(slack.calls_to("chat.update"))
-        n = Notifier(
-            db, config, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock
-        )
+        n = Notifier(db, config, delivery, CacheSource(), "http://dash.local", clock=clock)
         n.start()
         deliver_all(n)
         assert [c for c in slack.calls_to("chat.postMessage") if c.params.get("attachments")] == [first]

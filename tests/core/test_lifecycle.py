@@ -98,8 +98,8 @@ def test_taking_or_resolving_an_open_alarm_acknowledges_it(db: Any) -> None:
 def test_the_migration_carries_old_acknowledgements_over(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     old = old_cache(path, schema.MIGRATIONS.index(schema._v8_alarm_lifecycle))
-    old["activities"].insert({"event_id": "E1", "activity_time": 1000, "event_type": "violation"})
-    old["alarm_acks"].insert({"event_id": "E1", "slack_user": "U_OLD", "at": 61_000})
+    old.table("activities").insert({"event_id": "E1", "activity_time": 1000, "event_type": "violation"})
+    old.table("alarm_acks").insert({"event_id": "E1", "slack_user": "U_OLD", "at": 61_000})
     old.conn.commit()
     old.close()
     db = open_cache(path)
@@ -193,7 +193,7 @@ ROUTE = {
 def make_notifier(db: Any, slack: SlackStandIn, clock: FakeClock) -> Notifier:
     cfg = parse_notify({"default_channel": "C_ALL", "routes": [ROUTE], "storm": {"posts_per_second": 50}})
     delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
-    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock)
+    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", clock=clock)
     n.start()
     return n
 
@@ -322,7 +322,7 @@ def test_the_notifier_keeps_a_storm_cards_handling_when_it_edits_the_card(db: An
     with SlackStandIn() as slack:
         cfg = parse_notify({"default_channel": "C_ALL", "storm": {"threshold": 1, "posts_per_second": 50}})
         delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 50)
-        n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock)
+        n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", clock=clock)
         n.start()
         now = clock.real_now()
         for i in range(4):

@@ -24,9 +24,9 @@ from core.client import SamClient
 from core.errors import SamError
 from core.poller import CURSOR_TABLE, Poller
 from core.settings import Settings
+from tests.core.test_attribution import attributed, inject
 from tests.support.processes import Simulator, run_simulator
 from tests.support.seed_cache import insert_posted_alarms
-from tests.core.test_attribution import attributed, inject
 
 PANELS = 64
 
@@ -126,9 +126,7 @@ def test_a_restart_in_the_middle_of_a_split_posts_every_alarm_once(
 
     def notifier(client: SamClient) -> Notifier:
         source = ServiceSource(client, history_hours=0)
-        return Notifier(
-            open_cache(path), config, ConsoleDelivery(out), source, "http://d", log=lambda _: None
-        )
+        return Notifier(open_cache(path), config, ConsoleDelivery(out), source, "http://d")
 
     with FailsFromRequest(Settings(base_url=healthy.base_url, max_retries=0), healthy) as client:
         first = notifier(client)
@@ -161,7 +159,7 @@ def test_an_idle_notifier_cycle_costs_one_request_per_organization(
     with SamClient(Settings(base_url=healthy.base_url, max_retries=0)) as client:
         source = ServiceSource(client, history_hours=0)
         n = Notifier(open_cache(tmp_path / "c.db"), parse_notify({}), ConsoleDelivery(io.StringIO()), source,
-                     "http://d", log=lambda _: None)  # fmt: skip
+                     "http://d")  # fmt: skip
         n.start()
         n.cycle()
         n.cycle()

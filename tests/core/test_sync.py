@@ -19,11 +19,12 @@ from core.client import SamClient
 from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 from core.sync import SyncOptions, SyncReport, run_sync
+from tests.support.narrow import known
 from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd
 
 
 def settings_for(sim: Simulator, **overrides: object) -> Settings:
-    return Settings(base_url=sim.base_url, _env_file=None, **overrides)  # type: ignore[call-arg]
+    return Settings(base_url=sim.base_url, _env_file=None, **overrides)
 
 
 def sync(db: sqlite_utils.Database, sim: Simulator, **options: object) -> SyncReport:
@@ -38,11 +39,14 @@ def service_counts(sim: Simulator) -> dict[str, int]:
         orgs = login.organization_id_list()
         panels = [r for r in login.resources or []]
         sensors = sum(
-            len(client.list_panel_sensors(r.resource_id, org=r.org_id).sensors or []) for r in panels
+            len(client.list_panel_sensors(known(r.resource_id), org=r.org_id).sensors or []) for r in panels
         )
-        controllers = sum(len(client.list_panel_controllers(r.resource_id, org=r.org_id)) for r in panels)
+        controllers = sum(
+            len(client.list_panel_controllers(known(r.resource_id), org=r.org_id)) for r in panels
+        )
         cameras = sum(len(client.list_cameras(org=o)) for o in orgs)
-        users = {u.user_id for o in orgs for u in client.list_organization_users(login.user_id, org=o)}
+        me = known(login.user_id)
+        users = {u.user_id for o in orgs for u in client.list_organization_users(me, org=o)}
     activities = [a for a in httpx.get(f"{sim.root_url}/_sim/activities").json() if a["orgId"] in orgs]
     return {
         "organizations": len(orgs),
@@ -144,10 +148,9 @@ def test_full_sync_drops_what_the_service_deleted(own_simulator: Simulator, tmp_
     with SamClient(settings_for(own_simulator)) as client:
         login = client.login()
         org = login.organization_id_list()[0]
+        me = known(login.user_id)
         victim = next(
-            u.user_id
-            for u in client.list_organization_users(login.user_id, org=org)
-            if u.user_id != login.user_id
+            known(u.user_id) for u in client.list_organization_users(me, org=org) if u.user_id != me
         )
         assert client.delete_user(victim, org=org).success is not False
     users_before = db["users"].count

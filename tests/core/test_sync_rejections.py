@@ -74,6 +74,6 @@ def test_the_table_comes_with_a_migration(tmp_path: Path) -> None:
     try:
         assert schema_version(db) == SCHEMA_VERSION
         assert db[REJECTED_RECORDS].exists()
-        assert db[REJECTED_RECORDS].pks == ["operation", "record", "field", "reason"]
+        assert db.table(REJECTED_RECORDS).pks == ["operation", "record", "field", "reason"]
     finally:
         db.close()

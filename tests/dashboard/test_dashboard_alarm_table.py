@@ -18,11 +18,11 @@ from core import alarms, read
 from core.cache.db import open_cache
 from core.clock import now_ms
 from dashboard import alarm_table, ui
+from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.apptest import open_page
 from tests.support.browser import launch, shows
 from tests.support.html_table import alarms_table, read_alarms
 from tests.support.seed_cache import Seeded, seed_cache
-from tests.dashboard.test_dashboard_browser import dashboard
 
 HOSTILE = (
     '<img id="pwned" src=x onerror="document.title=1"> <script>window.pwned=1</script> & "quotes" J*** D**'

@@ -7,6 +7,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypedDict
 from urllib.parse import quote
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from core.client import SamClient
+from core.models import ResourceSummary
 from core.settings import Settings
 from dashboard import auth
 from tests.support.browser import ARTIFACTS, launch, screenshot, shows
@@ -39,7 +41,15 @@ def visit(page: Page, url: str, name: str, expected: list[str]) -> None:
     assert "Traceback" not in page.content() and "No data yet" not in page.content()
 
 
-def simulator_expectations(sim: Simulator) -> dict[str, object]:
+class Expected(TypedDict):
+    panel: ResourceSummary
+    sensors: list[str]
+    controllers: list[str]
+    cameras: list[str]
+    alarm: dict[str, Any]
+
+
+def simulator_expectations(sim: Simulator) -> Expected:
     """What the simulator serves the demo user: a panel with its sensors, cameras, and a fresh alarm."""
     with SamClient(Settings(base_url=sim.base_url, max_retries=0)) as client:
         login = client.login()

@@ -30,12 +30,12 @@ from streamlit.testing.v1 import AppTest
 from core import read
 from core.cache.db import open_reader
 from dashboard import auth, cli, filters
+from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.apptest import run_page
 from tests.support.browser import launch, shows
 from tests.support.html_table import alarms_table
 from tests.support.processes import ROOT, free_port, samops_cmd, stop, wait_http
 from tests.support.seed_cache import Seeded, seed_cache
-from tests.dashboard.test_dashboard_browser import dashboard
 
 PAGES = {
     "overview": "views/overview.py",

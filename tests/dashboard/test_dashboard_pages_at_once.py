@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
+from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.support.seed_cache import seed_cache
-from tests.dashboard.test_dashboard_browser import dashboard
 
 ROUNDS = 4
 # Each page's path and a text that is on it only once its script has run to the end.

@@ -13,8 +13,8 @@ from core.cache.db import open_cache
 from core.cache.transactions import write_transaction
 from core.clock import DAY_MS
 from core.panel_access import validity_to_json
-from tests.support.seed_cache import seed_cache
 from tests.dashboard.test_dashboard import PAGES, open_page, texts
+from tests.support.seed_cache import seed_cache
 
 PANEL = 5004
 
@@ -54,7 +54,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_panel_page_shows_who_can_operate_it_now(cache: Path) -> None:
     at = open_page(PAGES[3], panel=str(PANEL))
     shown = next(df.value for df in at.dataframe if "Until / why not" in df.value.columns)
-    by_name = {row["Name"]: row for _, row in shown.iterrows()}
+    by_name = {row["Name"]: row for row in shown.to_dict("records")}
     assert (
         by_name["Ayse Arslan"]["Now"] == "yes" and by_name["Ayse Arslan"]["Until / why not"] == "no end set"
     )

@@ -20,9 +20,9 @@ from playwright.sync_api import Page, sync_playwright
 from core import read
 from core.cache import writes
 from core.cache.db import open_cache, open_reader
+from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.browser import WAIT_MS, launch, screenshot, shows
 from tests.support.seed_cache import ORGS, seed_cache
-from tests.dashboard.test_dashboard_browser import dashboard
 
 ORG_ZONE = "Asia/Kolkata"  # +05:30: a half-hour offset, so a zone mix-up cannot hide behind whole hours
 PICKED = "America/New_York"

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pandas as pd
 import pytest
 
 from core import lifecycle
@@ -64,8 +65,10 @@ def test_handling_page_shows_the_figures_counted_by_hand(cache: Path) -> None:
     [day] = at.dataframe[0].value.to_dict("records")
     assert (day["Alarms"], day["Acknowledged"], day["Resolved"]) == (4, 3, 1)
     assert (day["TTA median (min)"], day["TTA p90 (min)"], day["TTR median (min)"]) == (4.0, 6.0, 10.0)
-    panels = at.dataframe[1].value
-    assert panels["Alarms"].sum() == 4 and panels["Acknowledged"].sum() == 3
+    panels: pd.DataFrame = at.dataframe[1].value
+    alarms, acknowledged = panels["Alarms"], panels["Acknowledged"]
+    assert isinstance(alarms, pd.Series) and isinstance(acknowledged, pd.Series)
+    assert alarms.sum() == 4 and acknowledged.sum() == 3
     oldest = at.dataframe[2].value
     assert list(oldest["State"]).count("open") == 1 and list(oldest["State"]).count("acknowledged") == 2
     assert sum(int(m.value) for m in at.metric) == 3  # open by age: two acknowledged, one open

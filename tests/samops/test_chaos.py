@@ -20,10 +20,10 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
+from tests.bot.notify.test_notify_e2e import card_events, demo_orgs, sim_alarms, state, wait_until
 from tests.support.bot import BotProcess, blocks_text, run_bot
 from tests.support.chaos import Stack, processes_with
 from tests.support.slack_standin import SlackStandIn
-from tests.bot.notify.test_notify_e2e import card_events, demo_orgs, sim_alarms, state, wait_until
 
 CHANNEL = "C_ALARMS"
 CHAOS_S = 60.0

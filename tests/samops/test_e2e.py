@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -37,8 +39,10 @@ interval = 1
 summary_hours = 24
 """
 
+T = TypeVar("T")
 
-def wait_until(predicate, timeout: float, what: str, proc: subprocess.Popen[bytes]):  # type: ignore[no-untyped-def]
+
+def wait_until(predicate: Callable[[], T], timeout: float, what: str, proc: subprocess.Popen[bytes]) -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert proc.poll() is None, f"samops up exited with {proc.returncode} while waiting for {what}"

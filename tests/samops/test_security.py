@@ -31,6 +31,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from tests.bot.notify.test_notify_e2e import state, wait_until
+from tests.dashboard.test_dashboard import APP, PAGES
 from tests.support.bot import (
     BOT_TOKEN,
     SIGNING_SECRET,
@@ -46,8 +48,6 @@ from tests.support.chaos import Stack, leaks, processes_with, slack_text
 from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn
 from tests.support.spec_client import SpecClient
-from tests.dashboard.test_dashboard import APP, PAGES
-from tests.bot.notify.test_notify_e2e import state, wait_until
 
 ADMIN = "U_SEC_ADMIN"
 CHANNEL = "C_SEC_ALARMS"

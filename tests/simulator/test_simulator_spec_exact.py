@@ -22,6 +22,7 @@ from core.client import SamClient
 from core.settings import Settings
 from core.sync import run_sync
 from tests.support import spec_check as S
+from tests.support.narrow import known
 from tests.support.processes import ROOT, Simulator, run_simulator, samops_cmd
 from tests.support.spec_client import SpecClient
 
@@ -153,7 +154,7 @@ def test_service_source_attributes_every_alarm_to_its_own_panel(tmp_path: Path, 
     db = open_cache(tmp_path / "cache.db")
     with SamClient(Settings(base_url=exact.base_url, max_retries=0)) as client:
         login = client.login()
-        panels = {p.resource_id: p.org_id for p in login.panels}
+        panels = {known(p.resource_id): known(p.org_id) for p in login.panels}
         source = ServiceSource(client)
         since = int(time.time() * 1000)  # the notifier's baseline
         source.poll(db, since)  # the first poll reads the history
@@ -169,7 +170,7 @@ def test_service_source_attributes_every_alarm_to_its_own_panel(tmp_path: Path, 
 def test_service_source_uses_a_panel_id_the_service_sends(tmp_path: Path, extended: Simulator) -> None:
     db = open_cache(tmp_path / "cache.db")
     with SamClient(Settings(base_url=extended.base_url, max_retries=0)) as client:
-        panels = sorted(p.resource_id for p in client.login().panels if p.org_id == 1001)
+        panels = sorted(known(p.resource_id) for p in client.login().panels if p.org_id == 1001)
         source = ServiceSource(client)
         since = int(time.time() * 1000)  # the notifier's baseline
         source.poll(db, since)

@@ -18,7 +18,9 @@ from tests.support.processes import Simulator, run_simulator
 
 # The shared spec's vectors; the committed copy when the tree is cloned alone.
 _SHARED = Path(__file__).resolve().parents[3] / "shared" / "spec" / "idempotency-vectors.json"
-VECTORS = _SHARED if _SHARED.exists() else Path(__file__).resolve().parents[1] / "data" / "idempotency-vectors.json"
+VECTORS = (
+    _SHARED if _SHARED.exists() else Path(__file__).resolve().parents[1] / "data" / "idempotency-vectors.json"
+)
 
 
 def now_ms() -> int:

@@ -1,6 +1,6 @@
-"""Helpers for runs of the whole product as separate processes (tests/samops/test_chaos.py, tests/samops/test_security.py):
-every process logs to a file of its own, carries one marker data folder in its environment (so that a test
-can find anything left running), and can be killed and started again.
+"""Helpers for runs of the whole product as separate processes (tests/samops/test_chaos.py,
+tests/samops/test_security.py): every process logs to a file of its own, carries one marker data folder
+in its environment (so that a test can find anything left running), and can be killed and started again.
 
     with Stack(tmp_path) as stack:
         sim = stack.simulator("--alarm-rate", "60")

@@ -88,8 +88,9 @@ def _panel_asked(body: Any) -> int:
     """The panel a body of operation 3 (resourceIds) or 20 (resourceId) asks about."""
     if isinstance(body, dict):
         ids = body.get("resourceIds") or [body.get("resourceId")]
-        if ids and isinstance(ids[0], int):
-            return ids[0]
+        first = ids[0] if ids else None
+        if isinstance(first, int):
+            return first
     return PANELS[0]
 
 
@@ -271,8 +272,8 @@ class HostileService:
                 except ValueError:
                     asked = None
                 return self._render(build(match, asked), hostile.get(name))
-        body = {"statusCode": 404, "error": "NOT_FOUND", "message": "no such thing here", "path": path}
-        return 404, json.dumps(body).encode(), "application/json", None
+        missing = {"statusCode": 404, "error": "NOT_FOUND", "message": "no such thing here", "path": path}
+        return 404, json.dumps(missing).encode(), "application/json", None
 
     def _render(self, data: Any, hostility: Hostility | None) -> tuple[int, bytes, str, Hostility | None]:
         kind = hostility.kind if hostility else None

@@ -12,10 +12,10 @@ class QuietHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args: object) -> None:  # keep test output clean
+    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
         pass
 
-    def serve(self, body: bytes) -> None:
+    def serve(self, body: bytes, /) -> None:
         raise NotImplementedError
 
     def _read_and_serve(self) -> None:

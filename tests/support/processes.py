@@ -46,7 +46,7 @@ def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) ->
     raise TimeoutError(f"{url} did not answer within {timeout} s")
 
 
-def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+def stop(proc: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: float = 5.0) -> None:
     if proc.poll() is None:
         proc.terminate()
         try:

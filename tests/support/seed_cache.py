@@ -199,7 +199,7 @@ def old_cache(path: Path, version: int) -> sqlite_utils.Database:
     old = sqlite_utils.Database(path)
     for migration in schema.MIGRATIONS[:version]:
         migration(old)
-    old["meta"].insert({"key": "schema_version", "value": str(version)}, pk="key")
+    old.table("meta").insert({"key": "schema_version", "value": str(version)}, pk="key")
     return old
 
 

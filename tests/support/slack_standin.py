@@ -465,7 +465,7 @@ class SlackStandIn:
         standin = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:  # keep test output clean
+            def log_message(self, format: str, *args: object) -> None:  # keep test output clean
                 pass
 
             def do_GET(self) -> None:

@@ -1,8 +1,9 @@
 """The spec's 21 endpoints (service-api.md), written from the spec alone, not read from `core` or the
 simulator: operation name (as `samops call --list` spells it), method, path template and body fields.
 
-One table for the tests that need it: what the client sends (tests/core/client/test_spec_client_requests.py) and what
-the simulator is fuzzed with (tests/simulator/test_simulator_hostile.py, tests/simulator/test_simulator_operations.py).
+One table for the tests that need it: what the client sends
+(tests/core/client/test_spec_client_requests.py) and what the simulator is fuzzed with
+(tests/simulator/test_simulator_hostile.py, tests/simulator/test_simulator_operations.py).
 tests/support/spec_check.py keeps its own record tables: it is the independent checker.
 """
 

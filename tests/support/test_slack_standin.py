@@ -11,6 +11,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.models.blocks import SectionBlock
 
+from tests.support.narrow import json_of
 from tests.support.slack_standin import BOT_USER_ID, SlackStandIn, manifest_bot_scopes
 
 
@@ -18,7 +19,9 @@ def test_records_web_api_calls_with_blocks_decoded() -> None:
     with SlackStandIn() as slack:
         client = WebClient(token="xoxb-test", base_url=slack.api_url)
         assert client.auth_test()["user_id"] == BOT_USER_ID
-        posted = client.chat_postMessage(channel="C1", text="fallback", blocks=[SectionBlock(text="*hi*")])
+        posted = json_of(
+            client.chat_postMessage(channel="C1", text="fallback", blocks=[SectionBlock(text="*hi*")])
+        )
         client.chat_update(channel="C1", ts=posted["ts"], text="edited")
         [call] = slack.calls_to("chat.postMessage")
         assert call.params["channel"] == "C1"
@@ -65,7 +68,7 @@ def test_by_default_the_token_has_the_manifests_scopes() -> None:
     with SlackStandIn() as slack:
         assert slack.scopes == manifest_bot_scopes()
         client = WebClient(token="xoxb-test", base_url=slack.api_url)
-        assert client.conversations_info(channel="C1")["channel"]["id"] == "C1"
+        assert json_of(client.conversations_info(channel="C1"))["channel"]["id"] == "C1"
         with pytest.raises(SlackApiError) as err:  # allowed (users:read), but nobody by that id
             client.users_info(user="U1")
         assert err.value.response["error"] == "user_not_found"
@@ -82,7 +85,7 @@ def test_tokens_of_the_wrong_kind_or_none_are_refused() -> None:
         with pytest.raises(SlackApiError) as err:
             WebClient(token="xoxb-test", base_url=slack.api_url).apps_connections_open(app_token="xoxb-test")
         assert err.value.response["error"] == "not_allowed_token_type"
-        opened = WebClient(base_url=slack.api_url).apps_connections_open(app_token="xapp-1-test")
+        opened = json_of(WebClient(base_url=slack.api_url).apps_connections_open(app_token="xapp-1-test"))
         assert opened["url"].startswith("ws://127.0.0.1:")
 
 
@@ -108,9 +111,9 @@ def test_views_keep_their_id_and_updates_need_the_current_hash() -> None:
     view = {"type": "modal", "title": {"type": "plain_text", "text": "Loading"}, "blocks": []}
     with SlackStandIn() as slack:
         client = WebClient(token="xoxb-test", base_url=slack.api_url)
-        opened = client.views_open(trigger_id=slack.trigger_id(), view=view)["view"]
+        opened = json_of(client.views_open(trigger_id=slack.trigger_id(), view=view))["view"]
         filled = {**view, "callback_id": "form"}
-        updated = client.views_update(view_id=opened["id"], hash=opened["hash"], view=filled)["view"]
+        updated = json_of(client.views_update(view_id=opened["id"], hash=opened["hash"], view=filled))["view"]
         assert updated["id"] == opened["id"] and updated["hash"] != opened["hash"]
         assert [v["callback_id"] for v in slack.opened_views()] == ["form"]
         with pytest.raises(SlackApiError) as err:
@@ -125,7 +128,7 @@ def test_socket_mode_says_hello_delivers_envelopes_and_records_acks() -> None:
     from websockets.sync.client import connect
 
     with SlackStandIn() as slack:
-        url = WebClient(base_url=slack.api_url).apps_connections_open(app_token="xapp-1-test")["url"]
+        url = json_of(WebClient(base_url=slack.api_url).apps_connections_open(app_token="xapp-1-test"))["url"]
         with connect(url) as socket:
             assert json.loads(socket.recv(timeout=5))["type"] == "hello"
             slack.socket_connected()

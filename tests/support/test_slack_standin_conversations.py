@@ -5,12 +5,14 @@ turns a missing scope or a failure into "not known" with a reason, never an exce
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.events.channels import Memberships
+from tests.support.narrow import json_of
 from tests.support.slack_standin import SlackStandIn, manifest_bot_scopes
 
 PUBLIC = [f"C{i:05d}" for i in range(450)]
@@ -24,25 +26,27 @@ def client(slack: SlackStandIn) -> WebClient:
 def test_types_pages_and_errors_as_slack_answers_them() -> None:
     with SlackStandIn(channels={"G_SHARED", *PUBLIC}, memberships=MEMBERS) as slack:
         web = client(slack)
-        first = web.users_conversations(user="U_BUSY", limit=200)  # default types: public channels only
+        # default types: public channels only
+        first = json_of(web.users_conversations(user="U_BUSY", limit=200))
         assert len(first["channels"]) == 200 and first["response_metadata"]["next_cursor"]
         seen: list[str] = []
         cursor = None
         while True:
-            page = web.users_conversations(user="U_BUSY", types="public_channel,private_channel", limit=200,
-                                           cursor=cursor)  # fmt: skip
+            page = json_of(web.users_conversations(user="U_BUSY", types="public_channel,private_channel",
+                                                   limit=200, cursor=cursor))  # fmt: skip
             seen += [c["id"] for c in page["channels"]]
             cursor = page["response_metadata"]["next_cursor"]
             if not cursor:
                 break
         # Private channels are listed only where the bot is too.
         assert seen == [*PUBLIC, "G_SHARED"]
-        for kwargs, error in (
+        refusals: tuple[tuple[dict[str, Any], str], ...] = (
             ({"user": "U_STRANGER"}, "user_not_found"),
             ({"user": "U_BUSY", "types": "public_channel,shared"}, "invalid_types"),
             ({"user": "U_BUSY", "limit": 1000}, "invalid_limit"),
             ({"user": "U_BUSY", "cursor": "not a cursor!"}, "invalid_cursor"),
-        ):
+        )
+        for kwargs, error in refusals:
             with pytest.raises(SlackApiError) as refused:
                 web.users_conversations(**kwargs)
             assert refused.value.response["error"] == error

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from core import lifecycle
-from core.cache import audit
+from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.lifecycle import State
@@ -32,6 +32,9 @@ def seed(path: Path, events: list[str], storm: list[str] = ()) -> None:  # type:
         rows = [(e, 777, 1001, now + i, f"Burglary alarm on Depot - Door {i}", "violation", "Burglary alarm",
                  "alarm", 2, 1, 1) for i, e in enumerate([*events, *storm])]  # fmt: skip
         upsert_activities(db, "activities", rows)
+        if events:  # the first alarm's own card, as the notifier records it
+            outbox.enqueue(db, [(events[0], "C_ALARMS", outbox.PENDING)])
+            outbox.mark_delivered(db, [events[0]], outbox.POSTED, CARD_TS)
         # The storm card as the notifier leaves it: its alarms grouped under its ts.
         for event in storm:
             db.execute("INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"

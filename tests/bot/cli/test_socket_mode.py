@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from tests.support.bot import BOT_TOKEN, START_TIMEOUT_S, blocks_text
@@ -32,6 +33,8 @@ def seed(path: Path) -> None:
         upsert_dicts(db, "panels", [{"resource_id": 888, "org_id": 1001, "name": "Harbour"}], "resource_id")
         upsert_activities(db, "activities", [(EVENT, 888, 1001, now, "Burglary alarm on Harbour - Gate",
                                               "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+        outbox.enqueue(db, [(EVENT, "C_ALARMS", outbox.PENDING)])  # its card, as the notifier records it
+        outbox.mark_delivered(db, [EVENT], outbox.POSTED, CARD_TS)
 
 
 @pytest.fixture(scope="module")

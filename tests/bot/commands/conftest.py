@@ -17,6 +17,7 @@ from core.client import SamClient
 from core.settings import Settings
 from core.sync import run_sync
 from tests.support.bot import BotProcess, run_bot
+from tests.support.narrow import known
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import SlackStandIn
 
@@ -47,7 +48,7 @@ def fill_cache(db_path: Path, client: SamClient) -> None:
 @pytest.fixture(scope="package")
 def injected(sim: Simulator, client: SamClient) -> list[dict]:
     """Two fresh alarms on the first panel, injected before the cache is filled."""
-    panel = (client.session.resources or [])[0]
+    panel = (known(client.session).resources or [])[0]
     body = {"resourceId": panel.resource_id, "count": 2, "violationType": "alarm"}
     return httpx.post(f"{sim.root_url}/_sim/activities", json=body).json()
 

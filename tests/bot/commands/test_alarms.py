@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from core.client import SamClient
 from tests.support.bot import BotProcess, usage
+from tests.support.narrow import known
 
 
 def test_alarms_from_the_cache(bot: BotProcess, client: SamClient, injected: list) -> None:
-    panel = (client.session.resources or [])[0]
+    panel = (known(client.session).resources or [])[0]
     recent = bot.send_command(f"alarms {panel.resource_id} 2h")
     assert f"on {panel.resource_name} (`{panel.resource_id}`) since" in recent.text
     assert recent.text.count(":rotating_light:") == 2

@@ -6,18 +6,19 @@ import re
 
 from core.client import SamClient
 from tests.support.bot import BotProcess, no_secrets, usage
+from tests.support.narrow import known
 
 
 def test_panel_by_id_is_live_and_highlights_alarms(
     bot: BotProcess, client: SamClient, injected: list
 ) -> None:
-    panel = (client.session.resources or [])[0]
-    rid = panel.resource_id
+    panel = (known(client.session).resources or [])[0]
+    rid = known(panel.resource_id)
     sensors = client.list_panel_sensors(rid, org=panel.org_id)
     controllers = client.list_panel_controllers(rid, org=panel.org_id)
     result = bot.send_command(f"panel {rid}")
     text = result.text
-    assert panel.resource_name in text
+    assert known(panel.resource_name) in text
     assert f"*Model*\n{panel.model_name}" in text
     assert f"*Brand*\n{panel.brand_name}" in text
     assert "*Enabled*\n" + ("yes" if panel.enabled else "no") in text
@@ -39,11 +40,11 @@ def test_panel_by_id_is_live_and_highlights_alarms(
 
 
 def test_panel_by_name_uses_the_cache_and_the_panels_org(bot: BotProcess, client: SamClient) -> None:
-    panels = client.session.resources or []
+    panels = known(client.session).resources or []
     names = [p.resource_name for p in panels]
     unique = [p for p in panels if names.count(p.resource_name) == 1 and p.org_id != panels[0].org_id]
     other_org = unique[0]
-    result = bot.send_command(f'panel "{other_org.resource_name.upper()}"')
+    result = bot.send_command(f'panel "{known(other_org.resource_name).upper()}"')
     assert f"*Panel id*\n`{other_org.resource_id}`" in result.text
     assert f"*Organization*\n{other_org.org_id}" in result.text
     # the same name in two organizations: the answer asks, and `org:` decides
@@ -58,7 +59,9 @@ def test_panel_by_name_uses_the_cache_and_the_panels_org(bot: BotProcess, client
 
 def test_panel_ambiguous_unknown_and_bad(bot: BotProcess, client: SamClient) -> None:
     word = "Branch"
-    matching = [p for p in client.session.resources or [] if word.lower() in (p.resource_name or "").lower()]
+    matching = [
+        p for p in known(client.session).resources or [] if word.lower() in (p.resource_name or "").lower()
+    ]
     assert len(matching) > 1
     several = bot.send_command(f"panel {word}")
     assert f"{len(matching)} panels match `{word}`" in several.text

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from core.client import SamClient
 from tests.support.bot import BotProcess, usage
+from tests.support.narrow import known
 
 
 def test_privileges_in_words(bot: BotProcess, client: SamClient) -> None:
-    uid = client.session.user_id
+    uid = known(known(client.session).user_id)
     priv = client.get_user_privilege_groups(uid)
     text = bot.send_command(f"privileges {uid}").text
     days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    for window in priv.user_privilege_validity.accessible_days or []:
-        assert f"{days[window.day_of_week - 1]} 08:00–18:00" in text
+    for window in known(priv.user_privilege_validity).accessible_days or []:
+        assert f"{days[known(window.day_of_week) - 1]} 08:00–18:00" in text
     granted = sum(1 for g in priv.user_privilege_groups or [] if g.authority)
     assert f"{granted} of {len(priv.user_privilege_groups or [])}" in text
     usage(bot.send_command("privileges"), "/sam privileges <userId>")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from core.client import SamClient
 from tests.support.bot import BotProcess, no_secrets, usage
+from tests.support.narrow import known
 
 
 def test_user_by_email_shows_the_whole_record(bot: BotProcess, client: SamClient) -> None:
-    me = client.session
-    user = client.get_user_by_email(me.email_address)
+    me = known(client.session)
+    user = client.get_user_by_email(known(me.email_address))
     result = bot.send_command(f"user {me.email_address}")
     text = result.text
     assert f"{user.first_name} {user.last_name}" in text
@@ -25,13 +26,13 @@ def test_user_by_email_shows_the_whole_record(bot: BotProcess, client: SamClient
     assert len(result.blocks) <= 50
     assert result.answer["text"].startswith(f"{user.first_name}")
     no_secrets(result)
-    assert client.session.token.get_secret_value() not in str(result.responses)
+    assert known(known(client.session).token).get_secret_value() not in str(result.responses)
 
 
 def test_user_by_id_and_by_slack_mailto(bot: BotProcess, client: SamClient) -> None:
-    me = client.session
+    me = known(client.session)
     by_id = bot.send_command(f"user {me.user_id}")
-    assert me.screen_name in by_id.text
+    assert known(me.screen_name) in by_id.text
     assert "look the user up by e-mail" in by_id.text  # operation 12 carries no panels
     mailto = bot.send_command(f"user <mailto:{me.email_address}|{me.email_address}>")
     assert "*Authorized panels*" in mailto.text

@@ -22,6 +22,7 @@ from core.clock import HOUR_MS
 from core.settings import Settings
 from simulator.data import PRIVILEGE_GROUPS
 from tests.support.bot import BotProcess, run_bot, usage
+from tests.support.narrow import known
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import SlackStandIn
 
@@ -56,12 +57,13 @@ def setup(own_sim: Simulator) -> Setup:
     with SamClient(Settings(base_url=own_sim.base_url)) as client:
         login = client.login()
         first = next(r for r in login.resources or [] if r.resource_id is not None)
-        org = first.org_id
+        org = known(first.org_id)
         # The panel with the most authorized users (the simulator gives each 2 to 4).
         pair = max(
             client.get_organization_users(org=org), key=lambda p: len(p.resource_user_response_list or [])
         )
         panel = next(r for r in login.resources or [] if r.resource_id == pair.resource_id)
+        panel_id = known(panel.resource_id)
         users = sorted({ru.user_id for ru in pair.resource_user_response_list or [] if ru.user_id})
         assert len(users) >= 2, "the simulator authorizes 2 to 4 users on each panel"
         pins = tuple(
@@ -71,7 +73,7 @@ def setup(own_sim: Simulator) -> Setup:
         def grant(user: int, groups: set[int], period: list[dict], expiration: int | None = None) -> None:
             client.set_user_privileges(
                 user_id=user,
-                authorized_resource_ids=[panel.resource_id],
+                authorized_resource_ids=[panel_id],
                 privilege_groups=[{"privilegeGroupId": g["id"], "authorized": g["id"] in groups}
                                   for g in PRIVILEGE_GROUPS],
                 organization_id=org,
@@ -91,7 +93,7 @@ def setup(own_sim: Simulator) -> Setup:
         for other in rest[1:]:
             grant(other, set(), [], 0)
         return Setup(
-            panel=panel.resource_id,
+            panel=panel_id,
             panel_name=panel.resource_name or "",
             night=night,
             office=office,

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import pytest
 
 from core import lifecycle
-from core.cache import audit
+from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.lifecycle import Change, State
@@ -39,7 +39,8 @@ _events = iter(range(1, 1_000_000))
 
 def add_alarm(db_path: Path, channel: str, kind: str = "alarm", name: str = "Burglary alarm") -> str:
     """An alarm as the notifier leaves it: in activities, posted to `channel` through the outbox, open."""
-    event_id = f"EV-{next(_events)}"
+    number = next(_events)
+    event_id = f"EV-{number}"
     db = open_cache(db_path)
     now = int(time.time() * 1000)
     with write_transaction(db):
@@ -49,7 +50,7 @@ def add_alarm(db_path: Path, channel: str, kind: str = "alarm", name: str = "Bur
         db.execute(
             "INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"
             " VALUES (?, ?, 'posted', ?, ?, 0)",
-            [event_id, channel, f"{now // 1000}.000001", now],
+            [event_id, channel, f"{now // 1000}.{number:06d}", now],  # a card's ts is unique, as in Slack
         )
         lifecycle.open_alarms(db, [(event_id, now)], now)
     db.close()
@@ -236,8 +237,18 @@ def test_a_viewers_click_on_the_home_is_refused_in_the_home(home: Home) -> None:
     db.close()
 
 
+def card_ts(db_path: Path, event_id: str) -> str:
+    """The ts of the alarm's card, as the notifier recorded it."""
+    db = open_cache(db_path)
+    entry = outbox.entry(db, event_id)
+    db.close()
+    assert entry is not None and entry[2] is not None
+    return entry[2]
+
+
 def test_a_click_on_a_card_refreshes_the_clickers_home_promptly(home: Home) -> None:
     event_id = add_alarm(home.db_path, "C_ALARMS")
+    ts = card_ts(home.db_path, event_id)
     home.open("U_TECH")
     before = len(home.views("U_TECH"))
     click = {
@@ -245,8 +256,8 @@ def test_a_click_on_a_card_refreshes_the_clickers_home_promptly(home: Home) -> N
         "team": {"id": TEAM_ID},
         "user": {"id": "U_TECH", "name": "u_tech"},
         "channel": {"id": "C_ALARMS"},
-        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": "C_ALARMS"},
-        "message": {"ts": "1700000000.000100", "text": "alarm"},
+        "container": {"type": "message", "message_ts": ts, "channel_id": "C_ALARMS"},
+        "message": {"ts": ts, "text": "alarm"},
         "response_url": home.slack.response_url("card"),
         "trigger_id": home.slack.trigger_id(),
         "actions": [{"action_id": "alarm_take", "block_id": "b", "value": event_id, "type": "button",
@@ -279,6 +290,63 @@ def test_resolve_from_the_home_opens_the_modal_and_the_alarm_leaves_the_home(hom
     state = lifecycle.get(db, event_id)
     assert state is not None and state.state is State.RESOLVED and state.note == "False alarm: the cat."
     db.close()
+
+
+def card_updates(home: Home, ts: str) -> list[str]:
+    """The text of every chat.update of the channel card at `ts`."""
+    return [blocks_text(c.params["attachments"][0]["blocks"]) for c in home.slack.calls_to("chat.update")
+            if c.params["ts"] == ts and c.params["channel"] == "C_ALARMS"]  # fmt: skip
+
+
+def test_acknowledge_on_the_home_edits_the_channel_card(home: Home) -> None:
+    event_id = add_alarm(home.db_path, "C_ALARMS")
+    ts = card_ts(home.db_path, event_id)
+    home.open("U_TECH", event_id)
+    _home_click(home, "U_TECH", "alarm_ack", event_id)
+    [card] = home.slack.wait_for(lambda: card_updates(home, ts), timeout=30)
+    assert "Acknowledged* by <@U_TECH>" in card and event_id in card
+    home.slack.wait_for(lambda: "its card is updated" in home.text("U_TECH"), timeout=30)
+
+
+def test_resolve_from_the_home_answers_on_the_home_and_edits_the_channel_card(home: Home) -> None:
+    event_id = add_alarm(home.db_path, "C_ALARMS")
+    ts = card_ts(home.db_path, event_id)
+    home.open("U_TECH", event_id)
+    opened = len(home.slack.opened_views())
+    _home_click(home, "U_TECH", "alarm_resolve", event_id)
+    modal = opened_view(home.slack, "alarm_resolve_modal", after=opened, e=event_id, home=True)
+    assert submit(home.bot, modal, {"note": "Wind on the door."}, "U_TECH").status_code == 200
+    [card] = home.slack.wait_for(lambda: card_updates(home, ts), timeout=30)
+    assert "Resolved* by <@U_TECH>" in card and "Wind on the door." in card
+    home.slack.wait_for(lambda: "Done: the alarm is resolved" in home.text("U_TECH"), timeout=30)
+    # The answer is on the Home: no direct message, no ephemeral in a channel.
+    assert not [c for c in home.slack.calls_to("chat.postMessage") if c.params.get("channel") == "U_TECH"]
+    assert not home.slack.calls_to("chat.postEphemeral")
+
+
+def test_a_home_click_of_the_wrong_shape_is_answered_on_the_home(home: Home) -> None:
+    event_id = add_alarm(home.db_path, "C_ALARMS")
+    ts = card_ts(home.db_path, event_id)
+    home.open("U_TECH", event_id)
+    view = home.views("U_TECH")[-1]
+    payload = {
+        "type": "block_actions",
+        "team": {"id": TEAM_ID},
+        "user": {"id": "U_TECH", "name": "u_tech"},
+        "container": [{"type": "view", "view_id": "V_HOME"}],
+        "view": {"id": "V_HOME", "type": "home", "blocks": view["blocks"], "hash": "1.x"},
+        "trigger_id": home.slack.trigger_id(),
+        "actions": [{"action_id": "alarm_ack", "block_id": "b", "value": event_id, "type": "button",
+                     "action_ts": f"{time.time():.6f}"}],
+    }  # fmt: skip
+    assert home.bot.post_signed(urlencode({"payload": json.dumps(payload)}).encode()).status_code == 200
+    home.slack.wait_for(lambda: "does not match the card samops posted" in home.text("U_TECH"), timeout=30)
+    db = open_cache(home.db_path)
+    state = lifecycle.get(db, event_id)
+    assert state is not None and state.state is State.OPEN
+    db.close()
+    assert card_updates(home, ts) == []
+    assert not re.search(r" (ERROR|CRITICAL) |Traceback", home.bot.output())
 
 
 # -- issue 26: a Home that can be flooded -------------------------------------------------------------------

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.actions.lifecycle import ResolveMeta, read_note
+
 # Importing a command module registers its subcommands with the router.
-from bot.forms.fields import MAX_ID, FieldError, looks_like_id, parse_id, parse_name
+from bot.forms.fields import MAX_ID, FieldError, free_text, looks_like_id, parse_id, parse_name
+from bot.render.alarms import NOTE
+from bot.render.forms import VALUE
 from bot.slash.registry import UsageError
 from core.text import is_control
 
@@ -95,3 +101,40 @@ def test_parse_name_never_passes_a_control_character_on(value: str) -> None:
         assert exc.field == "name"
         return
     assert text and not any(is_control(c) for c in text)
+
+
+# --- lone surrogates (issue 26): refused by the form, never accepted and then failed at the write ---------
+
+# Half of a UTF-16 pair alone, what JSON's "\ud800" decodes to: no UTF-8 encodes it, so SQLite refuses it.
+with_surrogates = st.lists(
+    st.one_of(st.characters(), st.characters(whitelist_categories=["Cs"])), max_size=40
+).map("".join)
+
+
+@pytest.mark.parametrize("typed", ["\ud800", "Door left open \udfff", "\udbff\udc00x\ud83d", "\ud83d"])
+def test_free_text_refuses_a_lone_surrogate_naming_the_field(typed: str) -> None:
+    for parse in (free_text, parse_name):
+        with pytest.raises(FieldError) as caught:
+            parse(typed, "note")
+        assert caught.value.field == "note" and "surrogate" in caught.value.message
+        str(caught.value).encode()  # the answer itself is sendable
+
+
+def test_the_resolve_note_with_a_lone_surrogate_is_answered_under_the_field() -> None:
+    view = {"state": {"values": {NOTE: {VALUE: {"type": "plain_text_input", "value": "fixed \ud800"}}}}}
+    form, errors = read_note(ResolveMeta(e="EV-1"), view)
+    assert form is None and "surrogate" in errors[NOTE]
+
+
+@given(with_surrogates)
+@settings(max_examples=300, deadline=None)
+def test_what_free_text_accepts_can_be_written(value: str) -> None:
+    try:
+        text = free_text(value, "note")
+    except FieldError as exc:
+        assert exc.field == "note"
+        return
+    db = sqlite3.connect(":memory:")  # the write that failed at ERROR: the audit row and the note
+    db.execute("CREATE TABLE t (note TEXT)")
+    db.execute("INSERT INTO t VALUES (?)", [text])
+    assert db.execute("SELECT note FROM t").fetchone() == (text,)

@@ -9,14 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.forms import access as access_view
+from bot.forms import camera as camera_view
+from bot.forms import task as task_view
+
 # Importing a command module registers its subcommands with the router.
 from bot.forms.access import grant_from_values
 from bot.forms.camera import camera_from_values
 from bot.forms.submission import submitted
 from bot.render.forms import camera_add_modal
-from bot.views import access as access_view
-from bot.views import camera as camera_view
-from bot.views import task as task_view
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70) | st.text(max_size=12),

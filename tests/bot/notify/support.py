@@ -62,7 +62,7 @@ def add_alarms(db: Any, rid: int, at: int, count: int = 1, kind: str = "alarm") 
 def notifier(db: Any, slack: SlackStandIn, clock: FakeClock, **config: Any) -> Notifier:
     cfg = parse_notify({"default_channel": "C_ALL", "storm": {"posts_per_second": 100}, **config})
     delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), cfg.storm.posts_per_second)
-    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None, clock=clock)
+    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", clock=clock)
     n.start()
     return n
 

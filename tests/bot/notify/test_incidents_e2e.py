@@ -21,10 +21,10 @@ import httpx
 
 from core.client import SamClient
 from core.settings import Settings
+from tests.bot.notify.test_notify_e2e import notify_env, run_notify, state, wait_until
 from tests.support.bot import blocks_text, run_bot
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import TEAM_ID, Call, SlackStandIn
-from tests.bot.notify.test_notify_e2e import notify_env, run_notify, state, wait_until
 
 CHANNEL = "C_ALL"
 CONFIG = f"""

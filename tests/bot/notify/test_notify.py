@@ -4,6 +4,7 @@ first-start summary, storm grouping, 429s, console mode, silences."""
 from __future__ import annotations
 
 import io
+import logging
 import threading
 import time
 from collections import Counter
@@ -66,7 +67,7 @@ def notifier(db: Any, slack: SlackStandIn | None, **config: Any) -> Notifier:
         delivery = SlackDelivery(
             WebClient(token="xoxb-test", base_url=slack.api_url), cfg.storm.posts_per_second
         )
-    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local", log=lambda _: None)
+    n = Notifier(db, cfg, delivery, CacheSource(), "http://dash.local")
     n.start()
     return n
 
@@ -264,7 +265,7 @@ def test_health_notices_once_when_the_service_fails_and_once_when_it_recovers(
         cfg = parse_notify({"default_channel": "C_ALL", "health": {"channel": "C_OPS", "after": 0.3}})
         web = WebClient(token="xoxb-test", base_url=slack.api_url)
         source = ServiceSource(dead)
-        n = Notifier(db, cfg, SlackDelivery(web, 50), source, "http://dash.local", log=lambda _: None)
+        n = Notifier(db, cfg, SlackDelivery(web, 50), source, "http://dash.local")
         n.start()
 
         def ops() -> list[str]:
@@ -330,10 +331,11 @@ def test_cards_show_the_organization_time_zone_and_stay_within_slack_limits() ->
     assert sum(b["text"]["text"].count("EV-1") for b in details.blocks) == 400
 
 
-def test_a_cache_locked_by_the_sync_is_waited_out(db: Any, tmp_path: Path) -> None:
+def test_a_cache_locked_by_the_sync_is_waited_out(
+    db: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     n = notifier(db, None)
-    logged: list[str] = []
-    n.log = logged.append
+    caplog.set_level(logging.INFO, logger="bot.notify")
     db.execute("PRAGMA busy_timeout = 50")  # the sync holds the lock longer than we wait
     sync = open_cache(tmp_path / "cache.db", check_same_thread=False)
     with write_transaction(sync):
@@ -349,6 +351,7 @@ def test_a_cache_locked_by_the_sync_is_waited_out(db: Any, tmp_path: Path) -> No
     finally:
         stop.set()
         thread.join(5)
+    logged = [record.getMessage() for record in caplog.records]
     assert outbox.entry(db, ids[0]) == ("C_ALL", "console", None)
     assert any("busy" in line for line in logged) and thread.is_alive() is False
 

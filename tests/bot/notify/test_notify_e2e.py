@@ -179,9 +179,7 @@ def test_cache_source_posts_what_the_sync_brought(tmp_path: Path, quiet_sim: Sim
         with SlackStandIn() as slack:
             config = parse_notify({"default_channel": "C_ALL", "storm": {"posts_per_second": 50}})
             web = WebClient(token="xoxb-test", base_url=slack.api_url)
-            notifier = Notifier(
-                db, config, SlackDelivery(web, 50), CacheSource(), "http://d", log=lambda _: None
-            )
+            notifier = Notifier(db, config, SlackDelivery(web, 50), CacheSource(), "http://d")
             notifier.start()
             notifier.cycle()
             rid = demo_panels(quiet_sim)[-1]
@@ -211,9 +209,7 @@ def test_a_storm_of_1000_alarms_is_grouped_and_fully_accounted_for(
         web = WebClient(token="xoxb-test", base_url=slack.api_url)
         source = ServiceSource(SamClient(Settings(base_url=sim.base_url)))
         db = open_cache(tmp_path / "cache.db", check_same_thread=False)
-        notifier = Notifier(
-            db, config, SlackDelivery(web, 1.0), source, "http://dash.local", log=lambda _: None
-        )
+        notifier = Notifier(db, config, SlackDelivery(web, 1.0), source, "http://dash.local")
         stop_ = threading.Event()
         runner = threading.Thread(target=notifier.run, args=(0.5, stop_))
         runner.start()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from slack_sdk.models.blocks import ActionsBlock, ButtonElement
+
 from bot.render.access import (
     CONFIRM_ACTION,
     PanelChoice,
@@ -18,7 +20,11 @@ def test_confirmations_use_a_danger_dialog_that_says_what_changes() -> None:
     text, blocks = revoke_confirmation(2001, "Ayse Kaya", 1001, "Depot North", 1)
     rendered = json.dumps([b.to_dict() for b in blocks])
     button = next(
-        e for b in blocks if b.type == "actions" for e in b.elements if e.action_id == CONFIRM_ACTION
+        e
+        for b in blocks
+        if isinstance(b, ActionsBlock)
+        for e in b.elements
+        if isinstance(e, ButtonElement) and e.action_id == CONFIRM_ACTION
     )
     data = button.to_dict()
     assert data["style"] == "danger" and data["confirm"]["style"] == "danger"
@@ -29,7 +35,9 @@ def test_confirmations_use_a_danger_dialog_that_says_what_changes() -> None:
     assert json.loads(data["value"])["op"] == "revoke"
     assert "Ayse Kaya" in text and "Depot North" in rendered
     _, blocks = delete_confirmation(2001, None, 1)
-    data = blocks[1].elements[0].to_dict()
+    actions = blocks[1]
+    assert isinstance(actions, ActionsBlock)
+    data = actions.elements[0].to_dict()
     assert (
         data["confirm"]["style"] == "danger"
         and "user 2001 will be deleted" in data["confirm"]["text"]["text"]

@@ -16,7 +16,7 @@ from bot.config import parse_config
 from bot.context import AppContext
 from bot.roles import Role, RoleResolver
 from bot.slash import registry
-from bot.slash.registry import Invocation, Reply, UsageError, on_write, subcommand
+from bot.slash.registry import Handler, Invocation, Reply, UsageError, on_write, subcommand
 from bot.slash.router import route
 from core.errors import NotFoundError, ResponseFormatError, ServerError, TransportError
 from core.settings import Settings
@@ -43,7 +43,7 @@ def fake_commands() -> Iterator[list[Invocation]]:
     before = list(registry.SUBCOMMANDS)
     hooks_before = list(registry.WRITE_HOOKS)
 
-    def raising(err: Exception):  # type: ignore[no-untyped-def]
+    def raising(err: Exception) -> Handler:
         def handler(inv: Invocation, ctx: AppContext) -> Reply:
             seen.append(inv)
             raise err

@@ -59,8 +59,8 @@ def test_every_contract_table_exists(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "c.db")
     names = set(db.table_names())
     assert set(schema.TABLES_V1) | {"audit_log", "meta", "panel_cursors"} <= names
-    assert db["activities"].pks == ["event_id"]
-    assert db["sync_state"].pks == ["table_name"]
+    assert db.table("activities").pks == ["event_id"]
+    assert db.table("sync_state").pks == ["table_name"]
 
 
 def test_version_1_cache_is_migrated_in_place_without_losing_data(tmp_path: Path) -> None:
@@ -68,7 +68,7 @@ def test_version_1_cache_is_migrated_in_place_without_losing_data(tmp_path: Path
     # An older samops' cache: the version 1 tables, no indexes, some data, written without open_cache.
     old = sqlite_utils.Database(path)
     schema.MIGRATIONS[0](old)
-    old["meta"].insert({"key": "schema_version", "value": "1"}, pk="key")
+    old.table("meta").insert({"key": "schema_version", "value": "1"}, pk="key")
     old.conn.executescript(
         """
         INSERT INTO activities (event_id, resource_id, activity_time, event_type, description)
@@ -85,7 +85,7 @@ def test_version_1_cache_is_migrated_in_place_without_losing_data(tmp_path: Path
     assert schema.schema_version(db) == schema.SCHEMA_VERSION
     assert db.execute("SELECT event_id, resource_id FROM activities").fetchall() == [("e1", 7)]
     assert db.execute("SELECT cursor, last_attempt FROM sync_state").fetchall() == [(1000, None)]
-    indexed = {tuple(i.columns) for i in db["activities"].indexes}
+    indexed = {tuple(i.columns) for i in db.table("activities").indexes}
     assert ("org_id", "activity_time") in indexed
     assert any(columns[0] == "activity_time" for columns in indexed)
     assert "panel_cursors" in db.table_names() and "panels" in db.table_names()

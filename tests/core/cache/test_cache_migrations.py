@@ -19,7 +19,7 @@ def test_a_new_cache_has_every_table_before_any_module_uses_it(tmp_path: Path) -
     assert SIDE_TABLES | {"audit_log", "notify_outbox", "alarm_acks", "panel_silences"} <= set(
         db.table_names()
     )
-    indexed = {tuple(i.columns) for i in db["notify_outbox"].indexes}
+    indexed = {tuple(i.columns) for i in db.table("notify_outbox").indexes}
     assert {("ts",), ("channel", "posted_at")} <= indexed
 
 
@@ -58,7 +58,7 @@ def test_a_fresh_file_serves_claims_audit_and_tasks_from_many_threads(tmp_path: 
             claims.claim_once(db, f"k{n}")
             audit.record(db, slack_user="U", command="x", outcome="ok", summary="s", reference=f"R{n}")
             save_task(db, n, {"taskName": str(n)}, org_id=1, at=n, by="U")
-        except BaseException:
+        except BaseException:  # noqa: BLE001  # a thread's failure, whatever it is, fails the test
             errors.append(traceback.format_exc())  # where it failed, not only what
 
     threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]

@@ -18,6 +18,7 @@ from Crypto.Cipher import DES3
 from core.cli import call, idempotency
 from core.client import OPERATIONS, SamClient
 from core.settings import Settings
+from tests.support.narrow import known
 from tests.support.processes import Simulator, free_port, run_simulator
 from tests.support.vectors import VECTORS
 
@@ -67,11 +68,12 @@ def test_every_operation_is_sent_as_the_spec_describes(
         Settings(_env_file=None, base_url=sim.base_url, screen_name="demo", password="demo")
     ) as sam:
         login = sam.login()
-        pid = login.panels[0].resource_id
-        sensor_id = sam.list_panel_sensors(pid).sensors[0].id
-        others = [u.user_id for u in sam.list_organization_users(login.user_id) if u.user_id != login.user_id]
+        pid = known(login.panels[0].resource_id)
+        sensor_id = known(sam.list_panel_sensors(pid).sensors)[0].id
+        me = known(login.user_id)
+        others = [u.user_id for u in sam.list_organization_users(me) if u.user_id != me]
         pair = next(p for p in sam.get_organization_users() if p.resource_user_response_list)
-        panel_user = pair.resource_user_response_list[0].user_id
+        panel_user = known(pair.resource_user_response_list)[0].user_id
         task = next(t for t in httpx.get(f"{sim.root_url}/_sim/tasks").json() if t["orgId"] == 1001)
     groups = [{"privilegeGroupId": g, "authorized": True} for g in range(1, 7)]
     cases: list[tuple[str, dict | None, dict, str]] = [
@@ -105,7 +107,7 @@ def test_every_operation_is_sent_as_the_spec_describes(
         ("get_user_by_email", None, {"emailAddress": login.email_address}, ""),
         ("list_panel_controllers", None, {"resourceId": pid}, ""),
         ("get_user_privilege_groups", None, {"userId": login.user_id}, ""),
-        ("get_role_privilege_groups", None, {"roleId": login.roles[0].role_id}, ""),
+        ("get_role_privilege_groups", None, {"roleId": known(login.roles)[0].role_id}, ""),
         ("list_cameras", None, {}, ""),
         ("list_panel_sensors", None, {"resourceId": pid}, ""),
         ("list_controller_data_log", None, {"resourceId": pid}, f"resourceId={pid}"),

@@ -21,12 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from core.cli import status
 from core.tiers import TIERED
 from tests.support.bot import BOT_TOKEN, SIGNING_SECRET, BotProcess, run_bot
+from tests.support.health_checks import ALL_HEALTH_CHECKS
 from tests.support.hostile_service import (
     HUGE_INTS,
     HUGE_TIMES,
@@ -65,7 +66,7 @@ EXAMPLES = settings(
     max_examples=6,
     derandomize=True,
     deadline=None,
-    suppress_health_check=list(HealthCheck),
+    suppress_health_check=ALL_HEALTH_CHECKS,
     database=None,
     phases=[Phase.explicit, Phase.generate],
 )

@@ -1,0 +1,140 @@
+"""One error path (issue 21): a command, a button, a view submission, an App Home event and a click on the
+App Home that fail on a locked cache each tell the person a reference id where Slack lets us, and the bot's
+log has exactly one ERROR line with that id. Through the running bot, with signed requests; the lock is a
+real one on the cache's files, held by this test process the way a stuck process would hold it."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from bot.error_handler import described
+from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.sqlite_lib import sqlite_utils
+from tests.support.bot import BotProcess, blocks_text, run_bot, state_of
+from tests.support.slack_standin import SlackStandIn
+
+EVENT = "EV-777-000001"
+ROLES = '[roles]\ntechnicians = ["U_BOB", "U_CAROL"]\n'
+REFERENCE = re.compile(r"R-[0-9A-F]{6}")
+# SQLite's WAL locks are fcntl locks on bytes 120-127 of the -shm file (the writer's, the checkpointer's,
+# recovery's and the readers' marks): holding them all makes every read of another process fail.
+WAL_LOCKS = (120, 8)
+
+
+def seed(path: Path) -> sqlite_utils.Database:
+    """The cache with one alarm; the connection is kept open, and with it the cache's -shm file."""
+    db = open_cache(path)
+    now = int(time.time() * 1000)
+    with write_transaction(db):
+        upsert_dicts(db, "panels", [{"resource_id": 777, "org_id": 1001, "name": "Depot"}], "resource_id")
+        upsert_activities(db, "activities", [(EVENT, 777, 1001, now, "Burglary alarm on Depot - Back door",
+                                              "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+    return db
+
+
+@contextlib.contextmanager
+def cache_locked(path: Path) -> Iterator[None]:
+    fd = os.open(f"{path}-shm", os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, WAL_LOCKS[1], WAL_LOCKS[0], os.SEEK_SET)
+        yield
+    finally:
+        os.close(fd)  # closing the file releases its locks
+
+
+def error_lines(bot: BotProcess, reference: str) -> list[str]:
+    return [line for line in bot.output().splitlines() if reference in line and " ERROR " in line]
+
+
+def reference_in(text: str) -> str:
+    found = REFERENCE.search(text)
+    assert found, text
+    return found.group(0)
+
+
+def test_failures_on_a_locked_cache_answer_with_the_reference_of_their_one_error_line(tmp_path: Path) -> None:
+    db_path = tmp_path / "cache.db"
+    seeded = seed(db_path)
+    with seeded.conn, SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=ROLES) as bot:
+        with cache_locked(db_path):
+            # A button (the Panel status of an alarm card): before, it said nothing on a busy cache.
+            bot.send_action({
+                "user": {"id": "U_BOB"},
+                "channel": {"id": "C_ALARMS"},
+                "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": "C_ALARMS"},
+                "message": {"ts": "1700000000.000100", "text": "alarm"},
+                "response_url": slack.response_url("status"),
+                "actions": [{"action_id": "alarm_panel_status", "value": "777", "type": "button"}],
+            })  # fmt: skip
+            # A command that reads the cache.
+            form = bot.command_form("alarms", user="U_BOB")
+            assert bot.post_signed(urlencode(form).encode()).status_code == 200
+            # A view submission (the Resolve modal of the card: it reads the alarm in its lazy listener).
+            meta = {"channel": "C_ALARMS", "ts": "1700000000.000100", "e": EVENT}
+            view = {"id": "V1", "hash": "h1", "type": "modal", "callback_id": "alarm_resolve_modal",
+                    "private_metadata": json.dumps(meta), "state": state_of({"note": "checked"})}  # fmt: skip
+            submitted = bot.send_view_submission({"user": {"id": "U_BOB"}, "view": view})
+            assert submitted.status_code == 200 and submitted.text in ("", "{}")  # the modal closes
+            # A click on the App Home (no response_url: the answer goes to the Home).
+            bot.send_action({
+                "user": {"id": "U_CAROL"},
+                "container": {"type": "view", "view_id": "VHOME"},
+                "view": {"id": "VHOME", "type": "home"},
+                "actions": [{"action_id": "alarm_panel_status", "value": "777", "type": "button"}],
+            })  # fmt: skip
+            # An event: the App Home opened.
+            assert (
+                bot.send_event({"type": "app_home_opened", "user": "U_BOB", "tab": "home"}).status_code == 200
+            )
+
+            status = slack.wait_for(lambda: slack.responses("status"), timeout=60)[0].params
+            answer = slack.wait_for(lambda: bot.responses_of(form["response_url"]), timeout=60)[0]
+            ephemeral = slack.wait_for(lambda: slack.calls_to("chat.postEphemeral"), timeout=60)[0].params
+            home = slack.wait_for(lambda: slack.home_views("U_BOB"), timeout=90)[-1]
+            home_click = slack.wait_for(lambda: slack.home_views("U_CAROL"), timeout=90)[-1]
+
+        told = {
+            "button": status["text"],
+            "command": answer["text"],
+            "view submission": ephemeral["text"],
+            "App Home": blocks_text(home["blocks"]),
+            "click on the App Home": blocks_text(home_click["blocks"]),
+        }
+        assert status["response_type"] == "ephemeral" and status.get("replace_original") is False
+        assert (ephemeral["channel"], ephemeral["user"]) == ("C_ALARMS", "U_BOB")
+        references = {where: reference_in(text) for where, text in told.items()}
+        assert len(set(references.values())) == len(told), references
+        for where, reference in references.items():
+            assert "Something went wrong on samops' side" in told[where], where
+            assert "Traceback" not in told[where] and "locking protocol" not in told[where]
+            lines = slack.wait_for(lambda ref=reference: error_lines(bot, ref), timeout=10)
+            assert len(lines) == 1, (where, lines)
+        assert "Failed to run an internal function" not in bot.output()  # bolt's own line for lazy listeners
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ({"command": "/sam", "text": "x"}, "/sam command"),
+        ({"type": "block_actions", "actions": [{"action_id": "alarm_ack"}]}, "button alarm_ack"),
+        ({"type": "block_actions", "actions": {"action_id": "x"}}, "button ?"),
+        ({"type": "block_actions", "actions": ["x"]}, "button ?"),
+        ({"type": "view_submission", "view": "x"}, "form ?"),
+        ({"type": "event_callback", "event": None}, "event ?"),
+        ({"type": None}, "request ?"),
+    ],
+)
+def test_the_log_names_what_failed_whatever_the_body(body: dict[str, Any], said: str) -> None:
+    assert described(body) == said

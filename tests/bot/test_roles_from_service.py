@@ -175,6 +175,9 @@ def test_without_users_read_slack_refuses_and_the_service_is_not_asked(
 KELVIN = "\u212a"  # KELVIN SIGN: str.lower() makes it "k"
 
 
+CARD_TS = {"EV-1001-1": "1700000001.000100", "EV-1002-1": "1700000002.000100"}
+
+
 def _alarm_in(db_path: Path, event_id: str, resource_id: int, org_id: int) -> None:
     db = open_cache(db_path)
     now = int(time.time() * 1000)
@@ -183,6 +186,11 @@ def _alarm_in(db_path: Path, event_id: str, resource_id: int, org_id: int) -> No
         upsert_dicts(db, "panels", [panel], "resource_id")
         upsert_activities(db, "activities", [(event_id, resource_id, org_id, now, "Burglary alarm - Door",
                                               "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+        db.execute(  # posted by the notifier: the card a click must name
+            "INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"
+            " VALUES (?, 'C_ALARMS', 'posted', ?, ?, 0)",
+            [event_id, CARD_TS[event_id], now],
+        )
         lifecycle.open_alarms(db, [(event_id, now)], now)
     db.close()
 
@@ -195,7 +203,8 @@ def _click(bot: BotProcess, user: str, action_id: str, value: str, tag: str) -> 
 def _send_click(bot: BotProcess, user: str, action_id: str, value: str, tag: str) -> None:
     payload = {
         "user": {"id": user}, "channel": {"id": "C_ALARMS"}, "trigger_id": f"trigger-{tag}",
-        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": "C_ALARMS"},
+        "container": {"type": "message", "message_ts": CARD_TS.get(value, "1700000000.000100"),
+                      "channel_id": "C_ALARMS"},
         "response_url": bot.slack.response_url(tag),
         "actions": [{"action_id": action_id, "block_id": "b", "value": value, "type": "button",
                      "action_ts": f"{time.time():.6f}"}],

@@ -1,8 +1,9 @@
 """`build_app(ctx)`: the slack-bolt App, with the listeners of every surface package registered.
 
 What the app listens to is listed in the `register` of each surface package's `__init__.py`: `/sam` in
-`bot/slash`, buttons in `bot/actions`, the write modals' submissions in `bot/forms` (Resolve's in
-`bot/views`), events in `bot/events`. The `/sam` subcommands are listed in `bot/commands/__init__.py`.
+`bot/slash`, buttons in `bot/actions` (with the Resolve form the cards' buttons open), the write modals'
+submissions in `bot/forms`, events in `bot/events`. The `/sam` subcommands are listed in
+`bot/commands/__init__.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
-from bot import actions, error_handler, events, forms, slash, views
+from bot import actions, error_handler, events, forms, slash
 from bot.context import AppContext
 from bot.events.home import HomeTabs
 
@@ -68,7 +69,6 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     slash.register(app, ctx)
     actions.register(app, ctx)
     forms.register(app, ctx)
-    views.register(app, ctx)
     ctx.home_note = home.note  # what was opened from the Home is answered there (bot/actions/lifecycle.py)
     events.register(app, home)
     return app

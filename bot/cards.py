@@ -24,20 +24,18 @@ from bot.payloads import part
 from bot.render import alarms as render
 from bot.render.alarms import Rendered
 from bot.render.incidents import IncidentView, incident_card
-from core import lifecycle, read
-from core.cache import incidents, outbox
-from core.cache.incidents import IncidentRow
-from core.cache.outbox import Alarm, CardCounts
+from core import cache, lifecycle, read
+from core.alarms import Alarm
+from core.cache import CardCounts, IncidentRow
 from core.incidents import kinds_of
 from core.lifecycle import State
-from core.read import handling
 
 # The one Card type, and where cards are found, are this module's too (explicit re-exports).
-from core.read.cards import Card as Card
-from core.read.cards import CardKind as CardKind
-from core.read.cards import card_at as card_at
-from core.read.cards import card_of_alarm as card_of_alarm
-from core.read.cards import first_grouped, panel_name
+from core.read import Card as Card
+from core.read import CardKind as CardKind
+from core.read import card_at as card_at
+from core.read import card_of_alarm as card_of_alarm
+from core.read import first_grouped, panel_name
 
 if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
@@ -94,11 +92,11 @@ def draw_storm(
 
 def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentView:
     """What the card of `incident` shows, from the cache."""
-    timeline = tuple(incidents.timeline(db, incident.id))
+    timeline = tuple(cache.incident_timeline(db, incident.id))
     name = panel_name(db, incident.resource_id)
     label = f"{name} ({incident.resource_id})" if name else f"panel {incident.resource_id}"
-    members = [event_id for event_id, _ in incidents.alarms(db, incident.id)]
-    handled = handling.state_counts(db, members)
+    members = [event_id for event_id, _ in cache.incident_alarms(db, incident.id)]
+    handled = read.state_counts(db, members)
     held = lifecycle.states(db, members).values()
     holders = tuple(sorted({s.assignee for s in held if s.assignee and s.state is not State.RESOLVED}))
     kinds = kinds_of(e.kind for e in timeline)
@@ -115,17 +113,17 @@ def draw(d: Drawing, card: Card) -> Rendered | None:
     """The card as it should look now, from the cache; None when what it shows is no longer cached."""
     db = d.db
     if card.kind is CardKind.INCIDENT:
-        incident = incidents.get(db, card.incident_id) if card.incident_id is not None else None
+        incident = cache.get_incident(db, card.incident_id) if card.incident_id is not None else None
         return draw_incident(d, incident) if incident is not None else None
     if card.kind is CardKind.STORM:
         first = first_grouped(db, card)
-        alarm = outbox.get_alarm(db, first) if first is not None else None
+        alarm = cache.get_alarm(db, first) if first is not None else None
         if alarm is None:
             return None
         # An edit keeps the card's handling line and buttons as the team left them.
-        handled = handling.card_states(db, card.channel, card.ts)
-        return draw_storm(d, alarm, outbox.card_counts(db, card.ts), handled)
-    alarm = outbox.get_alarm(db, card.event_id) if card.event_id is not None else None
+        handled = read.card_states(db, card.channel, card.ts)
+        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled)
+    alarm = cache.get_alarm(db, card.event_id) if card.event_id is not None else None
     return draw_alarm(d, alarm) if alarm is not None else None
 
 

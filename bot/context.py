@@ -72,7 +72,7 @@ class AppContext:
         """This thread's connection to the cache (SQLite connections are not shared between threads)."""
         db = getattr(self._local, "db", None)
         if db is None:
-            from core.cache.db import open_cache
+            from core.cache import open_cache
 
             db = self._local.db = open_cache(self.db_path)
         return db

@@ -31,7 +31,7 @@ from bot.render.common import blocks_to_dicts, escape, section
 from bot.render.forms import write_answer
 from bot.roles import Role
 from bot.slash.registry import Invocation
-from core.cache import audit, claims
+from core import cache
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 from core.redact import mask_secret_words
 from core.reference import is_reference, new_reference
@@ -97,7 +97,7 @@ def audit_denied(
     its reference. `why` is samops' own sentence, never text from the request."""
     reference = new_reference()
     log.warning("ref=%s denied %s for %s: %s", reference, command, slack_user, why)
-    audit.record(
+    cache.record_audit(
         ctx.db(),
         slack_user=slack_user,
         command=command,
@@ -125,7 +125,7 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     """Claim, run, audit, announce. `operation` calls the service and returns its result."""
     reference = request.reference if is_reference(request.reference) else new_reference()
     db = ctx.db()
-    if not claims.claim_once(db, request.dedupe_key):
+    if not cache.claim_once(db, request.dedupe_key):
         log.info(
             "ref=%s duplicate of an earlier %s by %s; not run again",
             reference,
@@ -225,7 +225,7 @@ def _record(
 ) -> None:
     """Append the write's audit row; a cache that cannot take it is logged loudly, never silently lost."""
     try:
-        audit.record(
+        cache.record_audit(
             db,
             slack_user=request.slack_user,
             command=request.command,

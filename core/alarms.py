@@ -2,7 +2,8 @@
 
 The one definition the cache (its hourly rollup), the read API, the notifier's outbox, the Slack renderers and
 the dashboard all use. An alarm is an activity whose eventType is `violation`, or that carries any
-violationType at all; `alarm_sql` and `is_alarm` say the same thing in SQL and in Python.
+violationType at all; `is_alarm` says it in Python, `core.cache.alarm_sql.alarm_sql` in SQL (the cache's
+SQL lives in core/cache and core/read), both over VIOLATION.
 
 Severity comes from the spec's violationType values. Each has a level (the colour family of a Slack card:
 red, yellow or gray), an icon for Slack lists and a colour for the dashboard's tables and charts.
@@ -17,14 +18,9 @@ from typing import Any
 VIOLATION = "violation"  # the eventType of an alarm
 
 
-def alarm_sql(alias: str = "") -> str:
-    """The SQL test for an alarm over the activities columns, optionally qualified by a table alias."""
-    a = f"{alias}." if alias else ""
-    return f"({a}event_type = '{VIOLATION}' OR {a}violation_type IS NOT NULL)"
-
-
 def is_alarm(event_type: str | None, violation_type: str | None) -> bool:
-    """`alarm_sql` in Python, for records not (yet) in the cache: the same test, value for value."""
+    """`core.cache.alarm_sql.alarm_sql` in Python, for records not (yet) in the cache: the same test, value
+    for value."""
     return event_type == VIOLATION or violation_type is not None
 
 
@@ -43,17 +39,12 @@ class Alarm:
     panel_name: str | None
 
 
-# The SELECT list of an Alarm over `activities a LEFT JOIN panels p`, each column named as its field.
-ALARM_COLUMNS = (
-    "a.event_id AS event_id, a.resource_id AS resource_id, a.org_id AS org_id,"
-    " a.activity_time AS activity_time, a.description AS description, a.event_type AS event_type,"
-    " a.violation_name AS violation_name, a.violation_type AS violation_type, p.name AS panel_name"
-)
 ALARM_FIELDS = tuple(f.name for f in fields(Alarm))
 
 
 def alarm_from(row: Mapping[str, Any]) -> Alarm:
-    """The Alarm in a row selected with ALARM_COLUMNS (other columns of the row are ignored)."""
+    """The Alarm in a row selected with `core.cache.alarm_sql.ALARM_COLUMNS` (other columns of the row are
+    ignored)."""
     values = {name: row[name] for name in ALARM_FIELDS}
     values["activity_time"] = values["activity_time"] or 0
     return Alarm(**values)

@@ -16,11 +16,10 @@ for cameras and the login lists for panels, has `treePath`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.alarms import is_alarm
-from core.lifecycle import State
 
 DEFAULT_WINDOW_MS = 10 * 60_000
 
@@ -168,11 +167,3 @@ def correlate(arrivals: Iterable[Evidence], window_ms: int = DEFAULT_WINDOW_MS) 
         else:
             incidents[index].evidence.append(evidence)
     return incidents
-
-
-def incident_state(handled: Mapping[State, int]) -> State:
-    """An incident's state from its alarms' (counts per state): open while any alarm of it is open (or it
-    has none), resolved when every one is, acknowledged in between."""
-    if handled.get(State.OPEN) or not any(handled.values()):
-        return State.OPEN
-    return State.ACKNOWLEDGED if handled.get(State.ACKNOWLEDGED) else State.RESOLVED

@@ -12,10 +12,11 @@ acknowledge is known for every handled alarm.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from core.cache import lifecycle as stored
 from core.cache.transactions import joined
 from core.sqlite_lib import sqlite_utils
 
@@ -42,11 +43,6 @@ ALLOWED: dict[Change, frozenset[State]] = {
 }
 
 MAX_NOTE = 2000
-
-_COLUMNS = (
-    "event_id, state, assignee, opened_at, acknowledged_at, acknowledged_by, resolved_at, resolved_by, note,"
-    " updated_at"
-)
 
 
 @dataclass(frozen=True)
@@ -82,30 +78,19 @@ def _row(row: Sequence[object]) -> AlarmState:
 
 
 def get(db: sqlite_utils.Database, event_id: str) -> AlarmState | None:
-    row = db.execute(f"SELECT {_COLUMNS} FROM alarm_state WHERE event_id = ?", [event_id]).fetchone()
+    row = stored.state_row(db, event_id)
     return _row(row) if row else None
 
 
 def states(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, AlarmState]:
-    ids = list(event_ids)
-    found: dict[str, AlarmState] = {}
-    for start in range(0, len(ids), 500):  # SQLite's variable limit
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT {_COLUMNS} FROM alarm_state WHERE event_id IN ({marks})", chunk)
-        found.update((r[0], _row(r)) for r in rows.fetchall())
-    return found
+    return {str(r[0]): _row(r) for r in stored.state_rows(db, event_ids)}
 
 
 def open_alarms(db: sqlite_utils.Database, entries: Iterable[tuple[str, int]], at: int) -> None:
     """Record (event_id, opened_at) alarms as open; an alarm already recorded is left as it is. Runs in the
     caller's transaction when there is one."""
     with joined(db):
-        db.conn.executemany(
-            "INSERT INTO alarm_state (event_id, state, opened_at, updated_at) VALUES (?, 'open', ?, ?)"
-            " ON CONFLICT(event_id) DO NOTHING",
-            [(event_id, opened_at, at) for event_id, opened_at in entries],
-        )
+        stored.insert_open(db, entries, at)
 
 
 def apply(
@@ -136,9 +121,8 @@ def apply(
             and change is not Change.ESCALATED
         ):
             recorded.insert(0, Change.ACKNOWLEDGED)  # taking or resolving an open alarm acknowledges it too
-        db.conn.executemany(
-            "INSERT INTO alarm_changes (event_id, at, by_user, change, note) VALUES (?, ?, ?, ?, ?)",
-            [(event_id, at, by_user, c.value, note if c is change else None) for c in recorded],
+        stored.record_changes(
+            db, [(event_id, at, by_user, c.value, note if c is change else None) for c in recorded]
         )
         updated = get(db, event_id)
         assert updated is not None
@@ -169,21 +153,23 @@ def _write(
         if current.acknowledged_at is None:
             # Resolving is the first sign anyone saw it: time to acknowledge ends here too.
             sets |= {"acknowledged_at": at, "acknowledged_by": by_user}
-    assignments = ", ".join(f"{name} = ?" for name in sets)
-    db.execute(f"UPDATE alarm_state SET {assignments} WHERE event_id = ?", [*sets.values(), current.event_id])
+    stored.update_state(db, current.event_id, sets)
 
 
 def changes(db: sqlite_utils.Database, event_id: str) -> list[tuple[int, str, str, str | None]]:
     """(at, by_user, change, note) of one alarm, oldest first."""
-    rows = db.execute(
-        "SELECT at, by_user, change, note FROM alarm_changes WHERE event_id = ? ORDER BY at, id", [event_id]
-    ).fetchall()
-    return [(int(r[0]), str(r[1]), str(r[2]), r[3]) for r in rows]
+    return [(int(r[0]), str(r[1]), str(r[2]), r[3]) for r in stored.change_rows(db, event_id)]
 
 
 def escalated_levels(db: sqlite_utils.Database, event_id: str) -> int:
     """How many escalation levels an alarm has had."""
-    row = db.execute(
-        "SELECT count(*) FROM alarm_changes WHERE event_id = ? AND change = ?", [event_id, Change.ESCALATED]
-    ).fetchone()
-    return int(row[0])
+    return stored.count_changes(db, event_id, Change.ESCALATED.value)
+
+
+def incident_state(handled: Mapping[State, int]) -> State:
+    """A site incident's state from its alarms' (counts per state): open while any alarm of it is open (or
+    it has none), resolved when every one is, acknowledged in between. Here rather than in core/incidents.py,
+    which stays pure: the cache imports that module, and this one imports the cache."""
+    if handled.get(State.OPEN) or not any(handled.values()):
+        return State.OPEN
+    return State.ACKNOWLEDGED if handled.get(State.ACKNOWLEDGED) else State.RESOLVED

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from core.access_windows import Validity, validity_of
+from core.cache.panel_access import replace_panel_access
 from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.clock import now_ms
@@ -24,7 +25,6 @@ from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
 
-TABLE = "panel_access"
 _POOL_SIZE = 8  # operation 15 is asked once per user; a few at a time
 
 
@@ -36,17 +36,17 @@ def refresh_panel_access(
     rows = fetch_panel_access(client, org, resource_ids)
     panels = set(resource_ids) if resource_ids is not None else None
     with write_transaction(db):
-        if panels is None:
-            db.conn.execute(f"DELETE FROM {TABLE} WHERE org_id IS ?", [org])
-        elif panels:
-            marks = ", ".join("?" for _ in panels)
-            db.conn.execute(f"DELETE FROM {TABLE} WHERE resource_id IN ({marks})", list(panels))
-        db.conn.executemany(
-            f"INSERT OR REPLACE INTO {TABLE} (resource_id, user_id, org_id, name, groups, validity, "
-            "fetched_at) VALUES (:resource_id, :user_id, :org_id, :name, :groups, :validity, :fetched_at)",
-            rows,
-        )
+        replace_panel_access(db, org, panels, rows)
     return len(rows)
+
+
+def refresh_panel_authorizations(
+    db: sqlite_utils.Database, client: SamClient, org: int | None, resource_id: int
+) -> int:
+    """One panel's authorizations, read live from the service into the cache before `/sam who-can` (or its
+    button) judges them; returns the rows written. NotFoundError when the organization does not list the
+    panel; any other SamError leaves what the cache held, for an answer from the cache."""
+    return refresh_panel_access(db, client, org, [resource_id])
 
 
 def fetch_panel_access(

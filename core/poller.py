@@ -20,10 +20,14 @@ from dataclasses import dataclass, field
 
 from core import tiers
 from core.attribution import Attributed, GroupTest
+from core.cache import sync_state
+from core.cache.cursors import save_cursors
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
 from core.client import SamClient
 from core.errors import SamError
+from core.read import activities
+from core.read import cursors as read_cursors
 from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.poller")
@@ -156,13 +160,7 @@ def now_ms() -> int:
 
 def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[str]:
     """The event ids the cache already holds with a panel (in chunks: SQLite bounds the ? of a statement)."""
-    ids, found = list(event_ids), set[str]()
-    for at in range(0, len(ids), 500):
-        chunk = ids[at : at + 500]
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT event_id FROM activities WHERE event_id IN ({marks}) AND resource_id IS NOT NULL"
-        found |= {r[0] for r in db.conn.execute(sql, chunk)}
-    return found
+    return activities.known_events(db, event_ids)
 
 
 def _row(found: Attributed, org: int) -> tuple[object, ...]:
@@ -178,35 +176,15 @@ def _record_poll(db: sqlite_utils.Database, report: PollReport) -> None:
     if report.errors:
         more = len(report.errors) - 1
         error = report.errors[0] + (f" (and {more} more)" if more else "")
-    at = report.started_at
-    values = [None if error else at, error, at if error else None, at]
-    updated = db.conn.execute(
-        "UPDATE sync_state SET last_success = coalesce(?, last_success),"
-        " last_error = coalesce(?, last_error), last_error_at = coalesce(?, last_error_at),"
-        " last_attempt = ?, rows = coalesce(rows, 0) + ? WHERE table_name = 'activities'",
-        [*values, report.new],
-    ).rowcount
-    if not updated:  # the first poll of a new cache: counted once
-        db.conn.execute(
-            "INSERT INTO sync_state (table_name, last_success, last_error, last_error_at, last_attempt, rows)"
-            " VALUES ('activities', ?, ?, ?, ?, (SELECT count(*) FROM activities))",
-            values,
-        )
+    sync_state.record_poll_state(db, report.started_at, error, report.new)
 
 
 def _cursors(db: sqlite_utils.Database) -> dict[int, int]:
-    rows = db.conn.execute(
-        "SELECT resource_id, cursor FROM panel_cursors WHERE table_name = ?", [CURSOR_TABLE]
-    ).fetchall()
-    return {int(org): int(cursor) for org, cursor in rows}
+    return read_cursors.cursors(db, CURSOR_TABLE)
 
 
 def _set_cursor(db: sqlite_utils.Database, org: int, cursor: int) -> None:
-    db.conn.execute(
-        "INSERT INTO panel_cursors (table_name, resource_id, cursor) VALUES (?, ?, ?)"
-        " ON CONFLICT(table_name, resource_id) DO UPDATE SET cursor = excluded.cursor",
-        [CURSOR_TABLE, org, cursor],
-    )
+    save_cursors(db, CURSOR_TABLE, [(org, cursor)])
 
 
 __all__ = ["PollReport", "Poller", "known_events"]

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import tiers
-from core.cache import incidents, writes
-from core.cache.schema import REJECTED_RECORDS
+from core.cache import incidents, sync_state, writes
+from core.cache.cursors import save_cursors
 from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.client.rejections import RejectionKey
 from core.clock import MINUTE_MS, now_ms
 from core.errors import SamError
+from core.read import cursors as read_cursors
+from core.read import panels as read_panels
 from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 
@@ -95,10 +97,7 @@ class _Fetched:
 
 
 def _panel_cursors(db: sqlite_utils.Database, table: str) -> dict[int, int]:
-    rows = db.execute(
-        "SELECT resource_id, cursor FROM panel_cursors WHERE table_name = ?", [table]
-    ).fetchall()
-    return {rid: cursor for rid, cursor in rows}
+    return read_cursors.cursors(db, table)
 
 
 def run_sync(
@@ -238,10 +237,8 @@ def _record_rejections(db: sqlite_utils.Database, client: SamClient, report: Syn
     """The records this run dropped as invalid (the client logged each), for `samops status`."""
     report.rejected = client.rejections.drain()
     with write_transaction(db):
-        db.conn.execute(f"DELETE FROM {REJECTED_RECORDS}")
-        db.conn.executemany(
-            f"INSERT INTO {REJECTED_RECORDS} (operation, record, field, reason, count, at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
+        sync_state.replace_rejections(
+            db,
             [
                 (k.operation, k.record, k.field, k.reason, n, report.started_at)
                 for k, n in report.rejected.items()
@@ -377,11 +374,7 @@ def _write_table(
     with write_transaction(db):
         if table in CURSOR_TABLES:
             count = writes.upsert_activities(db, table, data.rows)
-            db.conn.executemany(
-                "INSERT INTO panel_cursors (table_name, resource_id, cursor) VALUES (?, ?, ?)"
-                " ON CONFLICT(table_name, resource_id) DO UPDATE SET cursor = excluded.cursor",
-                [(table, rid, cursor) for rid, cursor in data.cursors.items()],
-            )
+            save_cursors(db, table, data.cursors.items())
         else:
             rows = [r for r in data.rows if r.get(pk) is not None]
             if table == "cameras":  # a camera going down is evidence of a site incident (core/incidents.py)
@@ -405,26 +398,14 @@ def _write_table(
 
 
 def _panels_of_orgs(db: sqlite_utils.Database, orgs: Iterable[int]) -> set[int]:
-    marks = ", ".join("?" for _ in orgs)
-    return {r[0] for r in db.execute(f"SELECT resource_id FROM panels WHERE org_id IN ({marks})", list(orgs))}
+    return read_panels.panels_of_orgs(db, orgs)
 
 
 def _record_state(
     db: sqlite_utils.Database, table: str, at: int, errors: list[str], cursor: int | None
 ) -> None:
     """sync_state of `table`: last_success only when nothing failed; the first error, with how many more."""
-    rows = db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
     error = None
     if errors:
         error = errors[0] + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else "")
-    db.conn.execute(
-        "INSERT INTO sync_state"
-        " (table_name, last_success, last_error, last_error_at, cursor, rows, last_attempt)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(table_name) DO UPDATE SET"
-        " last_success = coalesce(excluded.last_success, last_success),"
-        " last_error = coalesce(excluded.last_error, last_error),"
-        " last_error_at = coalesce(excluded.last_error_at, last_error_at),"
-        " cursor = coalesce(excluded.cursor, cursor), rows = excluded.rows,"
-        " last_attempt = excluded.last_attempt",
-        [table, None if errors else at, error, at if errors else None, cursor, rows, at],
-    )
+    sync_state.record_table_state(db, table, at, error, cursor)

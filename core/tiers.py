@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from core.cache.cursors import save_cursors
+from core.read import cursors as read_cursors
 from core.sqlite_lib import sqlite_utils
 
 # The tiered tables and the setting holding each one's interval (core.settings.Settings, seconds).
@@ -65,19 +67,12 @@ def schedules(settings: object) -> dict[str, Schedule]:
 
 def refreshed(db: sqlite_utils.Database, table: str) -> dict[int, int]:
     """When each scope of `table` was last refreshed (epoch-ms)."""
-    rows = db.conn.execute(
-        "SELECT resource_id, cursor FROM panel_cursors WHERE table_name = ?", [PREFIX + table]
-    ).fetchall()
-    return {int(scope): int(at) for scope, at in rows}
+    return read_cursors.cursors(db, PREFIX + table)
 
 
 def mark_refreshed(db: sqlite_utils.Database, table: str, scopes: Iterable[int], at: int) -> None:
     """Record a refresh of these scopes, in the caller's transaction."""
-    db.conn.executemany(
-        "INSERT INTO panel_cursors (table_name, resource_id, cursor) VALUES (?, ?, ?)"
-        " ON CONFLICT(table_name, resource_id) DO UPDATE SET cursor = excluded.cursor",
-        [(PREFIX + table, scope, at) for scope in scopes],
-    )
+    save_cursors(db, PREFIX + table, ((scope, at) for scope in scopes))
 
 
 def mark_listed(db: sqlite_utils.Database, panels: Iterable[int], at: int) -> None:
@@ -88,33 +83,21 @@ def mark_listed(db: sqlite_utils.Database, panels: Iterable[int], at: int) -> No
 
 def last_listed(db: sqlite_utils.Database) -> int | None:
     """When the latest login whose panel list was written to the cache was (None: none was)."""
-    row = db.conn.execute(
-        "SELECT max(cursor) FROM panel_cursors WHERE table_name = ?", [PREFIX + LISTED]
-    ).fetchone()
-    return int(row[0]) if row and row[0] is not None else None
+    return read_cursors.latest_cursor(db, PREFIX + LISTED)
 
 
 def listed_panels(db: sqlite_utils.Database, at: int) -> dict[int, list[int]]:
     """{organization (0: none): panel ids} as the login at `at` listed them. A panel that no later login
     listed (removed from the service) is not in it."""
-    rows = db.conn.execute(
-        "SELECT c.resource_id, p.org_id FROM panel_cursors c"
-        " LEFT JOIN panels p ON p.resource_id = c.resource_id WHERE c.table_name = ? AND c.cursor = ?"
-        " ORDER BY c.resource_id",
-        [PREFIX + LISTED, at],
-    ).fetchall()
     panels: dict[int, list[int]] = {}
-    for rid, org in rows:
+    for rid, org in read_cursors.panels_at(db, PREFIX + LISTED, at):
         panels.setdefault(int(org or 0), []).append(int(rid))
     return panels
 
 
 def oldest(db: sqlite_utils.Database, table: str) -> int | None:
     """The oldest refresh of any scope of `table` (for `samops status`)."""
-    row = db.conn.execute(
-        "SELECT min(cursor) FROM panel_cursors WHERE table_name = ?", [PREFIX + table]
-    ).fetchone()
-    return int(row[0]) if row and row[0] is not None else None
+    return read_cursors.oldest_cursor(db, PREFIX + table)
 
 
 __all__ = [

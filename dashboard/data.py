@@ -14,16 +14,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from core import read, timefmt
+from core import cache, read, timefmt
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.incidents import Evidence
-from core.read.freshness import Freshness, assess  # one judgement of staleness: the banner and the App Home
-from core.read.incidents import IncidentSummary
-from core.read.incidents import incident_timeline as read_incident_timeline
-from core.read.incidents import open_incidents as open_incidents_of
-from core.read.quiet import QuietWindow, windows_in_force
+from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
+from core.read import assess_freshness as assess
+from core.read import incident_timeline as read_incident_timeline
+from core.read import open_incidents as open_incidents_of
 from core.sqlite_lib import sqlite_utils
 
 TTL_SECONDS = 15
@@ -37,7 +36,7 @@ def floor_to(ms: int, step: int) -> int:
 
 @contextmanager
 def _reader(path: str) -> Iterator[sqlite_utils.Database]:
-    from core.cache.db import open_reader
+    from core.cache import open_reader
 
     db = open_reader(path)
     try:
@@ -171,3 +170,26 @@ def open_incidents(
 def incident_timeline(path: str, incident_id: int) -> list[Evidence]:
     with _reader(path) as db:
         return read_incident_timeline(db, incident_id)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def handling_times(path: str, since: int, until: int, by: str) -> list[read.HandlingFigures]:
+    """The Handling page's time to acknowledge and to resolve, per day or per panel."""
+    with _reader(path) as db:
+        return read.handling_times(db, since, until, by=by)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def open_alarms(path: str, now: int) -> list[read.OpenAlarm]:
+    """The alarms not yet resolved, oldest first (the Handling page)."""
+    with _reader(path) as db:
+        return read.open_alarms(db, now)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def audit_rows(
+    path: str, limit: int, since: int | None, user: str | None, command: str | None, outcome: str | None
+) -> list[cache.AuditEntry]:
+    """The audit log, newest first, filtered as the Audit page asks."""
+    with _reader(path) as db:
+        return cache.recent_audit(db, limit, user, command, outcome=outcome, since=since)

@@ -1,6 +1,6 @@
-"""The buttons: alarm cards' (`alarms.py`; the lifecycle's in `lifecycle.py`; "Who can?" in `who_can.py`),
-the Lift of silences and maintenance windows (`quiet.py`) and the confirm dialogs of destructive commands
-(`confirm.py`)."""
+"""The buttons: alarm cards' (`alarms.py`; the lifecycle's in `lifecycle.py`, with the Resolve form they
+open; "Who can?" in `who_can.py`), the Lift of silences and maintenance windows (`quiet.py`) and the
+confirm dialogs of destructive commands (`confirm.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from slack_bolt import App
 
 from bot.actions import alarms, confirm, lifecycle, quiet, who_can
 from bot.context import AppContext, with_context
+from bot.forms import register_modal
 from bot.render import alarms as cards
 from bot.render import quiet as quiet_cards
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
@@ -30,3 +31,4 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(WHO_CAN_ACTION)(with_context(who_can.on_who_can, ctx))
     app.action(CONFIRM_ACTION)(ack=confirm.ack_click, lazy=[with_context(confirm.run_confirmed, ctx)])
     app.action(CANCEL_ACTION)(ack=confirm.ack_click, lazy=[confirm.run_cancel])
+    register_modal(app, ctx, lifecycle.RESOLVE)  # the Resolve form the lifecycle buttons open

@@ -18,12 +18,10 @@ from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
 from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
-from core import read
-from core.cache import claims, outbox, quiet
-from core.cache.writes import write_transaction
+from core import cache, read
+from core.cache import write_transaction
 from core.clock import now_ms
-from core.read import quiet as quiet_read
-from core.read.quiet import QuietWindow
+from core.read import QuietWindow
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -33,8 +31,8 @@ log = logging.getLogger(__name__)
 def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
     """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
     with write_transaction(db):
-        window_id = quiet.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
-        found = quiet_read.window(db, window_id)
+        window_id = cache.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
+        found = read.quiet_window(db, window_id)
     assert found is not None
     return found
 
@@ -51,7 +49,7 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
         f"*{escape(detail.panel.name or 'Panel')}* ({resource_id}) · {model} · {enabled}",
         f"{counted(sensors, 'sensor')}, {counted(len(detail.controllers), 'controller')}",
     ]
-    until = outbox.silence_until(db, resource_id)
+    until = cache.silence_until(db, resource_id)
     if until and until > now_ms():
         lines.append(f":no_bell: silenced until {render.local_time(until, zone)}")
     if detail.last_activities:
@@ -107,7 +105,7 @@ def on_silence(
     db = ctx.db()
     # Once per click: a Slack retry, or a captured click replayed (a 30-minute one after a 24-hour one would
     # shorten the silence), finds the click claimed and changes nothing; the first one answered.
-    if not claims.claim_once(db, action_key(body, action)):
+    if not cache.claim_once(db, action_key(body, action)):
         log.info("silence click of %s on panel %s received again; not run again", user, resource_id)
         return
     command = f"alarm silence {resource_id} {minutes}m"

@@ -44,12 +44,10 @@ from bot.writes import (
     role_denied,
     run_write,
 )
-from core import lifecycle
-from core.cache import claims, incidents, outbox
-from core.cache.transactions import write_transaction
+from core import cache, lifecycle, read
+from core.cache import write_transaction
 from core.clock import now_ms
 from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome
-from core.read import handling
 from core.reference import new_reference
 from core.text import counted
 
@@ -100,7 +98,7 @@ def change_alarm(
 ) -> tuple[WriteOutcome, Outcome | None]:  # fmt: skip
     """Apply `change` to one cached alarm, once per `key`, audited."""
     db = ctx.db()
-    alarm = outbox.get_alarm(db, event_id)
+    alarm = cache.get_alarm(db, event_id)
     assert alarm is not None
     verb = VERBS[change]
     summary = f"{verb} alarm {event_id}" + (f" with a note ({len(note)} characters)" if note else "")
@@ -142,7 +140,7 @@ def _cached_event(ctx: AppContext, action: dict[str, Any], answer: Answer) -> st
     except PayloadError as err:
         answer(str(err))
         return None
-    if outbox.get_alarm(ctx.db(), event_id) is None:
+    if cache.get_alarm(ctx.db(), event_id) is None:
         answer("This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded.")
         return None
     return event_id
@@ -221,9 +219,9 @@ def card_alarms(db: sqlite_utils.Database, card: Card) -> list[tuple[str, int]]:
     """(event_id, time) of every alarm the card acts on: an incident card's are the incident's alarms
     (wherever each was posted), a storm card's those grouped into it."""
     if card.kind is CardKind.INCIDENT and card.incident_id is not None:
-        return incidents.alarms(db, card.incident_id)
+        return cache.incident_alarms(db, card.incident_id)
     if card.kind is CardKind.STORM:
-        return handling.card_alarms(db, card.channel, card.ts)
+        return read.card_alarms(db, card.channel, card.ts)
     return []
 
 
@@ -270,7 +268,7 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     """Say in the card's thread which alarms changed, and re-render the card to its new counts."""
     db = ctx.db()
     alarms = card_alarms(db, card)
-    first = outbox.get_alarm(db, alarms[0][0]) if alarms else None
+    first = cache.get_alarm(db, alarms[0][0]) if alarms else None
     if first is None:
         return
     if changed:
@@ -406,7 +404,7 @@ def _open_resolve(
     meta = modal_meta(inv, ts=claim.ts, **({"home": True} if claim.home else {}), **target)
     # The form's metadata comes back with its submission, where anyone holding the request may change it:
     # samops keeps its own record of the form (as long as a write's claim), and the submission must match.
-    claims.claim_once(ctx.db(), form_key(inv.reference, user, meta))
+    cache.claim_once(ctx.db(), form_key(inv.reference, user, meta))
     reply = open_modal(
         ctx,
         inv,
@@ -484,7 +482,7 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
     answer = _form_answer(ctx, sub)
     claim = Claim(meta.channel, meta.ts, home=meta.home)
     command = RESOLVE.command(meta)
-    if not claims.is_claimed(ctx.db(), form_key(meta.ref, user, meta.model_dump())):
+    if not cache.is_claimed(ctx.db(), form_key(meta.ref, user, meta.model_dump())):
         _not_ours(ctx, user, command, "the form is not one samops opened for this alarm or card", answer)
         return
     if meta.all:
@@ -501,7 +499,7 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
             answer(outcome.message)
         return
     assert meta.e is not None
-    if outbox.get_alarm(ctx.db(), meta.e) is None:
+    if cache.get_alarm(ctx.db(), meta.e) is None:
         answer("This alarm is not in samops' cache any more; nothing was recorded.")
         return
     card = card_of_alarm(ctx.db(), meta.e)

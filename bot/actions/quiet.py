@@ -16,10 +16,9 @@ from bot.render import quiet as render
 from bot.render.alarms import local_time
 from bot.roles import Role
 from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
-from core.cache import claims, quiet
-from core.cache.writes import write_transaction
+from core import cache, read
+from core.cache import write_transaction
 from core.clock import now_ms
-from core.read import quiet as quiet_read
 
 
 def on_lift(
@@ -29,7 +28,7 @@ def on_lift(
     user = slack_user(body)
     db = ctx.db()
     # Once per click: a Slack retry or a replay finds it claimed and changes nothing (the first answered).
-    if not claims.claim_once(db, action_key(body, action)):
+    if not cache.claim_once(db, action_key(body, action)):
         return
     try:
         window_id = read_id(action.get("value"), "This button")
@@ -40,7 +39,7 @@ def on_lift(
             text = denied
         respond_privately(respond, text)
         return
-    found = quiet_read.window(db, window_id)
+    found = read.quiet_window(db, window_id)
     org_id = found.organization if found is not None else None
     # In the window's organization: a role from the service holds only where the service gives it.
     if denied := role_denied(ctx, user, Role.TECHNICIAN, org_id):
@@ -49,7 +48,7 @@ def on_lift(
         return
     at = now_ms()
     with write_transaction(db):
-        result = quiet.lift(db, window_id, user, at)
+        result = cache.lift_window(db, window_id, user, at)
     if result is None:
         text = "That silence or window is no longer in samops' cache; nothing was lifted."
         respond_privately(respond, text)

@@ -88,7 +88,7 @@ def run(
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
     from bot.notify.source import CacheSource, ServiceSource, Source
-    from core.cache.db import open_cache
+    from core.cache import open_cache
     from core.private import owner_only
 
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache

@@ -11,7 +11,7 @@ from bot.context import AppContext
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, clip, context, escape, header, sections
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
-from core.cache import audit
+from core import cache
 from core.text import counted
 from core.timefmt import utc
 
@@ -30,7 +30,7 @@ def rows_wanted(args: Sequence[str]) -> int:
     return int(word)
 
 
-def audit_line(entry: audit.AuditEntry) -> str:
+def audit_line(entry: cache.AuditEntry) -> str:
     mark = MARKS.get(entry.outcome, ":no_entry:")
     return clip(
         f"{mark} `{utc(entry.at)}` <@{escape(entry.slack_user)}> `{escape(clip(entry.command, 120))}` — "
@@ -47,7 +47,7 @@ def audit_line(entry: audit.AuditEntry) -> str:
     examples=("/sam audit", "/sam audit 50"),
 )
 def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
-    entries = audit.recent(ctx.db(), rows_wanted(inv.args))
+    entries = cache.recent_audit(ctx.db(), rows_wanted(inv.args))
     if not entries:
         return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
     title = f"Audit log: the latest {counted(len(entries), 'row')}, newest first"

@@ -6,7 +6,7 @@ from bot.context import AppContext
 from bot.render.lists import cameras_blocks
 from bot.slash.registry import Invocation, Reply, subcommand
 from core.models import CameraSummary
-from core.read import camera_problems  # the dashboard's notion of a camera problem
+from core.read import camera_problems
 
 
 def problems_of(cam: CameraSummary) -> tuple[str, ...]:

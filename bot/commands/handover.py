@@ -9,7 +9,7 @@ from bot.notify.handover import shift_start
 from bot.render import quiet as render
 from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
-from core.read.handover import handover
+from core.read import handover
 
 
 @subcommand(

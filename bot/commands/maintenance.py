@@ -26,11 +26,10 @@ from bot.slash.panels_lookup import resolve_panels
 from bot.slash.parse import as_typed, parse_text
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied, slash_key
-from core.cache import claims, quiet
-from core.cache.writes import write_transaction
+from core import cache
+from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
-from core.read import organizations
-from core.read.quiet import MAINTENANCE, window, windows_in_force
+from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
 from core.sqlite_lib import sqlite_utils
 from core.windows import WhenError, parse_when
 
@@ -82,7 +81,7 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     _check_span(start, end, now)
     reason = _reason(reason_words)
     db = ctx.db()
-    if not claims.claim_once(db, slash_key(inv)):
+    if not cache.claim_once(db, slash_key(inv)):
         return Reply(text="This command was already run (a retry); nothing more was planned.")
     # In the organization it is about: a role from the service holds only where the service gives it.
     if denied := role_denied(ctx, inv.user_id, Role.TECHNICIAN, org_id):
@@ -92,10 +91,10 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     with write_transaction(db):  # checked and added in one transaction: two commands cannot both pass
         over = _over_bounds(db, inv.user_id, resource_id, org_id, start, end, now, scope)
         if not over:
-            window_id = quiet.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
+            window_id = cache.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
                                          resource_id=resource_id, org_id=None if resource_id else org_id,
                                          reason=reason, created_by=inv.user_id)  # fmt: skip
-            made = window(db, window_id)
+            made = quiet_window(db, window_id)
     if over:
         audit_denied(ctx, inv.user_id, as_typed(inv.text), org_id, over)
         return Reply(text=f"Not planned: {over}. See `/sam maintenance` for the windows planned.")

@@ -7,7 +7,7 @@ from bot.forms.fields import no_words_but_org
 from bot.render import quiet as render
 from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
-from core.read.quiet import SILENCE, windows_in_force
+from core.read import SILENCE, windows_in_force
 
 
 @subcommand(

@@ -13,7 +13,7 @@ from bot.render.tasks import task_answer_lines, task_modal, task_summary
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, subcommand
 from bot.writes import outcome_text, slash_key
-from core.cache.tasks import KnownTask, load_task
+from core.cache import KnownTask, load_task
 from core.timefmt import utc
 
 

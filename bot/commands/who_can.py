@@ -23,7 +23,7 @@ from core import read
 from core.access_windows import local_words
 from core.clock import now_ms
 from core.errors import NotFoundError, SamError
-from core.panel_access import refresh_panel_access
+from core.panel_access import refresh_panel_authorizations
 from core.timefmt import org_zone, plausible
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ def answer_who_can(ctx: AppContext, ref: PanelRef, org: int | None, moment: Mome
     at = moment_ms(moment, zone, now)
     db = ctx.db()
     try:
-        refresh_panel_access(db, ctx.client, org, [ref.resource_id])
+        refresh_panel_authorizations(db, ctx.client, org, ref.resource_id)
         source = f"Live from the service at {local_words(now, zone, now)}; times in {zone.key}."
     except NotFoundError:
         raise  # the service says the panel is not there: old authorizations would mislead

@@ -37,7 +37,7 @@ from bot.render.common import header, section
 from bot.render.home import home_view, view_hash
 from bot.roles import Role
 from core.clock import now_ms
-from core.read.home import Scope, home_data
+from core.read import HomeScope, home_data
 
 log = logging.getLogger(__name__)
 
@@ -171,13 +171,13 @@ class HomeTabs:
                          can_act=answer.role >= Role.TECHNICIAN)  # fmt: skip
         return view
 
-    def scope_of(self, user: str) -> tuple[Scope, str]:
+    def scope_of(self, user: str) -> tuple[HomeScope, str]:
         """Where the person works, and how that was decided, in words for the Home."""
         channels = self.memberships.of(user)
         service = self.ctx.roles.service
         found = service.lookup(user) if service is not None else None
         orgs = frozenset(found.org_ids) if found is not None and found.org_ids else None
-        scope = Scope(channels.ids, orgs)
+        scope = HomeScope(channels.ids, orgs)
         if not scope.known:
             reasons = [channels.why] + ([found.why] if found is not None and found.why else [])
             return (

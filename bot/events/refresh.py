@@ -1,5 +1,5 @@
 """The App Home refresher: a daemon thread of the bot that looks at the cache every `SAMOPS_HOME_REFRESH`
-seconds and, when anything a Home shows has changed (`core.read.home.fingerprint`: a few aggregates, not a
+seconds and, when anything a Home shows has changed (`core.read.home_fingerprint`: a few aggregates, not a
 Home built), marks the Homes of the people who opened theirs recently to be looked at. Each wake it looks
 at only as many as a slot is free for (`HomeTabs.can_look`: a build and a publish slot), oldest first, the
 clicking first; the rest wait for the next wake. So its work follows Slack's pace and what changed, never
@@ -15,7 +15,7 @@ import threading
 
 from bot.events.home import HomeTabs
 from core.clock import now_ms
-from core.read.home import fingerprint
+from core.read import home_fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class HomeRefresher:
         users = self._home.recent_users()
         if not users:
             return
-        found = fingerprint(self._home.ctx.db(), now_ms())
+        found = home_fingerprint(self._home.ctx.db(), now_ms())
         if found != self._last:
             self._home.changed(users)
             self._last = found

@@ -26,7 +26,7 @@ from bot.render.forms import write_answer
 from bot.render.tasks import TASK_FIELDS, TASK_UPDATE, task_answer_lines, task_summary
 from bot.slash.registry import UsageError
 from bot.writes import WriteOutcome, WriteRequest, answer_later, not_done_title, outcome_text, run_write
-from core.cache.tasks import load_task, save_task
+from core.cache import load_task, save_task
 from core.clock import now_ms
 
 if TYPE_CHECKING:

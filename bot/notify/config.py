@@ -68,7 +68,7 @@ from pydantic import (
 )
 
 from bot.config import problems
-from core.cache.outbox import Alarm
+from core.alarms import Alarm
 from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
 

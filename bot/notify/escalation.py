@@ -20,13 +20,11 @@ from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
-from core import lifecycle
-from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from
-from core.cache import claims, incidents
-from core.cache.writes import write_transaction
+from core import cache, lifecycle, read
+from core.alarms import Alarm
+from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
-from core.read import handling
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -57,21 +55,11 @@ def open_threads(
 ) -> list[Thread]:
     """Posted cards in `channels` with alarms still open that happened in [opened_after, opened_before],
     oldest first."""
-    marks = ",".join("?" * len(channels))
-    rows = db.execute(
-        f"SELECT {ALARM_COLUMNS}, o.channel, o.ts, s.opened_at FROM alarm_state s"
-        " JOIN notify_outbox o ON o.event_id = s.event_id JOIN activities a ON a.event_id = s.event_id"
-        " LEFT JOIN panels p ON p.resource_id = a.resource_id"
-        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped')"
-        f" AND o.channel IN ({marks}) AND s.opened_at >= ? AND s.opened_at <= ?"
-        " ORDER BY s.opened_at, s.event_id LIMIT ?",
-        [State.OPEN.value, *channels, opened_after, opened_before, MAX_CHECKED],
-    ).fetchall()
-    width = len(ALARM_FIELDS)
     by_card: dict[tuple[str, str], list[tuple[Alarm, int]]] = defaultdict(list)
-    for row in rows:
-        alarm = alarm_from(dict(zip(ALARM_FIELDS, row[:width], strict=True)))
-        by_card[(row[width], row[width + 1])].append((alarm, int(row[width + 2])))
+    for alarm, channel, ts, opened_at in read.open_on_cards(
+        db, channels, opened_after, opened_before, MAX_CHECKED
+    ):
+        by_card[(channel, ts)].append((alarm, opened_at))
     return [
         Thread(channel, ts, tuple(a for a, _ in alarms), min(at for _, at in alarms))
         for (channel, ts), alarms in by_card.items()
@@ -124,7 +112,7 @@ class Escalator:
         except (NotYet, DeliveryError) as err:
             log.info("notify: escalation level %d in %s waits (%s)", number, thread.channel, err)
             return 0
-        if not claims.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
+        if not cache.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
             log.info("notify: escalation level %d of %s was already recorded", number, thread.ts)
             return 1
         with write_transaction(self.db):
@@ -140,6 +128,6 @@ class Escalator:
         card = cards.card_at(self.db, thread.channel, thread.ts)
         if card is None or card.kind is not cards.CardKind.INCIDENT or card.incident_id is None:
             return False
-        members = [event_id for event_id, _ in incidents.alarms(self.db, card.incident_id)]
-        counts = handling.state_counts(self.db, members)
+        members = [event_id for event_id, _ in cache.incident_alarms(self.db, card.incident_id)]
+        counts = read.state_counts(self.db, members)
         return bool(counts.get(State.ACKNOWLEDGED) or counts.get(State.RESOLVED))

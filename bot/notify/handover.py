@@ -17,10 +17,10 @@ from datetime import datetime
 from bot.notify.config import ChannelNotify, NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import quiet as render
-from core.cache import claims, outbox
-from core.cache.writes import write_transaction
+from core import cache
+from core.cache import write_transaction
 from core.clock import DAY_MS
-from core.read.handover import handover
+from core.read import handover
 from core.sqlite_lib import sqlite_utils
 from core.windows import latest_at_or_before, parse_clock
 
@@ -59,7 +59,7 @@ class Handovers:
         if due < watching or due > now:
             return
         key = claim_key(channel, due, self.config, settings)
-        if not claims.claim_once(self.db, key, at=now):
+        if not cache.claim_once(self.db, key, at=now):
             return
         previous = shift_start(settings, self.config, due - 1)
         digest = handover(self.db, previous, due, settings.org)
@@ -67,16 +67,16 @@ class Handovers:
         try:
             self.delivery.post(channel, message)
         except (NotYet, DeliveryError) as err:
-            claims.release(self.db, key)
+            cache.release_claim(self.db, key)
             log.info("notify: the handover digest for %s waits (%s)", channel, err)
             return
         log.info("notify: handover digest posted to %s (%s)", channel, key)
 
     def _watching_since(self, channel: str, now: int) -> int:
         key = f"handover-since:{channel}"
-        value = outbox.get_state(self.db, key)
+        value = cache.get_state(self.db, key)
         if value is None:
             with write_transaction(self.db):
-                outbox.set_state(self.db, key, str(now))
+                cache.set_state(self.db, key, str(now))
             return now
         return int(value)

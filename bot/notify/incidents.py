@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
-from core.alarms import alarm_sql
-from core.cache import incidents, outbox
-from core.cache.outbox import Alarm, OutboxEntry
-from core.cache.writes import write_transaction
+from core import cache, read
+from core.alarms import Alarm
+from core.cache import OutboxEntry, write_transaction
 from core.clock import WEEK_MS, now_ms
 from core.incidents import Evidence, camera_on_site, evidence_kind
-from core.read.cards import Card, CardKind
+from core.read import Card, CardKind
 from core.sqlite_lib import sqlite_utils
 
 
@@ -44,16 +43,9 @@ def alarm_evidence(alarm: Alarm) -> Evidence | None:
 def error_evidence(db: sqlite_utils.Database, since: int) -> list[Evidence]:
     """Error activities that are no alarm (eventType `error` without a violationType) from `since`, not yet
     recorded: evidence, though never posted on their own."""
-    rows = db.execute(
-        "SELECT a.event_id, a.resource_id, a.org_id, a.activity_time, a.description, a.event_type,"
-        " a.violation_name, a.violation_type FROM activities a WHERE a.activity_time >= ?"
-        f" AND a.event_type = 'error' AND NOT {alarm_sql('a')} AND a.resource_id IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM incident_evidence e WHERE e.ref = a.event_id)"
-        " ORDER BY a.activity_time",
-        [since],
-    ).fetchall()
     found = []
-    for event_id, rid, org, at, description, event_type, name, violation_type in rows:
+    for row in read.unrecorded_errors(db, since):
+        event_id, rid, org, at, description, event_type, name, violation_type = row
         kind = evidence_kind(event_type, violation_type, name, description)
         if kind is not None:
             found.append(Evidence(kind, int(at), int(rid), org, event_id, description or name or "error"))
@@ -63,11 +55,8 @@ def error_evidence(db: sqlite_utils.Database, since: int) -> list[Evidence]:
 def camera_evidence(db: sqlite_utils.Database, since: int) -> list[Evidence]:
     """Camera changes first seen from `since`, once for each panel whose site the camera belongs to."""
     found = []
-    for change in incidents.camera_changes_since(db, since):
-        panels = db.execute(
-            "SELECT resource_id, name, tree_path FROM panels WHERE org_id = ?", [change.org_id]
-        ).fetchall()
-        for rid, name, tree_path in panels:
+    for change in cache.camera_changes_since(db, since):
+        for rid, name, tree_path in read.site_panels(db, change.org_id):
             if camera_on_site(change.name, change.tree_path, change.org_id, name, tree_path, change.org_id):
                 found.append(change.evidence(int(rid)))
     return found
@@ -96,7 +85,7 @@ class IncidentCards:
         evidence += error_evidence(self.db, since)
         evidence += camera_evidence(self.db, since - self.config.incidents.window_ms)
         alarms = {a.event_id for a in posted}
-        return incidents.record(self.db, evidence, self.config.incidents.window_ms, self.clock(), alarms)
+        return cache.record_evidence(self.db, evidence, self.config.incidents.window_ms, self.clock(), alarms)
 
     def take(self, channel: str, entries: list[OutboxEntry]) -> list[OutboxEntry]:
         """Group the alarms of incidents into their incident card (posting it when it has none and the
@@ -105,7 +94,7 @@ class IncidentCards:
             return entries
         rest = []
         for entry in entries:
-            incident = incidents.of_event(self.db, entry.alarm.event_id)
+            incident = cache.incident_of_event(self.db, entry.alarm.event_id)
             if incident is None or not incident.is_incident:
                 rest.append(entry)
                 continue
@@ -115,17 +104,17 @@ class IncidentCards:
                 ts = self.delivery.post(channel, cards.draw_incident(self.drawing(), incident))
                 assert ts is not None
                 with write_transaction(self.db):
-                    incidents.set_card(self.db, incident.id, channel, ts)
-                    incidents.mark_edited(self.db, incident.id, incident.version)
-                incident = incidents.get(self.db, incident.id)
+                    cache.set_incident_card(self.db, incident.id, channel, ts)
+                    cache.mark_incident_edited(self.db, incident.id, incident.version)
+                incident = cache.get_incident(self.db, incident.id)
                 assert incident is not None
             if incident.channel != channel or incident.card_ts is None:
                 rest.append(entry)  # routed elsewhere than the incident's card: posted as usual
                 continue
             with write_transaction(self.db):
-                outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.GROUPED, incident.card_ts)
+                cache.mark_delivered(self.db, [entry.alarm.event_id], cache.GROUPED, incident.card_ts)
                 # As a storm card's, the card's thread lists its grouped alarms (bot/notify/storm.py).
-                outbox.track_card(self.db, incident.card_ts, channel, incident.resource_id, now_ms())
+                cache.track_card(self.db, incident.card_ts, channel, incident.resource_id, now_ms())
         return rest
 
     def posted(self, event_id: str, channel: str, ts: str | None) -> None:
@@ -133,16 +122,16 @@ class IncidentCards:
         first."""
         if not self.enabled or ts is None:
             return
-        incident = incidents.of_event(self.db, event_id)
+        incident = cache.incident_of_event(self.db, event_id)
         if incident is not None:
-            incidents.set_card(self.db, incident.id, channel, ts)
+            cache.set_incident_card(self.db, incident.id, channel, ts)
 
     def channels(self) -> list[str]:
-        return incidents.channels_to_edit(self.db, self.clock() - WEEK_MS) if self.enabled else []
+        return cache.incident_channels_to_edit(self.db, self.clock() - WEEK_MS) if self.enabled else []
 
     def update(self, channel: str) -> None:
         """Edit in place every incident card of `channel` whose evidence changed, as pacing allows."""
-        for incident in incidents.to_edit(self.db, channel, self.clock() - WEEK_MS):
+        for incident in cache.incidents_to_edit(self.db, channel, self.clock() - WEEK_MS):
             if self.delivery.wait(channel, "update") > 0:
                 return
             assert incident.card_ts is not None
@@ -150,4 +139,4 @@ class IncidentCards:
                         incident_id=incident.id)  # fmt: skip
             cards.refresh(self.drawing(), card, self.delivery.update)
             with write_transaction(self.db):
-                incidents.mark_edited(self.db, incident.id, incident.version)
+                cache.mark_incident_edited(self.db, incident.id, incident.version)

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 from bot.notify.config import HealthConfig
 from core import read
-from core.cache.outbox import get_state, set_state
-from core.cache.writes import write_transaction
+from core.cache import get_state, set_state, write_transaction
 from core.sqlite_lib import sqlite_utils
 
 

@@ -18,11 +18,11 @@ from zoneinfo import ZoneInfo
 from bot.notify.config import MaintenanceEntry, NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import quiet as render
-from core.cache import outbox, quiet
-from core.cache.outbox import Alarm
-from core.cache.writes import write_transaction
+from core import cache, read
+from core.alarms import Alarm
+from core.cache import write_transaction
 from core.clock import MINUTE_MS
-from core.read.quiet import MAINTENANCE, QuietWindow, held_back
+from core.read import MAINTENANCE, QuietWindow, held_back
 from core.sqlite_lib import sqlite_utils
 
 CONSOLE_CHANNEL = "console"
@@ -44,7 +44,7 @@ class QuietHours:
             return {}
         times = [a.activity_time for a in found]
         self.record_occurrences(times)
-        windows = quiet.overlapping(self.db, min(times), max(times))
+        windows = cache.overlapping_windows(self.db, min(times), max(times))
         held: dict[str, int] = {}
         for alarm in found:
             covering = [w for w in windows if w.holds(alarm.activity_time, alarm.resource_id, alarm.org_id)]
@@ -53,7 +53,7 @@ class QuietHours:
         return held
 
     def record_held(self, held: dict[str, int]) -> None:
-        quiet.record_held(self.db, held.items())
+        cache.record_held(self.db, held.items())
 
     def record_occurrences(self, times: Iterable[int]) -> None:
         """A `quiet_windows` row for each occurrence of a TOML entry covering one of `times` (once each)."""
@@ -65,7 +65,7 @@ class QuietHours:
                 weekly = entry.weekly(self._zone(entry, target if what == "panel" else None))
                 spans = {span for t in minutes if (span := weekly.covering(t)) is not None}
                 for start, end in spans:
-                    quiet.add_window(
+                    cache.add_window(
                         self.db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
                         resource_id=target if what == "panel" else None,
                         org_id=target if what == "org" else None, reason=entry.reason,
@@ -76,8 +76,7 @@ class QuietHours:
         """The entry's `timezone`, else its org's zone, else (panels only) the zone of the panel's org."""
         if entry.timezone or entry.org is not None or panel is None:
             return self.config.maintenance_zone(entry)
-        row = self.db.execute("SELECT org_id FROM panels WHERE resource_id = ?", [panel]).fetchone()
-        return self.config.zone_for(row[0] if row else None)
+        return self.config.zone_for(read.panel_org(self.db, panel))
 
     def tick(self) -> None:
         """Record the TOML windows in force now (so lists show them); summarize the windows that ended."""
@@ -85,16 +84,13 @@ class QuietHours:
         if self.config.maintenance:
             with write_transaction(self.db):
                 self.record_occurrences([now])
-        for window in quiet.ended_unsummarized(self.db, now):
+        for window in cache.ended_unsummarized(self.db, now):
             if not self._summarize(window, now):
                 return  # Slack is busy or failing: the next cycle goes on where this one stopped
 
     def _begun(self, window: QuietWindow) -> bool:
         """Whether a message of `window`'s summary is out already (to one of its channels)."""
-        pattern = f"quiet-summary:{window.id}:%"
-        return (
-            self.db.execute("SELECT 1 FROM notify_state WHERE key LIKE ?", [pattern]).fetchone() is not None
-        )
+        return cache.any_state(self.db, f"quiet-summary:{window.id}:")
 
     def _summarize(self, window: QuietWindow, now: int) -> bool:
         """Post what `window` held back and no other window holds any more, one message per channel; True
@@ -103,10 +99,10 @@ class QuietHours:
         # Handed on before its first message only: no alarm is told twice.
         if not self._begun(window):
             with write_transaction(self.db):
-                quiet.pass_on_held(self.db, window, now)
+                cache.pass_on_held(self.db, window, now)
         for channel, groups in render.group_by_channel(held_back(self.db, window.id)).items():
             key = f"quiet-summary:{window.id}:{channel}"
-            if outbox.get_state(self.db, key):
+            if cache.get_state(self.db, key):
                 continue  # posted before a restart or a failure in another channel
             message = render.held_summary(window, groups, zone)
             if channel == CONSOLE_CHANNEL and not self.delivery.console:
@@ -118,8 +114,8 @@ class QuietHours:
                     log.info("notify: the summary of window %s waits (%s)", window.id, err)
                     return False
             with write_transaction(self.db):
-                outbox.set_state(self.db, key, str(now))
+                cache.set_state(self.db, key, str(now))
         with write_transaction(self.db):
-            quiet.mark_summarized(self.db, window.id, now)
-            self.db.execute("DELETE FROM notify_state WHERE key LIKE ?", [f"quiet-summary:{window.id}:%"])
+            cache.mark_summarized(self.db, window.id, now)
+            cache.clear_states(self.db, f"quiet-summary:{window.id}:")
         return True

@@ -28,10 +28,9 @@ from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
-from core import lifecycle
-from core.cache import outbox
-from core.cache.outbox import Alarm, CardThread, OutboxEntry
-from core.cache.writes import write_transaction
+from core import cache, lifecycle
+from core.alarms import Alarm
+from core.cache import CardThread, OutboxEntry, write_transaction
 from core.errors import SamError
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
@@ -75,16 +74,16 @@ class Notifier:
     def start(self) -> int:
         """On the very first start fix the baseline (the migrations made our tables); returns the baseline."""
         with write_transaction(self.db):
-            baseline = outbox.get_state(self.db, "baseline")
+            baseline = cache.get_state(self.db, "baseline")
             if baseline is None:
                 baseline = str(now_ms())
-                outbox.set_state(self.db, "baseline", baseline)
-                outbox.set_state(self.db, "summary", "pending")
+                cache.set_state(self.db, "baseline", baseline)
+                cache.set_state(self.db, "summary", "pending")
         self.storm.reopen()
         return int(baseline)
 
     def baseline(self) -> int:
-        return int(outbox.get_state(self.db, "baseline") or 0)
+        return int(cache.get_state(self.db, "baseline") or 0)
 
     # --- one cycle ------------------------------------------------------------------------------------
 
@@ -140,15 +139,15 @@ class Notifier:
     def discover(self) -> int:
         """Record every new alarm in the outbox ('pending', or 'silenced'), in one transaction."""
         with write_transaction(self.db):
-            since = outbox.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
-            found = outbox.undiscovered_alarms(self.db, since)
-            outbox.advance_watermark(self.db, found, now_ms())
+            since = cache.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
+            found = cache.undiscovered_alarms(self.db, since)
+            cache.advance_watermark(self.db, found, now_ms())
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
-                (a.event_id, self._channel_for(a), outbox.SILENCED if a.event_id in held else outbox.PENDING)
+                (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
                 for a in found
             ]
-            outbox.enqueue(self.db, entries)
+            cache.enqueue(self.db, entries)
             self.quiet.record_held(held)
             self._open_lifecycle(found, held)
             self.incidents.discover(found, held, since)
@@ -176,7 +175,7 @@ class Notifier:
     def deliver(self) -> float:
         """Deliver what each channel's pace allows; returns the time until the earliest channel is due."""
         waits = [60.0]
-        channels = set(outbox.pending_channels(self.db)) | {c.channel for c in self._cards_with_work()}
+        channels = set(cache.pending_channels(self.db)) | {c.channel for c in self._cards_with_work()}
         channels |= set(self.incidents.channels())
         for channel in sorted(channels):
             if self._backoff.get(channel, (0.0, 0.0))[0] > time.monotonic():
@@ -195,18 +194,18 @@ class Notifier:
         return min(waits)
 
     def _deliver_channel(self, channel: str) -> None:
-        entries = outbox.pending(self.db, channel)
+        entries = cache.pending(self.db, channel)
         if entries and self.delivery.console:
             for entry in entries:
                 self.delivery.post(channel, self._card(entry.alarm))
                 with write_transaction(self.db):
-                    outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.CONSOLE, None)
+                    cache.mark_delivered(self.db, [entry.alarm.event_id], cache.CONSOLE, None)
             return
         if entries:
             self._tell_if_behind(channel, entries)
             entries = self.incidents.take(channel, entries)  # an incident's alarms go to its card
             storm = self.config.storm
-            budget = max(0, storm.threshold - outbox.delivered_since(self.db, channel, self._window_start()))
+            budget = max(0, storm.threshold - cache.delivered_since(self.db, channel, self._window_start()))
             singles, grouped = (
                 (entries, []) if len(entries) <= budget else (entries[:budget], entries[budget:])
             )
@@ -217,7 +216,7 @@ class Notifier:
         self.incidents.update(channel)
         self.storm.update(channel)
         self.storm.post_details(channel)
-        if not outbox.pending(self.db, channel, limit=1):
+        if not cache.pending(self.db, channel, limit=1):
             self._clear_behind(channel)
 
     def _post_single(self, channel: str, entry: OutboxEntry) -> None:
@@ -225,24 +224,24 @@ class Notifier:
             ts = self.delivery.post(channel, self._card(entry.alarm))
         except DeliveryError as err:
             with write_transaction(self.db):
-                outbox.record_failure(self.db, [entry.alarm.event_id], str(err))
+                cache.record_failure(self.db, [entry.alarm.event_id], str(err))
             raise
         with write_transaction(self.db):
-            outbox.mark_delivered(self.db, [entry.alarm.event_id], outbox.POSTED, ts)
+            cache.mark_delivered(self.db, [entry.alarm.event_id], cache.POSTED, ts)
             self.incidents.posted(entry.alarm.event_id, channel, ts)
 
     def _cards_with_work(self) -> list[CardThread]:
         return self.storm.with_work()
 
     def _has_work(self) -> bool:
-        return bool(outbox.pending_channels(self.db) or self._cards_with_work() or self.incidents.channels())
+        return bool(cache.pending_channels(self.db) or self._cards_with_work() or self.incidents.channels())
 
     def _tell_if_behind(self, channel: str, entries: list[OutboxEntry]) -> None:
         """Tell the channel once when its backlog needs longer than `behind_after` to get out."""
         storm = self.config.storm
         # Queue length, not alarm age: in cache mode every alarm is as old as the sync's lag.
         backlog_s = len(entries) / storm.posts_per_second
-        if backlog_s < storm.behind_after or outbox.get_state(self.db, f"behind:{channel}"):
+        if backlog_s < storm.behind_after or cache.get_state(self.db, f"behind:{channel}"):
             return
         text = (
             f":hourglass: Delivery to this channel is behind: {counted(len(entries), 'alarm')} to post. "
@@ -250,21 +249,21 @@ class Notifier:
         )
         self.delivery.post(channel, render.notice(text))
         with write_transaction(self.db):
-            outbox.set_state(self.db, f"behind:{channel}", str(now_ms()))
+            cache.set_state(self.db, f"behind:{channel}", str(now_ms()))
 
     def _clear_behind(self, channel: str) -> None:
-        if outbox.get_state(self.db, f"behind:{channel}"):
+        if cache.get_state(self.db, f"behind:{channel}"):
             with write_transaction(self.db):
-                outbox.set_state(self.db, f"behind:{channel}", None)
+                cache.set_state(self.db, f"behind:{channel}", None)
 
     # --- first start and health -----------------------------------------------------------------------
 
     def _post_first_start_summary(self) -> None:
-        if outbox.get_state(self.db, "summary") != "pending":
+        if cache.get_state(self.db, "summary") != "pending":
             return
         hours = self.config.summary_hours
         baseline = self.baseline()
-        before = outbox.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
+        before = cache.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
         message = render.first_start_summary(before, hours, self.config.zone_for(None))
         channel = self.config.default_channel or CONSOLE_CHANNEL
         try:
@@ -273,7 +272,7 @@ class Notifier:
             log.info("notify: the first-start summary waits (%s)", err)
             return
         with write_transaction(self.db):
-            outbox.set_state(self.db, "summary", "posted")
+            cache.set_state(self.db, "summary", "posted")
 
     def _check_health(self) -> None:
         now = now_ms()

@@ -17,9 +17,8 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-from core import read
-from core.cache import incidents
-from core.cache.writes import camera_row, upsert_dicts, write_transaction
+from core import cache, read
+from core.cache import camera_row, upsert_dicts, write_transaction
 from core.client import SamClient
 from core.errors import SamError
 from core.poller import Poller
@@ -104,7 +103,7 @@ class ServiceSource:
             return
         self._cameras_due = time.monotonic() + self.cameras_every
         wanted = self.client.settings.organization_id
-        orgs = [r[0] for r in db.execute("SELECT DISTINCT org_id FROM panels WHERE org_id IS NOT NULL")]
+        orgs = read.panel_org_ids(db)
         for org in orgs if wanted is None or wanted not in orgs else [wanted]:
             try:
                 rows = [camera_row(c, org) for c in self.client.list_cameras(org=org)]
@@ -112,7 +111,7 @@ class ServiceSource:
                 continue
             rows = [r for r in rows if r.get("resource_id") is not None]
             with write_transaction(db):
-                incidents.note_camera_changes(db, rows, int(time.time() * 1000))
+                cache.note_camera_changes(db, rows, int(time.time() * 1000))
                 if rows:
                     upsert_dicts(db, "cameras", rows, "resource_id")
 

@@ -15,9 +15,8 @@ from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.render import alarms as render
-from core.cache import incidents, outbox
-from core.cache.outbox import CardCounts, CardThread, OutboxEntry
-from core.cache.writes import write_transaction
+from core import cache
+from core.cache import CardCounts, CardThread, OutboxEntry, write_transaction
 from core.clock import WEEK_MS, now_ms
 from core.sqlite_lib import sqlite_utils
 
@@ -36,7 +35,7 @@ class StormCards:
         return now_ms() - int(self.config.storm.window * 1000)
 
     def recent_cards(self, channel: str | None = None) -> list[CardThread]:
-        return [c for c in outbox.cards(self.db, channel) if c.updated_at >= now_ms() - CARD_MEMORY_MS]
+        return [c for c in cache.cards(self.db, channel) if c.updated_at >= now_ms() - CARD_MEMORY_MS]
 
     def reopen(self) -> None:
         """After a restart, cards still in their window may miss their last edit: edit them once. (An
@@ -44,7 +43,8 @@ class StormCards:
         self.dirty.update(
             c.ts
             for c in self.recent_cards()
-            if c.updated_at >= self.window_start() and incidents.by_card(self.db, c.channel, c.ts) is None
+            if c.updated_at >= self.window_start()
+            and cache.incident_by_card(self.db, c.channel, c.ts) is None
         )
 
     def group(self, channel: str, entries: list[OutboxEntry]) -> None:
@@ -54,14 +54,14 @@ class StormCards:
         for resource_id, group in by_panel:
             batch = list(group)
             ids = [e.alarm.event_id for e in batch]
-            card = outbox.open_card(self.db, channel, resource_id, self.window_start())
+            card = cache.open_card(self.db, channel, resource_id, self.window_start())
             if card is not None:
                 with write_transaction(self.db):
-                    outbox.mark_delivered(self.db, ids, outbox.GROUPED, card.ts)
+                    cache.mark_delivered(self.db, ids, cache.GROUPED, card.ts)
                     saved = CardThread(
                         card.ts, channel, resource_id, card.opened_at, now_ms(), card.details_rowid
                     )
-                    outbox.save_card(self.db, saved)
+                    cache.save_card(self.db, saved)
                 self.dirty.add(card.ts)
                 continue
             if self.delivery.wait(channel) > 0:
@@ -75,8 +75,8 @@ class StormCards:
             ts = self.delivery.post(channel, cards.draw_storm(self.drawing(), batch[0].alarm, counts))
             assert ts is not None
             with write_transaction(self.db):
-                outbox.mark_delivered(self.db, ids, outbox.GROUPED, ts)
-                outbox.save_card(self.db, CardThread(ts, channel, resource_id, now_ms(), now_ms(), 0))
+                cache.mark_delivered(self.db, ids, cache.GROUPED, ts)
+                cache.save_card(self.db, CardThread(ts, channel, resource_id, now_ms(), now_ms(), 0))
 
     def update(self, channel: str) -> None:
         """Edit in place every card of `channel` whose count changed."""
@@ -92,7 +92,7 @@ class StormCards:
         """List the newly grouped alarms in their card's thread (replies, never broadcast)."""
         per_reply = self.config.storm.details_per_reply
         for card in self.recent_cards(channel):
-            while batch := outbox.undetailed(self.db, card, per_reply):
+            while batch := cache.undetailed(self.db, card, per_reply):
                 zone = self.config.zone_for(batch[0].alarm.org_id)
                 details = render.storm_details([e.alarm for e in batch], zone)
                 self.delivery.post(channel, details, thread_ts=card.ts)
@@ -100,9 +100,7 @@ class StormCards:
                     card.ts, channel, card.resource_id, card.opened_at, card.updated_at, batch[-1].rowid
                 )
                 with write_transaction(self.db):
-                    outbox.save_card(self.db, card)
+                    cache.save_card(self.db, card)
 
     def with_work(self) -> list[CardThread]:
-        return [
-            c for c in self.recent_cards() if c.ts in self.dirty or outbox.undetailed(self.db, c, limit=1)
-        ]
+        return [c for c in self.recent_cards() if c.ts in self.dirty or cache.undetailed(self.db, c, limit=1)]

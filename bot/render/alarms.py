@@ -26,8 +26,8 @@ from slack_sdk.models.views import View
 from bot.render.common import MAX_BLOCKS, clip, context, escape, or_dash, section, sections
 from bot.render.forms import VALUE, modal
 from bot.render.who_can import who_can_button
-from core.alarms import LEVELS, level_of
-from core.cache.outbox import Alarm, CardCounts
+from core.alarms import LEVELS, Alarm, level_of
+from core.cache import CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
 from core.text import counted
 

@@ -22,8 +22,7 @@ from bot.render.alarms import dashboard_link, lifecycle_buttons, panel_label, se
 from bot.render.common import clip, context, divider, escape, header, join_lines, section
 from core.alarms import LEVELS, level_of
 from core.lifecycle import State
-from core.read.home import HomeAlarm, HomeData
-from core.read.quiet import MAINTENANCE
+from core.read import MAINTENANCE, HomeAlarm, HomeData
 from core.timefmt import local
 
 # Each time is shown in its organization's zone, as on its card ([notify.timezones]); None: the default zone.

@@ -22,8 +22,8 @@ from bot.render.alarms import (
     panel_buttons,
 )
 from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escape, join_lines, section
-from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence, incident_state
-from core.lifecycle import State
+from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
+from core.lifecycle import State, incident_state
 
 ICONS = {
     ALARM: ":rotating_light:",

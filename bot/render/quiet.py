@@ -11,8 +11,7 @@ from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, Secti
 
 from bot.render.alarms import Rendered, local_time
 from bot.render.common import MAX_BLOCKS, clip, context, escape, header, join_lines, section
-from core.read.handover import Handover
-from core.read.quiet import MAINTENANCE, HeldGroup, QuietWindow
+from core.read import MAINTENANCE, Handover, HeldGroup, QuietWindow
 from core.text import counted
 
 LIFT = "quiet_lift"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.slash.parse import as_typed
 from bot.slash.registry import Invocation, Subcommand
-from core.cache import audit
+from core import cache
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 def record_refused(ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: str, summary: str) -> None:
     if outcome == "ok":
         return
-    audit.record(
+    cache.record_audit(
         ctx.db(),
         slack_user=inv.user_id,
         command=as_typed(inv.text) or " ".join(cmd.path),

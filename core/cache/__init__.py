@@ -1,0 +1,151 @@
+"""The cache: the SQLite file every part shares, and every write to it.
+
+`bot/`, `dashboard/` and `samops/` use these names only (`from core import cache`, then `cache.enqueue(...)`,
+or `from core.cache import Card`); the modules behind them are private to core, and every SQL statement of
+samops sits in them or in `core.read` (tests/test_storage_boundary.py holds both to it). A name too generic
+to stand alone is given its module's word here (`audit.record` is `record_audit`). core/read builds on this
+package, never the other way round; core's own modules import the modules here directly.
+
+- `db`: opening the file (`open_cache` to write, `open_reader` for pages); `transactions`: one write at once;
+- `outbox`: what the notifier discovered, posted and still has to post, its cards and its small state;
+- `incidents`: site incidents, their evidence and cards; `quiet`: silences and maintenance windows;
+- `claims`: keys taken once across processes; `audit`: what people did through the bot; `tasks`: task forms;
+- `writes`: the synced tables' rows; `lifecycle`, `cursors`, `sync_state`, `panel_access`, `schema`,
+  `alarm_sql`: core's own.
+
+CONTRACT: these names are what `bot/`, `dashboard/` and `samops/` are written against (docs/architecture.md).
+"""
+
+from core.cache.audit import OUTCOMES as AUDIT_OUTCOMES
+from core.cache.audit import AuditEntry
+from core.cache.audit import recent as recent_audit
+from core.cache.audit import record as record_audit
+from core.cache.claims import claim_once, is_claimed
+from core.cache.claims import release as release_claim
+from core.cache.db import CacheUnavailableError, open_cache, open_reader
+from core.cache.incidents import IncidentRow, camera_changes_since, note_camera_changes
+from core.cache.incidents import alarms as incident_alarms
+from core.cache.incidents import by_card as incident_by_card
+from core.cache.incidents import channels_to_edit as incident_channels_to_edit
+from core.cache.incidents import get as get_incident
+from core.cache.incidents import mark_edited as mark_incident_edited
+from core.cache.incidents import of_event as incident_of_event
+from core.cache.incidents import record as record_evidence
+from core.cache.incidents import set_card as set_incident_card
+from core.cache.incidents import timeline as incident_timeline
+from core.cache.incidents import to_edit as incidents_to_edit
+from core.cache.outbox import (
+    CONSOLE,
+    GROUPED,
+    PENDING,
+    POSTED,
+    SILENCED,
+    CardCounts,
+    CardThread,
+    OutboxEntry,
+    advance_watermark,
+    alarms_before,
+    any_state,
+    card_counts,
+    cards,
+    clear_states,
+    delivered_since,
+    discovery_since,
+    enqueue,
+    get_alarm,
+    get_state,
+    mark_delivered,
+    open_card,
+    pending,
+    pending_channels,
+    record_failure,
+    save_card,
+    set_state,
+    silence_until,
+    track_card,
+    undetailed,
+    undiscovered_alarms,
+)
+from core.cache.quiet import (
+    add_window,
+    ended_unsummarized,
+    mark_summarized,
+    pass_on_held,
+    record_held,
+    silence_panel,
+)
+from core.cache.quiet import lift as lift_window
+from core.cache.quiet import overlapping as overlapping_windows
+from core.cache.tasks import KnownTask, load_task, save_task
+from core.cache.transactions import write_transaction
+from core.cache.writes import camera_row, upsert_dicts
+
+__all__ = [
+    "AUDIT_OUTCOMES",
+    "CONSOLE",
+    "GROUPED",
+    "PENDING",
+    "POSTED",
+    "SILENCED",
+    "AuditEntry",
+    "CacheUnavailableError",
+    "CardCounts",
+    "CardThread",
+    "IncidentRow",
+    "KnownTask",
+    "OutboxEntry",
+    "add_window",
+    "advance_watermark",
+    "alarms_before",
+    "any_state",
+    "camera_changes_since",
+    "camera_row",
+    "card_counts",
+    "cards",
+    "claim_once",
+    "clear_states",
+    "delivered_since",
+    "discovery_since",
+    "ended_unsummarized",
+    "enqueue",
+    "get_alarm",
+    "get_incident",
+    "get_state",
+    "incident_alarms",
+    "incident_by_card",
+    "incident_channels_to_edit",
+    "incident_of_event",
+    "incident_timeline",
+    "incidents_to_edit",
+    "is_claimed",
+    "lift_window",
+    "load_task",
+    "mark_delivered",
+    "mark_incident_edited",
+    "mark_summarized",
+    "note_camera_changes",
+    "open_cache",
+    "open_card",
+    "open_reader",
+    "overlapping_windows",
+    "pass_on_held",
+    "pending",
+    "pending_channels",
+    "recent_audit",
+    "record_audit",
+    "record_evidence",
+    "record_failure",
+    "record_held",
+    "release_claim",
+    "save_card",
+    "save_task",
+    "set_incident_card",
+    "set_state",
+    "silence_panel",
+    "silence_until",
+    "track_card",
+    "undetailed",
+    "undiscovered_alarms",
+    "upsert_dicts",
+    "write_transaction",
+]

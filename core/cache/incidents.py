@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.cameras import camera_problems
 from core.incidents import CAMERA_OFFLINE, Evidence, Span, place
-from core.read.cameras import camera_problems
 from core.sqlite_lib import sqlite_utils
 
 _COLUMNS = (
@@ -220,7 +220,7 @@ def camera_changes_since(db: sqlite_utils.Database, since: int) -> list[CameraCh
 
 
 def camera_down(status: str | None, enabled: bool | None) -> str | None:
-    """What makes a camera evidence of an incident, from core.read.cameras' problems: "offline" when the
+    """What makes a camera evidence of an incident, from core.cameras' problems: "offline" when the
     service sends a status; when it does not (operation 17 as the spec has it: a Resource summary with
     `enabled` only), "disabled" is the one sign of a camera leaving service, so it counts."""
     problems = camera_problems(status, None, None, enabled)

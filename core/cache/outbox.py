@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 # Alarm is the one alarm record (core.alarms); the notifier imports it from here too.
-from core.alarms import ALARM_COLUMNS, ALARM_FIELDS, Alarm, alarm_from, alarm_sql
+from core.alarms import ALARM_FIELDS, Alarm, alarm_from
 from core.cache import quiet
+from core.cache.alarm_sql import ALARM_COLUMNS, alarm_sql
 from core.clock import now_ms
 from core.sqlite_lib import sqlite_utils
 
@@ -74,6 +75,24 @@ def set_state(db: sqlite_utils.Database, key: str, value: str | None) -> None:
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         [key, value],
     )
+
+
+def _starting(prefix: str) -> str:
+    """A LIKE pattern (with `ESCAPE '\\'`) for keys starting with `prefix`."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def any_state(db: sqlite_utils.Database, prefix: str) -> bool:
+    """Whether any key starting with `prefix` is set."""
+    found = db.execute(
+        "SELECT 1 FROM notify_state WHERE key LIKE ? ESCAPE '\\' LIMIT 1", [_starting(prefix)]
+    ).fetchone()
+    return found is not None
+
+
+def clear_states(db: sqlite_utils.Database, prefix: str) -> None:
+    """Unset every key starting with `prefix`."""
+    db.execute("DELETE FROM notify_state WHERE key LIKE ? ESCAPE '\\'", [_starting(prefix)])
 
 
 # --- alarms and the outbox ---------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Writing silences and maintenance windows (`quiet_windows`, created by the schema's migrations), and
-recording which window held back which alarm (`quiet_held`). Reading them is `core.read.quiet`.
+recording which window held back which alarm (`quiet_held`). Reading them is `core.read.quiet`, but for
+the window record itself (QuietWindow, and `window`, which the writes here return): core/read builds on
+core/cache, never the other way round.
 
 Functions run in the caller's transaction (`core.cache.writes.write_transaction`).
 """
@@ -7,12 +9,79 @@ Functions run in the caller's transaction (`core.cache.writes.write_transaction`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from core.read.quiet import MAINTENANCE, SILENCE, WINDOW_COLUMNS, QuietWindow, window
-from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
 
-__all__ = ["MAINTENANCE", "SILENCE", "QuietWindow"]
+SILENCE, MAINTENANCE = "silence", "maintenance"
+
+WINDOW_COLUMNS = (
+    "w.id, w.kind, w.resource_id, w.org_id, w.starts_at, w.ends_at, w.reason, w.created_by, w.created_at,"
+    " w.config_key, w.lifted_at, w.lifted_by, w.summarized_at, p.name AS panel_name,"
+    " p.org_id AS panel_org_id"
+)
+WINDOW_FROM = "FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
+
+
+@dataclass(frozen=True)
+class QuietWindow:
+    """A silence (one panel) or a maintenance window (one panel, or every panel of `org_id`)."""
+
+    id: int
+    kind: str  # SILENCE or MAINTENANCE
+    resource_id: int | None
+    org_id: int | None
+    starts_at: int
+    ends_at: int
+    reason: str | None
+    created_by: str | None  # a Slack user id, or None for a window from the TOML
+    created_at: int
+    config_key: str | None  # set for an occurrence of a [[notify.maintenance]] entry
+    lifted_at: int | None
+    lifted_by: str | None
+    summarized_at: int | None
+    panel_name: str | None = None
+    panel_org_id: int | None = None
+
+    @property
+    def organization(self) -> int | None:
+        """The organization it is about (its panel's, for a panel's window)."""
+        return self.org_id if self.org_id is not None else self.panel_org_id
+
+    @property
+    def end(self) -> int:
+        """When it ends (or ended): its end, or earlier if someone lifted it."""
+        return self.ends_at if self.lifted_at is None else min(self.ends_at, self.lifted_at)
+
+    def in_force(self, at: int) -> bool:
+        return self.starts_at <= at < self.end
+
+    def holds(self, at: int, resource_id: int | None, org_id: int | None) -> bool:
+        """Whether an alarm of this panel (and organization) at `at` is held back by this window."""
+        if not self.in_force(at):
+            return False
+        if self.resource_id is not None:
+            return self.resource_id == resource_id
+        return self.org_id is not None and self.org_id == org_id
+
+    def scope(self) -> str:
+        """What it covers, in words: `Depot (777)`, `panel 777` or `organization 1001`."""
+        if self.resource_id is not None:
+            return (
+                f"{self.panel_name} ({self.resource_id})" if self.panel_name else f"panel {self.resource_id}"
+            )
+        return f"organization {self.org_id}"
+
+
+def window(db: sqlite_utils.Database, window_id: int) -> QuietWindow | None:
+    """One window by id (None: no such window); read here, where the writes that return it are."""
+    rows = _query(db, f"SELECT {WINDOW_COLUMNS} {WINDOW_FROM} WHERE w.id = ?", [window_id])
+    return QuietWindow(**rows[0]) if rows else None
+
+
+def _query(db: sqlite_utils.Database, sql: str, params: list[object]) -> list[dict[str, Any]]:
+    return list(db.query(sql, params))
 
 
 def add_window(
@@ -86,7 +155,7 @@ def lift(
 def overlapping(db: sqlite_utils.Database, since: int, until: int) -> list[QuietWindow]:
     """Windows in force at some time in [since, until] whose summary is not out yet: the ones that may hold
     back an alarm of that span (an alarm discovered after its window's summary is posted as usual)."""
-    rows = query(
+    rows = _query(
         db,
         f"SELECT {WINDOW_COLUMNS} FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
         " WHERE w.summarized_at IS NULL AND w.starts_at <= ? AND w.ends_at > ?"
@@ -126,7 +195,7 @@ def pass_on_held(db: sqlite_utils.Database, ended: QuietWindow, now: int) -> int
 
 def ended_unsummarized(db: sqlite_utils.Database, at: int) -> list[QuietWindow]:
     """Windows over (or lifted) by `at` whose held-back summary is not out yet, in the order they ended."""
-    rows = query(
+    rows = _query(
         db,
         f"SELECT {WINDOW_COLUMNS} FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
         " WHERE w.summarized_at IS NULL AND (w.ends_at <= ? OR w.lifted_at IS NOT NULL)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.alarms import alarm_sql
+from core.cache.alarm_sql import alarm_sql
 from core.cache.transactions import write_transaction
 from core.clock import HOUR_MS
 from core.sqlite_lib import sqlite_utils

@@ -49,6 +49,7 @@ def main(argv: list[str]) -> int:
 
     from core import read
     from core.cache.db import CacheUnavailableError, open_reader
+    from core.read import status
 
     found = existing_cache(PROG, args.db)
     if isinstance(found, int):
@@ -61,11 +62,8 @@ def main(argv: list[str]) -> int:
         return 1
     try:
         fresh = read.freshness(db)
-        backlog = db.execute("SELECT count(*) FROM notify_outbox WHERE state = 'pending'").fetchone()[0]
-        failing = db.execute(
-            "SELECT event_id, channel, attempts, last_error FROM notify_outbox"
-            " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT 5"
-        ).fetchall()
+        backlog = status.outbox_backlog(db)
+        failing = status.failing_deliveries(db, 5)
         rejected = _rejected(db)
         schedules = _schedules(db, settings)
     finally:
@@ -118,13 +116,13 @@ def _schedules(db: Any, settings: Any) -> tuple[int | None, list[tuple[str, str,
     """(the alarm poller's latest poll, [(table, its refresh interval, its oldest refresh)])."""
     from core import tiers
     from core.poller import CURSOR_TABLE
+    from core.read.cursors import latest_cursor
 
-    row = db.execute("SELECT max(cursor) FROM panel_cursors WHERE table_name = ?", [CURSOR_TABLE]).fetchone()
     refreshes = [
         (table, _every(schedule.interval_ms), tiers.oldest(db, table))
         for table, schedule in tiers.schedules(settings).items()
     ]
-    return (row[0] if row else None), refreshes
+    return latest_cursor(db, CURSOR_TABLE), refreshes
 
 
 def _every(ms: int) -> str:
@@ -134,13 +132,7 @@ def _every(ms: int) -> str:
 
 def _rejected(db: Any) -> list[tuple[RejectionKey, int, int]]:
     """(what, when, how many) of each kind of record the last sync rejected; none on an older cache."""
-    from core.cache.schema import REJECTED_RECORDS
     from core.client.rejections import RejectionKey
+    from core.read.status import rejected_records
 
-    if not db[REJECTED_RECORDS].exists():
-        return []
-    rows = db.execute(
-        f"SELECT operation, record, field, reason, at, count FROM {REJECTED_RECORDS}"
-        " ORDER BY count DESC, operation, field"
-    ).fetchall()
-    return [(RejectionKey(*row[:4]), row[4], row[5]) for row in rows]
+    return [(RejectionKey(*row[:4]), row[4], row[5]) for row in rejected_records(db)]

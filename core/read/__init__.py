@@ -9,7 +9,14 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `cameras`, `panels`: cameras and their problems, organizations and panels;
 - `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is;
 - `who_can`: who may operate a panel at a moment (authorizations, privilege groups, validity windows);
-- `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour.
+- `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour;
+- `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
+- `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
+- `quiet`: silences and maintenance windows in force, and what a window held back;
+- `cards`: the cards the bot posted, found by channel and ts or by alarm;
+- `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
+
+A name too generic to stand alone is given its module's word here (`quiet.window` is `quiet_window`).
 
 CONTRACT: these names are what `bot/` and `dashboard/` are written against (docs/architecture.md).
 """
@@ -18,8 +25,35 @@ from core.alarms import SEVERITY
 from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
 from core.read.cameras import camera_problems, camera_summary
-from core.read.freshness import SYNCED_TABLES, freshness
-from core.read.panels import find_panels, organizations, panel_detail
+from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
+from core.read.freshness import SYNCED_TABLES, Freshness, freshness
+from core.read.freshness import assess as assess_freshness
+from core.read.handling import Figures as HandlingFigures
+from core.read.handling import (
+    OpenAlarm,
+    card_alarms,
+    card_states,
+    handling_times,
+    open_alarms,
+    open_by_age,
+    open_on_cards,
+    state_counts,
+)
+from core.read.handover import Handover, handover
+from core.read.home import HomeAlarm, HomeData, home_data
+from core.read.home import Scope as HomeScope
+from core.read.home import fingerprint as home_fingerprint
+from core.read.incidents import IncidentSummary, incident_timeline, open_incidents, unrecorded_errors
+from core.read.panels import (
+    find_panels,
+    organizations,
+    panel_detail,
+    panel_org,
+    panel_org_ids,
+    site_panels,
+)
+from core.read.quiet import MAINTENANCE, SILENCE, HeldGroup, QuietWindow, held_back, windows_in_force
+from core.read.quiet import window as quiet_window
 from core.read.rows import (
     AlarmRow,
     CameraRow,
@@ -39,39 +73,77 @@ from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
 from core.read.zones import organization_time_zone
 
 __all__ = [
+    "MAINTENANCE",
     "SEVERITY",
+    "SILENCE",
     "SYNCED_TABLES",
     "AlarmFilter",
     "AlarmRow",
     "CameraRow",
+    "Card",
+    "CardKind",
     "ControllerRow",
+    "Freshness",
+    "HandlingFigures",
+    "Handover",
+    "HeldGroup",
+    "HomeAlarm",
+    "HomeData",
+    "HomeScope",
     "HourCount",
+    "IncidentSummary",
     "KpiHours",
     "Kpis",
+    "OpenAlarm",
     "PanelDetail",
     "PanelRow",
     "PanelUser",
+    "QuietWindow",
     "SensorRow",
     "TableFreshness",
     "WeekdayHourCount",
     "WhoCan",
     "WhoCanEntry",
+    "assess_freshness",
     "camera_problems",
     "camera_summary",
+    "card_alarms",
+    "card_at",
+    "card_of_alarm",
+    "card_states",
     "clean_text",
     "count_alarms",
     "find_panels",
+    "first_grouped",
     "freshness",
+    "handling_times",
+    "handover",
+    "held_back",
+    "home_data",
+    "home_fingerprint",
     "hourly_counts",
+    "incident_timeline",
     "iter_alarms",
     "kpi_hours",
     "kpis",
     "noisiest_panels",
+    "open_alarms",
+    "open_by_age",
+    "open_incidents",
+    "open_on_cards",
     "organization_time_zone",
     "organizations",
     "panel_detail",
+    "panel_name",
+    "panel_org",
+    "panel_org_ids",
+    "quiet_window",
     "recent_alarms",
     "search",
+    "site_panels",
+    "state_counts",
+    "unrecorded_errors",
     "weekday_hour_counts",
     "who_can",
+    "windows_in_force",
 ]

@@ -7,7 +7,8 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
-from core.alarms import ALARM_COLUMNS, alarm_from, alarm_sql
+from core.alarms import alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS, alarm_sql
 from core.read import search
 from core.read.rows import AlarmRow, clean_text, like, query, scalar, where
 from core.sqlite_lib import sqlite_utils

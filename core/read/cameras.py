@@ -4,32 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.cameras import CAMERA_OK_STATUS, SD_CARD_OK, camera_problems
 from core.read.rows import CameraRow, clean_text, like, query, record, where
 from core.sqlite_lib import sqlite_utils
-
-# Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
-CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})
-SD_CARD_OK = frozenset({"normal", "ok", "1", "healthy", "good", "none", "no_card", "nocard", "not_present"})
-
-
-def camera_problems(
-    status: str | None, bind_status: str | None, sd_card: str | None, enabled: bool | None = None
-) -> tuple[str, ...]:
-    """What is wrong with a camera, from what the service sent: operation 17 promises only a Resource
-    summary (`enabled`), so a missing status is "not reported", never "offline"."""
-    problems = []
-    if enabled is False:
-        problems.append("disabled")
-    state = (status or "").strip().lower()
-    if state in ("offline", "off", "0", "false", "disconnected"):
-        problems.append("offline")
-    elif state and state not in CAMERA_OK_STATUS:
-        problems.append(f"status: {status}")
-    if sd_card is not None and sd_card.strip().lower() not in SD_CARD_OK:
-        problems.append(f"sd card: {sd_card}")
-    if (bind_status or "").strip().lower() in ("unbound", "unbind", "0", "false"):
-        problems.append("not bound")
-    return tuple(problems)
 
 
 def camera_summary(
@@ -58,3 +35,6 @@ def camera_summary(
         cameras.append(record(CameraRow, row, capabilities=abilities, problems=problems, enabled=enabled))
     cameras.sort(key=lambda c: (not c.problems, (c.name or "").lower(), c.resource_id))
     return cameras
+
+
+__all__ = ["CAMERA_OK_STATUS", "SD_CARD_OK", "camera_problems", "camera_summary"]

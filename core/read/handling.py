@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from core.alarms import Alarm, alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS
 from core.clock import HOUR_MS, MINUTE_MS
 from core.lifecycle import State
 from core.read.rows import query
@@ -168,3 +170,23 @@ def card_alarms(db: sqlite_utils.Database, channel: str, ts: str) -> list[tuple[
 def card_states(db: sqlite_utils.Database, channel: str, ts: str) -> dict[State, int]:
     """How many alarms of the storm card at (channel, ts) are in each state."""
     return state_counts(db, [event_id for event_id, _ in card_alarms(db, channel, ts)])
+
+
+def open_on_cards(
+    db: sqlite_utils.Database, channels: Sequence[str], opened_after: int, opened_before: int, limit: int
+) -> list[tuple[Alarm, str, str, int]]:
+    """(alarm, channel, card ts, opened_at) of the alarms still open on posted cards in `channels` that
+    happened in [opened_after, opened_before], oldest first, at most `limit` (the escalation's look)."""
+    marks = ",".join("?" * len(channels))
+    rows = query(
+        db,
+        f"SELECT {ALARM_COLUMNS}, o.channel AS card_channel, o.ts AS card_ts, s.opened_at AS opened_at"
+        " FROM alarm_state s"
+        " JOIN notify_outbox o ON o.event_id = s.event_id JOIN activities a ON a.event_id = s.event_id"
+        " LEFT JOIN panels p ON p.resource_id = a.resource_id"
+        " WHERE s.state = ? AND o.ts IS NOT NULL AND o.state IN ('posted', 'grouped')"
+        f" AND o.channel IN ({marks}) AND s.opened_at >= ? AND s.opened_at <= ?"
+        " ORDER BY s.opened_at, s.event_id LIMIT ?",
+        [State.OPEN.value, *channels, opened_after, opened_before, limit],
+    )
+    return [(alarm_from(r), str(r["card_channel"]), str(r["card_ts"]), int(r["opened_at"])) for r in rows]

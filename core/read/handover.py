@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from core.alarms import alarm_sql
+from core.cache.alarm_sql import alarm_sql
 from core.lifecycle import State
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import camera_summary

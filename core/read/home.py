@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.alarms import ALARM_COLUMNS, KINDS, LEVELS, Alarm, alarm_from
+from core.alarms import KINDS, LEVELS, Alarm, alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
 from core.lifecycle import AlarmState, State, states
 from core.read.freshness import Freshness, assess, freshness

@@ -8,10 +8,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.cache.alarm_sql import alarm_sql
 from core.cache.incidents import timeline
-from core.incidents import Evidence, incident_state, kinds_of
-from core.lifecycle import State
+from core.incidents import Evidence, kinds_of
+from core.lifecycle import State, incident_state
 from core.read.handling import state_counts
+from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
 
 _SELECT = (
@@ -24,7 +26,7 @@ _SELECT = (
 )
 
 
-# core.incidents.incident_state in SQL, so resolved incidents are skipped by the query rather than read one
+# core.lifecycle.incident_state in SQL, so resolved incidents are skipped by the query rather than read one
 # by one (they pile up over months; the App Home asks on every change): an incident is resolved when it has
 # alarms and every one of them is resolved (an alarm with no state yet counts as open).
 _NOT_RESOLVED = (
@@ -45,7 +47,7 @@ class IncidentSummary:
     last_time: int
     evidence: int  # pieces of evidence
     kinds: tuple[str, ...]  # "alarm", "tamper", "camera offline", ... (core.incidents.KINDS order)
-    state: str  # open, acknowledged or resolved (core.incidents.incident_state)
+    state: str  # open, acknowledged or resolved (core.lifecycle.incident_state)
     alarms: tuple[str, ...]  # event ids of its alarms
     channel: str | None  # where its card is (None: no card yet)
     card_ts: str | None
@@ -106,3 +108,25 @@ def incidents_of_events(db: sqlite_utils.Database, event_ids: Iterable[str]) -> 
 def incident_timeline(db: sqlite_utils.Database, incident_id: int) -> list[Evidence]:
     """The incident's evidence in time order (kind, time, text): what its card's timeline shows."""
     return timeline(db, incident_id)
+
+
+def unrecorded_errors(db: sqlite_utils.Database, since: int) -> list[tuple[Any, ...]]:
+    """(event_id, resource_id, org_id, activity_time, description, event_type, violation_name,
+    violation_type) of the error activities that are no alarm (eventType `error` without a violationType)
+    from `since`, on a panel, not yet evidence of any incident; oldest first."""
+    rows = query(
+        db,
+        f"SELECT {_ERROR_COLUMNS} FROM activities a WHERE a.activity_time >= ?"
+        f" AND a.event_type = 'error' AND NOT {alarm_sql('a')} AND a.resource_id IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM incident_evidence e WHERE e.ref = a.event_id)"
+        " ORDER BY a.activity_time",
+        [since],
+    )
+    return [tuple(r.values()) for r in rows]
+
+
+_ERROR_COLUMNS = (
+    "a.event_id AS event_id, a.resource_id AS resource_id, a.org_id AS org_id,"
+    " a.activity_time AS activity_time, a.description AS description, a.event_type AS event_type,"
+    " a.violation_name AS violation_name, a.violation_type AS violation_type"
+)

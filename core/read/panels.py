@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core.models import INT64_MAX
@@ -15,7 +15,9 @@ from core.read.rows import (
     PanelRow,
     SensorRow,
     clean_text,
+    column,
     like,
+    marks,
     query,
     record,
     where,
@@ -30,6 +32,29 @@ _DETAIL_TABLES = ("panels", "sensors", "controllers", "controller_values", "acti
 def organizations(db: sqlite_utils.Database) -> list[tuple[int, str]]:
     rows = query(db, "SELECT id, coalesce(name, '') AS name FROM organizations ORDER BY name, id")
     return [(int(row["id"]), str(row["name"])) for row in rows]
+
+
+def panel_org_ids(db: sqlite_utils.Database) -> list[int]:
+    """The organizations that have a panel in the cache."""
+    return [int(o) for o in column(db, "SELECT DISTINCT org_id FROM panels WHERE org_id IS NOT NULL")]
+
+
+def panels_of_orgs(db: sqlite_utils.Database, orgs: Iterable[int]) -> set[int]:
+    """The panels of these organizations."""
+    ids = list(orgs)
+    return {int(r) for r in column(db, f"SELECT resource_id FROM panels WHERE org_id IN ({marks(ids)})", ids)}
+
+
+def panel_org(db: sqlite_utils.Database, resource_id: int) -> int | None:
+    """The organization of a panel (None: unknown panel, or none recorded)."""
+    found = column(db, "SELECT org_id FROM panels WHERE resource_id = ?", [resource_id])
+    return found[0] if found else None
+
+
+def site_panels(db: sqlite_utils.Database, org_id: int | None) -> list[tuple[int, str | None, str | None]]:
+    """(resource_id, name, tree_path) of an organization's panels: where a camera's site is looked for."""
+    rows = query(db, "SELECT resource_id, name, tree_path FROM panels WHERE org_id = ?", [org_id])
+    return [(int(r["resource_id"]), r["name"], r["tree_path"]) for r in rows]
 
 
 def panel_row(row: Mapping[str, Any]) -> PanelRow:

@@ -6,67 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.cache.quiet import MAINTENANCE, SILENCE, WINDOW_COLUMNS, WINDOW_FROM, QuietWindow, window
 from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
-
-SILENCE, MAINTENANCE = "silence", "maintenance"
-
-WINDOW_COLUMNS = (
-    "w.id, w.kind, w.resource_id, w.org_id, w.starts_at, w.ends_at, w.reason, w.created_by, w.created_at,"
-    " w.config_key, w.lifted_at, w.lifted_by, w.summarized_at, p.name AS panel_name,"
-    " p.org_id AS panel_org_id"
-)
-_FROM = "FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
-
-
-@dataclass(frozen=True)
-class QuietWindow:
-    """A silence (one panel) or a maintenance window (one panel, or every panel of `org_id`)."""
-
-    id: int
-    kind: str  # SILENCE or MAINTENANCE
-    resource_id: int | None
-    org_id: int | None
-    starts_at: int
-    ends_at: int
-    reason: str | None
-    created_by: str | None  # a Slack user id, or None for a window from the TOML
-    created_at: int
-    config_key: str | None  # set for an occurrence of a [[notify.maintenance]] entry
-    lifted_at: int | None
-    lifted_by: str | None
-    summarized_at: int | None
-    panel_name: str | None = None
-    panel_org_id: int | None = None
-
-    @property
-    def organization(self) -> int | None:
-        """The organization it is about (its panel's, for a panel's window)."""
-        return self.org_id if self.org_id is not None else self.panel_org_id
-
-    @property
-    def end(self) -> int:
-        """When it ends (or ended): its end, or earlier if someone lifted it."""
-        return self.ends_at if self.lifted_at is None else min(self.ends_at, self.lifted_at)
-
-    def in_force(self, at: int) -> bool:
-        return self.starts_at <= at < self.end
-
-    def holds(self, at: int, resource_id: int | None, org_id: int | None) -> bool:
-        """Whether an alarm of this panel (and organization) at `at` is held back by this window."""
-        if not self.in_force(at):
-            return False
-        if self.resource_id is not None:
-            return self.resource_id == resource_id
-        return self.org_id is not None and self.org_id == org_id
-
-    def scope(self) -> str:
-        """What it covers, in words: `Depot (777)`, `panel 777` or `organization 1001`."""
-        if self.resource_id is not None:
-            return (
-                f"{self.panel_name} ({self.resource_id})" if self.panel_name else f"panel {self.resource_id}"
-            )
-        return f"organization {self.org_id}"
 
 
 @dataclass(frozen=True)
@@ -82,17 +24,8 @@ class HeldGroup:
     last_time: int
 
 
-def _window(row: dict) -> QuietWindow:
-    return QuietWindow(**row)
-
-
 def _has_table(db: sqlite_utils.Database) -> bool:
     return db["quiet_windows"].exists()
-
-
-def window(db: sqlite_utils.Database, window_id: int) -> QuietWindow | None:
-    rows = query(db, f"SELECT {WINDOW_COLUMNS} {_FROM} WHERE w.id = ?", [window_id])
-    return _window(rows[0]) if rows else None
 
 
 def windows_in_force(
@@ -102,7 +35,7 @@ def windows_in_force(
     first; with `org_id`, those of that organization's panels or of the organization itself."""
     if not _has_table(db):
         return []
-    sql = f"SELECT {WINDOW_COLUMNS} {_FROM} WHERE w.lifted_at IS NULL AND w.ends_at > ?" + (
+    sql = f"SELECT {WINDOW_COLUMNS} {WINDOW_FROM} WHERE w.lifted_at IS NULL AND w.ends_at > ?" + (
         "" if upcoming else " AND w.starts_at <= ?"
     )
     params: list[object] = [at] if upcoming else [at, at]
@@ -110,7 +43,7 @@ def windows_in_force(
         sql += " AND (w.org_id = ? OR p.org_id = ?)"
         params += [org_id, org_id]
     rows = query(db, sql + " ORDER BY w.starts_at > ?, w.ends_at, w.id", [*params, at])
-    return [_window(r) for r in rows]
+    return [QuietWindow(**r) for r in rows]
 
 
 def held_back(db: sqlite_utils.Database, window_id: int) -> list[HeldGroup]:
@@ -127,3 +60,15 @@ def held_back(db: sqlite_utils.Database, window_id: int) -> list[HeldGroup]:
         [window_id],
     )
     return [HeldGroup(**r) for r in rows]
+
+
+__all__ = [
+    "MAINTENANCE",
+    "SILENCE",
+    "WINDOW_COLUMNS",
+    "HeldGroup",
+    "QuietWindow",
+    "held_back",
+    "window",
+    "windows_in_force",
+]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.alarms import alarm_sql
+from core.cache.alarm_sql import alarm_sql
 from core.cache.schema import TIME_KINDS_INDEX
 from core.clock import DAY_MS, HOUR_MS
 from core.read.alarms import ALARM_SQL, AlarmFilter, alarm_where

@@ -6,30 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.cache import audit
+from core import cache
 from core.read import clean_text
 from dashboard import boundary, data, export, filters, ui, zones
 
 RANGES = {"24h": data.DAY_MS, "7d": 7 * data.DAY_MS, "30d": 30 * data.DAY_MS, "all": None}
 RANGE_LABELS = {"24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", "all": "All time"}
-OUTCOMES = list(audit.OUTCOMES)
+OUTCOMES = list(cache.AUDIT_OUTCOMES)
 LIMIT = 5000
 
 
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def audit_rows(
-    path: str, since: int | None, user: str | None, command: str | None, outcome: str | None
-) -> list[audit.AuditEntry]:
-    from core.cache.db import open_reader
-
-    db = open_reader(path)
-    try:
-        return audit.recent(db, LIMIT, user, command, outcome=outcome, since=since)
-    finally:
-        db.conn.close()
-
-
-def audit_frame(rows: list[audit.AuditEntry]) -> pd.DataFrame:
+def audit_frame(rows: list[cache.AuditEntry]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "When": ui.timestamps([r.at for r in rows]),
@@ -81,7 +68,7 @@ def audit_table() -> None:
     now = data.now_ms()
     span = RANGES[range_key]
     since = None if span is None else data.floor_to(now, 60_000) - span
-    rows = audit_rows(path, since, user_filter, command_filter, outcome)
+    rows = data.audit_rows(path, LIMIT, since, user_filter, command_filter, outcome)
     frame = audit_frame(rows)
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     more = " (the newest)" if len(rows) == LIMIT else ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.read import handling
+from core import read
 from core.text import counted
 from dashboard import boundary, data, filters, ui
 
@@ -15,33 +15,11 @@ PERIOD_LABELS = {"7d": "Last 7 days", "30d": "Last 30 days", "90d": "Last 90 day
 OLDEST_SHOWN = 200
 
 
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def handling_times(path: str, since: int, until: int, by: str) -> list[handling.Figures]:
-    from core.cache.db import open_reader
-
-    db = open_reader(path)
-    try:
-        return handling.handling_times(db, since, until, by=by)
-    finally:
-        db.conn.close()
-
-
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def open_alarms(path: str, now: int) -> list[handling.OpenAlarm]:
-    from core.cache.db import open_reader
-
-    db = open_reader(path)
-    try:
-        return handling.open_alarms(db, now)
-    finally:
-        db.conn.close()
-
-
 def minutes(ms: float | None) -> float | None:
     return None if ms is None else round(ms / 60_000, 1)
 
 
-def figures_frame(rows: list[handling.Figures], label: str) -> pd.DataFrame:
+def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
             label: [r.label for r in rows],
@@ -71,14 +49,14 @@ def handling_figures(period: str) -> None:
     now = data.now_ms()
     until = data.floor_to(now, 60_000) + 60_000
     since = data.floor_to(until - PERIODS[period] * data.DAY_MS, data.DAY_MS)
-    days = handling_times(path, since, until, "day")
+    days = data.handling_times(path, since, until, "day")
     if not days:
         st.info("No alarms were handled in samops in this period (acknowledge them from their Slack cards).")
         return
     st.subheader("Per day")
     st.dataframe(figures_frame(days, "Day"), hide_index=True, width="stretch")
     st.subheader("Per panel, slowest to acknowledge first")
-    panels = handling_times(path, since, until, "panel")
+    panels = data.handling_times(path, since, until, "panel")
     st.dataframe(figures_frame(panels, "Panel"), hide_index=True, width="stretch")
 
 
@@ -86,8 +64,8 @@ def handling_figures(period: str) -> None:
 def open_by_age() -> None:
     st.subheader("Open alarms by age")
     now = data.floor_to(data.now_ms(), 60_000)
-    alarms = open_alarms(path, now)
-    buckets = handling.open_by_age(alarms)
+    alarms = data.open_alarms(path, now)
+    buckets = read.open_by_age(alarms)
     tiles = st.columns(len(buckets))
     for tile, (label, still_open, acknowledged) in zip(tiles, buckets, strict=True):
         tile.metric(label, still_open + acknowledged, border=True,

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from bot.render.alarms import severity
 from bot.render.panels import PanelStatus, activity_line, panel_blocks
-from core.alarms import KINDS, SEVERITY, alarm_sql, is_alarm, kind_of, level_of, severity_rank
+from core.alarms import KINDS, SEVERITY, is_alarm, kind_of, level_of, severity_rank
+from core.cache.alarm_sql import alarm_sql
 from core.models import Activity
 
 # Values the service sends, the spec's and some it might: case variants, empty text, nothing.

@@ -1,0 +1,56 @@
+"""Writes of how the last refreshes went: `sync_state` per table (what `samops status` and the dashboard's
+freshness read) and `rejected_records` (what the last sync dropped as invalid)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from core.cache.schema import REJECTED_RECORDS
+from core.sqlite_lib import sqlite_utils
+
+
+def record_table_state(
+    db: sqlite_utils.Database, table: str, at: int, error: str | None, cursor: int | None
+) -> None:
+    """sync_state of `table` after a sync at `at`: last_success when no `error`, its row count recounted."""
+    rows = db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    db.conn.execute(
+        "INSERT INTO sync_state"
+        " (table_name, last_success, last_error, last_error_at, cursor, rows, last_attempt)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(table_name) DO UPDATE SET"
+        " last_success = coalesce(excluded.last_success, last_success),"
+        " last_error = coalesce(excluded.last_error, last_error),"
+        " last_error_at = coalesce(excluded.last_error_at, last_error_at),"
+        " cursor = coalesce(excluded.cursor, cursor), rows = excluded.rows,"
+        " last_attempt = excluded.last_attempt",
+        [table, None if error else at, error, at if error else None, cursor, rows, at],
+    )
+
+
+def record_poll_state(db: sqlite_utils.Database, at: int, error: str | None, new: int) -> None:
+    """sync_state of activities after an alarm poll at `at`. Rows are counted up by what was new, not
+    recounted: a count(*) would grow with the history on every poll."""
+    values = [None if error else at, error, at if error else None, at]
+    updated = db.conn.execute(
+        "UPDATE sync_state SET last_success = coalesce(?, last_success),"
+        " last_error = coalesce(?, last_error), last_error_at = coalesce(?, last_error_at),"
+        " last_attempt = ?, rows = coalesce(rows, 0) + ? WHERE table_name = 'activities'",
+        [*values, new],
+    ).rowcount
+    if not updated:  # the first poll of a new cache: counted once
+        db.conn.execute(
+            "INSERT INTO sync_state (table_name, last_success, last_error, last_error_at, last_attempt, rows)"
+            " VALUES ('activities', ?, ?, ?, ?, (SELECT count(*) FROM activities))",
+            values,
+        )
+
+
+def replace_rejections(db: sqlite_utils.Database, rows: Iterable[Sequence[object]]) -> None:
+    """The records the last sync rejected, (operation, record, field, reason, count, at) each, in place of
+    the previous sync's (caller's transaction)."""
+    db.conn.execute(f"DELETE FROM {REJECTED_RECORDS}")
+    db.conn.executemany(
+        f"INSERT INTO {REJECTED_RECORDS} (operation, record, field, reason, count, at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        list(rows),
+    )

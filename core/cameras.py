@@ -1,0 +1,28 @@
+"""What is wrong with a camera, from what the service sent: one judgement for the cache's incident evidence
+(core/cache/incidents.py), the read API's camera list, the dashboard and `/sam cameras`."""
+
+from __future__ import annotations
+
+# Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
+CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})
+SD_CARD_OK = frozenset({"normal", "ok", "1", "healthy", "good", "none", "no_card", "nocard", "not_present"})
+
+
+def camera_problems(
+    status: str | None, bind_status: str | None, sd_card: str | None, enabled: bool | None = None
+) -> tuple[str, ...]:
+    """What is wrong with a camera, from what the service sent: operation 17 promises only a Resource
+    summary (`enabled`), so a missing status is "not reported", never "offline"."""
+    problems: list[str] = []
+    if enabled is False:
+        problems.append("disabled")
+    state = (status or "").strip().lower()
+    if state in ("offline", "off", "0", "false", "disconnected"):
+        problems.append("offline")
+    elif state and state not in CAMERA_OK_STATUS:
+        problems.append(f"status: {status}")
+    if sd_card is not None and sd_card.strip().lower() not in SD_CARD_OK:
+        problems.append(f"sd card: {sd_card}")
+    if (bind_status or "").strip().lower() in ("unbound", "unbind", "0", "false"):
+        problems.append("not bound")
+    return tuple(problems)

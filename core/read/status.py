@@ -1,0 +1,39 @@
+"""What `samops status` shows besides freshness: the notifier's backlog and failing deliveries, and the
+records the last sync rejected."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.cache.schema import REJECTED_RECORDS
+from core.read.rows import query, scalar
+from core.sqlite_lib import sqlite_utils
+
+
+def outbox_backlog(db: sqlite_utils.Database) -> int:
+    """How many alarms wait to be posted."""
+    return int(scalar(db, "SELECT count(*) FROM notify_outbox WHERE state = 'pending'"))
+
+
+def failing_deliveries(db: sqlite_utils.Database, limit: int = 5) -> list[tuple[str, str, int, str]]:
+    """(event_id, channel, attempts, last_error) of the pending alarms that failed, most tried first."""
+    rows = query(
+        db,
+        "SELECT event_id, channel, attempts, last_error FROM notify_outbox"
+        " WHERE state = 'pending' AND last_error IS NOT NULL ORDER BY attempts DESC LIMIT ?",
+        [limit],
+    )
+    return [(str(r["event_id"]), str(r["channel"]), int(r["attempts"]), str(r["last_error"])) for r in rows]
+
+
+def rejected_records(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
+    """(operation, record, field, reason, at, count) the last sync rejected, most first; none on a cache
+    older than the table."""
+    if not db[REJECTED_RECORDS].exists():
+        return []
+    rows = query(
+        db,
+        f"SELECT operation, record, field, reason, at, count FROM {REJECTED_RECORDS}"
+        " ORDER BY count DESC, operation, field",
+    )
+    return [(r["operation"], r["record"], r["field"], r["reason"], r["at"], r["count"]) for r in rows]

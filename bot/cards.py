@@ -19,10 +19,10 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.payloads import part
 from bot.render import alarms as render
-from bot.render.alarms import Rendered
+from bot.render.common import Rendered
 from bot.render.incidents import IncidentView, incident_card
 from core import cache, lifecycle, read
 from core.alarms import Alarm
@@ -67,9 +67,8 @@ def data_as_of(db: sqlite_utils.Database) -> int | None:
 
 def drawing(ctx: AppContext) -> Drawing:
     """The bot's drawing (the notifier makes its own, with its source's freshness)."""
-    config, url = notify_config(ctx)
     db = ctx.db()
-    return Drawing(db, config.zone_for, data_as_of(db), url)
+    return Drawing(db, ctx.config.notify.zone_for, data_as_of(db), ctx.dashboard_url)
 
 
 # --- one drawing per kind ----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""The bot's part of the TOML config (`SAMOPS_CONFIG`): roles, channel defaults, audit channel, dashboard.
+"""The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
+channel, dashboard, and `[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
 
-`[notify]` belongs to the notifier (`bot/notify/config.py`), which parses it itself; it is kept here raw.
-Each of our sections rejects keys it does not know, so a typo is an error at start, not a silent default.
+The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
+every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
+an error at start naming the key, not a silent default.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from bot.notify.config import NotifyConfig, problems, with_channel_orgs
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
 
@@ -70,26 +74,31 @@ class DashboardConfig(_Section):
 
 
 class BotConfig(BaseModel):
-    # Every section of the TOML is named here (notify is parsed in bot/notify/config.py), so a misspelt one
-    # (`[role]` would drop every role list) is an error naming it, as an unknown key inside one is.
+    # Every section of the TOML is named here, so a misspelt one (`[role]` would drop every role list) is an
+    # error naming it, as an unknown key inside one is.
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     roles: RolesConfig = Field(default_factory=RolesConfig)
     channels: dict[str, ChannelConfig] = Field(default_factory=dict)
     audit: AuditConfig = Field(default_factory=AuditConfig)
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
-    notify: dict[str, Any] = Field(default_factory=dict)  # parsed by bot/notify/config.py
+    notify: NotifyConfig = Field(default_factory=NotifyConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _handover_orgs(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "notify" in data:
+            return {**data, "notify": with_channel_orgs(data["notify"], data)}
+        return data
 
     def channel_org(self, channel_id: str) -> int | None:
         channel = self.channels.get(channel_id)
         return channel.org if channel else None
 
-
-def problems(err: ValidationError, section: str = "") -> str:
-    """One line naming each bad key of the config (dotted, after `section`) and what is wrong with it."""
-    return "; ".join(
-        section + ".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in err.errors(include_url=False)
-    )
+    def dashboard_url(self, default: str) -> str:
+        """Where the dashboard is, for links: `[notify] dashboard_url`, else `[dashboard] url`, else `default`
+        (SAMOPS_DASHBOARD_URL)."""
+        return self.notify.dashboard_url or self.dashboard.url or default
 
 
 def parse_config(data: dict[str, Any], source: str = "config") -> BotConfig:

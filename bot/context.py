@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from slack_sdk import WebClient
 
 from bot.config import BotConfig, load_config
-from bot.notify.config import NotifyConfig, NotifyConfigError, parse_notify
 from bot.roles import RoleResolver
 from bot.roles_service import ServiceRoles
 from bot.secrets import local_signing_secret
@@ -65,6 +64,11 @@ class AppContext:
         return self._client
 
     @property
+    def dashboard_url(self) -> str:
+        """The dashboard's address for links in messages (`BotConfig.dashboard_url`)."""
+        return self.config.dashboard_url(self.settings.dashboard_url)
+
+    @property
     def db_path(self) -> Path:
         return self.settings.db_path
 
@@ -102,6 +106,10 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
     )
     if ctx.roles.maps_service_roles:
         ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)
+    from core.read import UsersZones
+
+    # Where the config names no zone for an organization, its cached users' zone (as the dashboard's).
+    ctx.config = config.model_copy(update={"notify": config.notify.reading_users_zones(UsersZones(ctx.db))})
     return ctx
 
 
@@ -111,14 +119,3 @@ def with_context(func: Callable[..., Any], ctx: AppContext) -> Callable[..., Any
     bound = partial(func, ctx)
     bound.__name__ = func.__name__  # type: ignore[attr-defined]  # partial objects take attributes
     return bound
-
-
-def notify_config(ctx: AppContext) -> tuple[NotifyConfig, str]:
-    """The `[notify]` section as the notifier reads it (zones, routes, windows), and the dashboard's URL, for
-    the bot's commands and buttons. A section with a mistake gives the defaults here: the notifier and
-    `samops up` report it; buttons and commands keep working."""
-    try:
-        config = parse_notify(ctx.config.notify)
-    except NotifyConfigError:
-        config = NotifyConfig()
-    return config, config.dashboard_url or ctx.config.dashboard.url or ctx.settings.dashboard_url

@@ -30,6 +30,7 @@ from bot.render.forms import MAX_PAYLOAD_VALUE
 # whose submissions read these payloads.
 from core.models import INT64_MAX as MAX_ID
 from core.reference import is_reference
+from core.timefmt import UTC_ZONE, zone
 
 Id = Annotated[int, Field(strict=True, ge=1, le=MAX_ID)]
 Words = Annotated[str, StringConstraints(max_length=500)]
@@ -83,6 +84,12 @@ class SilenceValue(_Payload):
 # -- modal metadata ---------------------------------------------------------------------------------------
 
 
+def _zone_name(name: str) -> str:
+    if zone(name) is None:
+        raise ValueError("not a time zone")
+    return name
+
+
 def _reference_or_none(value: object) -> str | None:
     return value if isinstance(value, str) and is_reference(value) else None
 
@@ -101,6 +108,7 @@ class AccessMeta(ModalMeta):
     user: Id
     org: Id
     groups: Annotated[list[Id], Field(min_length=1, max_length=500)]
+    tz: Annotated[str, AfterValidator(_zone_name)] = UTC_ZONE  # the organization's, which the form showed
 
 
 class TaskMeta(ModalMeta):

@@ -14,7 +14,6 @@ organization"), so a restarted poller resumes where the last one stopped. The no
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from core.cache.cursors import save_cursors
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
 from core.client import SamClient
+from core.clock import now_ms
 from core.errors import SamError
 from core.read import activities
 from core.read import cursors as read_cursors
@@ -152,10 +152,6 @@ class Poller:
 def _narrowed(panels: dict[int, list[int]], wanted: int | None) -> dict[int, list[int]]:
     """SAM_ORGANIZATION_ID narrows the panels polled, as in the sync (when it names a listed one)."""
     return {wanted: panels[wanted]} if wanted is not None and wanted in panels else panels
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[str]:

@@ -63,6 +63,7 @@ def hhmm(ms_of_day: int) -> str:
 
 
 UTC_ZONE = "UTC"
+UTC_TZ = ZoneInfo(UTC_ZONE)  # the default where no organization's zone applies
 # Names tzdata lists that are not a place's zone: the machine's own ("localtime"), a placeholder ("Factory").
 _NOT_PLACES = frozenset({"localtime", "Factory", "posixrules"})
 
@@ -80,16 +81,20 @@ def zone(name: str | None) -> ZoneInfo | None:
     return ZoneInfo(name)
 
 
-def org_zone(notify: Mapping[str, Any], org_id: int | None) -> ZoneInfo:
-    """An organization's time zone as the config's `[notify]` section says: `timezones` by organization id
-    (keyed as TOML writes it, or by int), else `timezone`, else UTC; a name that is not a zone falls back the
-    same way. The one definition: `NotifyConfig.zone_for` (the bot) and the dashboard read the zone here."""
+def org_zone(notify: Mapping[str, Any], org_id: int | None, fallback: str | None = None) -> ZoneInfo:
+    """An organization's time zone: the one definition, which the bot (`NotifyConfig.zone_for`: cards,
+    replies, lists, digests, the App Home, who-can) and the dashboard (its default zone) all read.
+
+    The config's `[notify]` section says it: `timezones` by organization id (keyed as TOML writes it, or by
+    int), else `timezone`; else `fallback` (the dashboard passes the zone most of the organization's cached
+    users have, `core.read.organization_time_zone`), else UTC. A name that is not a zone falls back the same
+    way."""
     zones = notify.get("timezones")
     found = None
     if org_id is not None and isinstance(zones, Mapping):
         by_org = cast("Mapping[object, object]", zones)  # TOML's string keys, or ints from a caller
         found = _zone_of(by_org.get(str(org_id), by_org.get(org_id)))
-    return found or _zone_of(notify.get("timezone")) or ZoneInfo(UTC_ZONE)
+    return found or _zone_of(notify.get("timezone")) or _zone_of(fallback) or UTC_TZ
 
 
 def _zone_of(name: object) -> ZoneInfo | None:
@@ -99,7 +104,10 @@ def _zone_of(name: object) -> ZoneInfo | None:
 def local(
     epoch_ms: int | None, tz: tzinfo | None = None, missing: str = "unknown", seconds: bool = False
 ) -> str:
-    """An absolute time in a zone, with the zone's abbreviation: 2026-11-20 17:05 +03 (UTC when no zone)."""
+    """An absolute time in a zone, and the zone named: 2026-11-20 17:05 CET (UTC when no zone).
+
+    samops' one way to show a person a moment (cards, replies, lists, digests, the App Home, the pages). A
+    zone whose abbreviation is only an offset ("+03") is named by its IANA name: 17:05 Europe/Istanbul."""
     if epoch_ms is None:
         return missing
     try:
@@ -107,7 +115,14 @@ def local(
     except (OverflowError, OSError, ValueError, TypeError):
         return INVALID
     shown = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
-    return f"{shown} {when.tzname() or 'UTC'}"
+    return f"{shown} {zone_label(when)}"
+
+
+def zone_label(when: datetime) -> str:
+    """How a moment's zone is named: its abbreviation (CET, EST, IST, UTC), else its IANA name."""
+    name = when.tzname() or "UTC"
+    key = getattr(when.tzinfo, "key", None)
+    return key if name[:1] in "+-" and isinstance(key, str) else name
 
 
 def iso(epoch_ms: int | None, tz: tzinfo | None = None) -> str:

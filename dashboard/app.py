@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import auth, boundary
+from dashboard import auth, boundary, zones
+from dashboard.paths import db_path
 
 st.set_page_config(page_title="samops", page_icon=":material/shield:", layout="wide")
 
@@ -20,4 +21,6 @@ pages = [
 ]
 with boundary.guard("this page"):
     auth.gate()
-    st.navigation(pages).run()
+    navigation = st.navigation(pages)
+    zones.pick(str(db_path()))  # here, not in each page: the frame's widget keeps its value across pages
+    navigation.run()

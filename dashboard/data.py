@@ -58,9 +58,10 @@ def organizations(path: str) -> list[tuple[int, str]]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def organization_time_zone(path: str, org_id: int | None = None) -> str | None:
+def users_zone(path: str, org_id: int | None = None) -> str | None:
+    """The zone most of the organization's cached users have (`core.read.users_zone`)."""
     with _reader(path) as db:
-        return read.organization_time_zone(db, org_id)
+        return read.users_zone(db, org_id)
 
 
 def alarm_chunks(path: str, flt: read.AlarmFilter, chunk: int = 1000) -> Iterator[list[read.AlarmRow]]:

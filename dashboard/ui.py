@@ -36,7 +36,6 @@ def start_page(title: str) -> str:
     if state is None:
         st.info(NO_DATA, icon=":material/hourglass_empty:")
         st.stop()
-    zones.pick(str(path))
     freshness_banner(str(path))
     return str(path)
 

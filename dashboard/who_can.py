@@ -19,8 +19,11 @@ from dashboard import data
 
 @st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
 def _who_can(path: str, resource_id: int, org_id: int | None, minute: int) -> tuple[read.WhoCan, ZoneInfo]:
-    zone = org_zone(notify_section(load_settings().config_path), org_id)
     with data._reader(path) as db:  # the pages' one way into the cache
+        # The organization's zone as the bot reads it: the config's, else its cached users'.
+        zone = org_zone(
+            notify_section(load_settings().config_path), org_id, fallback=read.users_zone(db, org_id)
+        )
         return read.who_can(db, resource_id, minute, zone), zone
 
 

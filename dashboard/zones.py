@@ -1,16 +1,23 @@
 """The viewer's time zone: picked in the sidebar, kept in the URL (`?tz=Europe/Istanbul`), and by default the
-organization's (`core.read.organization_time_zone`; UTC when the cache cannot tell). Every time on a page, in
-a chart and in an export is shown in it, formatted by `core.timefmt`.
+organization's, read as the bot reads it (`core.timefmt.org_zone`: the config's `[notify]` zone, else the
+zone most of its cached users have, else UTC). Every time on a page, in a chart and in an export is shown in
+it, formatted by `core.timefmt`.
+
+The picker is drawn once, by the frame (`dashboard/app.py`), before the page runs: a widget of the frame
+keeps its value from page to page, where one drawn by each page was a new widget on every page (a click in
+the page list, which drops the URL's query, lost the choice).
 """
 
 from __future__ import annotations
 
-import functools
+import sqlite3
 from datetime import UTC, tzinfo
+from pathlib import Path
 
 import streamlit as st
 
 from core import timefmt
+from core.access_windows import notify_section
 from core.settings import load_settings
 from dashboard import data, filters
 
@@ -18,15 +25,19 @@ KEY = "view_tz"
 PARAM = "tz"
 
 
-@functools.cache
-def _configured_organization() -> int | None:
-    return load_settings().organization_id  # read once: settings change only with a restart
-
-
 def organization_zone(path: str) -> str:
-    """The configured organization's zone, else the zone most cached users have, else UTC."""
-    org_id = _configured_organization()
-    return data.organization_time_zone(path, org_id) or data.organization_time_zone(path) or timefmt.UTC_ZONE
+    """The configured organization's zone (`SAM_ORGANIZATION_ID`), as its Slack cards show it."""
+    settings = load_settings()
+    return _organization_zone(path, str(settings.config_path), settings.organization_id)
+
+
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def _organization_zone(path: str, config_path: str, org_id: int | None) -> str:
+    try:
+        cached = data.users_zone(path, org_id)
+    except (sqlite3.DatabaseError, RuntimeError):  # no cache yet, or not one: the page says so itself
+        cached = None
+    return timefmt.org_zone(notify_section(Path(config_path)), org_id, fallback=cached).key
 
 
 def pick(path: str) -> None:

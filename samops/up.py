@@ -130,13 +130,10 @@ def config_problem(settings: Settings) -> str | None:
     """What is wrong with the TOML configuration (`SAMOPS_CONFIG`), checked as the bot and the notifier
     will read it, before anything starts; None when nothing is."""
     from bot.config import ConfigError, load_config  # here: the other subcommands need no bot imports
-    from bot.notify.config import NotifyConfigError, load_notify
 
-    required = settings.is_set("config_path")
     try:
-        load_config(settings.config_path, required)
-        load_notify(settings.config_path, required)
-    except (ConfigError, NotifyConfigError) as err:
+        load_config(settings.config_path, settings.is_set("config_path"))
+    except ConfigError as err:
         return str(err)
     return None
 

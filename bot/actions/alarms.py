@@ -9,11 +9,10 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.listener_errors import respond_privately
 from bot.notify.config import NotifyConfig
 from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
-from bot.render import alarms as render
 from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
@@ -24,6 +23,7 @@ from core.clock import now_ms
 from core.read import QuietWindow
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
+from core.timefmt import local
 
 log = logging.getLogger(__name__)
 
@@ -51,15 +51,15 @@ def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyCon
     ]
     until = cache.silence_until(db, resource_id)
     if until and until > now_ms():
-        lines.append(f":no_bell: silenced until {render.local_time(until, zone)}")
+        lines.append(f":no_bell: silenced until {local(until, zone, seconds=True)}")
     if detail.last_activities:
         lines.append("*Last activity*")
         lines += [
-            f"• {render.local_time(a.activity_time, zone)} {escape(a.violation_name or a.event_type or '')}"
+            f"• {local(a.activity_time, zone, seconds=True)} {escape(a.violation_name or a.event_type or '')}"
             f" — {escape(a.description or '')}"
             for a in detail.last_activities
         ]
-    as_of = render.local_time(detail.data_as_of, zone) if detail.data_as_of else "unknown"
+    as_of = local(detail.data_as_of, zone, seconds=True) if detail.data_as_of else "unknown"
     lines.append(f"_data as of {as_of}_")
     return "\n".join(lines)
 
@@ -86,7 +86,7 @@ def on_panel_status(
     resource_id = viewed_panel(ctx, body, action, respond, "This card names no panel.")
     if resource_id is None:
         return
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     text = panel_summary(ctx.db(), resource_id, config)
     respond_privately(respond, text)
 
@@ -120,9 +120,9 @@ def on_silence(
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
         respond_privately(respond, text)
         return
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     at = now_ms()
-    shown_until = render.local_time(at + minutes * 60_000, config.zone_for(None))
+    shown_until = local(at + minutes * 60_000, config.zone_for(detail.panel.org_id), seconds=True)
     # Nothing between the silence and its audit row can raise: the words are ready before the write.
     window = silence(db, resource_id, minutes, user, at)
     summary = f"silenced panel {resource_id} until {shown_until}"

@@ -25,7 +25,7 @@ from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.cards import Card, CardKind, Claim, card_at, card_of_alarm, claimed_card, disagreement, refresh_now
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.forms.fields import FieldError, free_text
 from bot.forms.submission import Submission, WriteModal, submitted
 from bot.listener_errors import respond_privately
@@ -50,6 +50,7 @@ from core.clock import now_ms
 from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome
 from core.reference import new_reference
 from core.text import counted
+from core.timefmt import local
 
 if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
@@ -122,13 +123,14 @@ def _refusal(db: sqlite_utils.Database, event_id: str, change: Change, user: str
 
 
 def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
-    config, _ = notify_config(ctx)
-    zone = config.zone_for(None)
+    alarm = cache.get_alarm(ctx.db(), state.event_id)  # its organization's zone, as on its card
+    zone = ctx.config.notify.zone_for(alarm.org_id if alarm is not None else None)
     if reason == "already acknowledged" and state.acknowledged_at is not None:
-        when = render.local_time(state.acknowledged_at, zone)
+        when = local(state.acknowledged_at, zone, seconds=True)
         return f"Already acknowledged by <@{state.acknowledged_by}> at {when}."
     if reason == "already resolved" and state.resolved_at is not None:
-        return f"Already resolved by <@{state.resolved_by}> at {render.local_time(state.resolved_at, zone)}."
+        when = local(state.resolved_at, zone, seconds=True)
+        return f"Already resolved by <@{state.resolved_by}> at {when}."
     if reason == "already yours":
         return "You already hold this alarm."
     return f"Nothing changed: the alarm is {reason}."
@@ -272,8 +274,7 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     if first is None:
         return
     if changed:
-        config, _ = notify_config(ctx)
-        message = render.group_handled(user, change, changed, config.zone_for(first.org_id), note)
+        message = render.group_handled(user, change, changed, ctx.config.notify.zone_for(first.org_id), note)
         try:
             ctx.web_client.chat_postMessage(channel=card.channel, thread_ts=card.ts, text=message.text,
                                             blocks=message.blocks, unfurl_links=False)  # fmt: skip

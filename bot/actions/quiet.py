@@ -9,16 +9,16 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.listener_errors import respond_privately
 from bot.payloads import PayloadError, part, read_id, slack_user
 from bot.render import quiet as render
-from bot.render.alarms import local_time
 from bot.roles import Role
 from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
 from core import cache, read
 from core.cache import write_transaction
 from core.clock import now_ms
+from core.timefmt import local
 
 
 def on_lift(
@@ -54,13 +54,14 @@ def on_lift(
         respond_privately(respond, text)
         return
     window, lifted = result
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     zone = config.zone_for(window.organization)
     if not lifted:
         if window.lifted_at is not None:
-            text = f"Already lifted by <@{window.lifted_by}> at {local_time(window.lifted_at, zone)}."
+            when = local(window.lifted_at, zone, seconds=True)
+            text = f"Already lifted by <@{window.lifted_by}> at {when}."
         else:
-            text = f"It already ended at {local_time(window.end, zone)}."
+            text = f"It already ended at {local(window.end, zone, seconds=True)}."
         respond_privately(respond, text)
         return
     summary = f"lifted the {window.kind} of {window.scope()}"

@@ -14,7 +14,7 @@ from rich.table import Table
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.notify.config import NotifyConfig, NotifyConfigError, load_notify
+from bot.notify.config import NotifyConfig
 from core.redact import install
 from core.settings import Settings, settings_or_report
 from core.text import counted
@@ -52,29 +52,25 @@ def main(argv: list[str]) -> int:
     settings = settings_or_report("samops notify")
     if settings is None:
         return 2
-    config_path = args.config or settings.config_path
-    try:
-        config, dashboard_url = load_notify(
-            config_path, required=args.config is not None or settings.is_set("config_path")
+    from bot.config import ConfigError, load_config
+
+    try:  # the one parse of the file: [notify] and the bot's sections ([audit], [dashboard]) together
+        whole = load_config(
+            args.config or settings.config_path,
+            required=args.config is not None or settings.is_set("config_path"),
         )
-    except NotifyConfigError as err:
+    except ConfigError as err:
         print(f"samops notify: {err}", file=sys.stderr)
         return 2
+    config = whole.notify
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     slack = WebClient(token=token, base_url=settings.api_url) if token else None
     if args.check_config:
-        from bot.config import ConfigError, load_config
-
-        try:  # the audit channel is the bot's ([audit] in the same file): checked here too
-            audit_channel = load_config(config_path).audit.channel
-        except ConfigError as err:
-            print(f"samops notify: {err}", file=sys.stderr)
-            return 2
-        return check_config(config, slack, Console(), audit_channel)
+        return check_config(config, slack, Console(), whole.audit.channel)
     if slack is not None and config.default_channel is None:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
-    url = config.dashboard_url or dashboard_url or settings.dashboard_url
+    url = whole.dashboard_url(settings.dashboard_url)
     return run(settings, config, slack, args, url)
 
 
@@ -90,9 +86,11 @@ def run(
     from bot.notify.source import CacheSource, ServiceSource, Source
     from core.cache import open_cache
     from core.private import owner_only
+    from core.read import UsersZones
 
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     db = open_cache(args.db or settings.db_path)
+    config = config.reading_users_zones(UsersZones(lambda: db))  # as the bot's and the dashboard's
     source: Source
     if _source(args, config) == "service":
         from core.client import SamClient
@@ -175,7 +173,12 @@ def check_config(
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
     every = "SAMOPS_POLL_INTERVAL" if config.interval is None else f"{config.interval:g} s"
-    console.print(f"source: {config.source}, every {every}, time zone {config.timezone}")
+    zone = (
+        config.timezone
+        if "timezone" in config.model_fields_set
+        else "each organization's users' zone, else UTC"
+    )
+    console.print(f"source: {config.source}, every {every}, time zone {zone}")
     if default is None:
         problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
     problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]

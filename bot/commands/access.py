@@ -41,13 +41,15 @@ def _grant_form(ctx: AppContext, inv: Invocation, user_id: int) -> View | Reply:
     validity = getattr(current, "user_privilege_validity", None)
     days = [d for d in (getattr(validity, "accessible_days", None) or []) if d.day_of_week]
     window = (days[0].start, days[0].end) if days else (None, None)
-    meta = modal_meta(inv, user=user_id, org=org, groups=[g.id for g in groups])
+    zone = ctx.config.notify.zone_for(org)  # dates and windows on the organization's clock, as who-can reads
+    meta = modal_meta(inv, user=user_id, org=org, groups=[g.id for g in groups], tz=zone.key)
     return grant_modal(
         user_id,
         full_name(user),
         groups,
         panel_choices(ctx, org),
         meta,
+        zone,
         current_days=sorted({int(d.day_of_week) for d in days if d.day_of_week}),
         current_window=window,
         current_panels=_authorized_panels(current),
@@ -71,10 +73,10 @@ def revoke_access(inv: Invocation, ctx: AppContext) -> Reply:
     org = org_of(ctx, inv.org_id)
     user = find_user(ctx, user_id, org)
     panel = find_panel(ctx, panel_id, org)
-    text, blocks = revoke_confirmation(user_id, full_name(user), panel_id, panel.resource_name, org)
+    message = revoke_confirmation(user_id, full_name(user), panel_id, panel.resource_name, org)
     return Reply(
-        text=text,
-        blocks=blocks,
+        text=message.text,
+        blocks=message.blocks,
         audit_summary=f"confirmation asked: revoke user {user_id} on panel {panel_id}",
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from bot.context import AppContext
 from bot.forms.fields import looks_like_id, parse_id
@@ -13,7 +14,7 @@ from bot.slash.panels_lookup import not_one_panel, resolve_panels
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.clock import DAY_MS, HOUR_MS, MINUTE_MS, WEEK_MS, now_ms
 from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
-from core.timefmt import utc
+from core.timefmt import local
 
 DEFAULT_SINCE_MS = DAY_MS
 SHOWN = 200  # rows read for one answer; the message says how many more there are
@@ -51,7 +52,8 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
         since = now - DEFAULT_SINCE_MS
     if since > now:
         raise UsageError("`since` is in the future")
-    resource_id, scope = None, f"since {escape(_since_words(since, now))}"
+    zone = ctx.config.notify.zone_for(inv.org_id)
+    resource_id, scope = None, f"since {escape(_since_words(since, now, zone))}"
     if words:
         wanted = " ".join(words)
         typed_id = parse_id(wanted, "panel") if looks_like_id(wanted) else None
@@ -71,14 +73,15 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     rows = recent_alarms(db, flt, limit=SHOWN + 1)
     total = len(rows) if len(rows) <= SHOWN else count_alarms(db, flt)
     fresh = next((f for f in freshness(db) if f.table == "activities"), None)
-    text, blocks = alarms_blocks(rows[:SHOWN], scope, total, fresh, now)
-    return Reply(text=text, blocks=blocks)
+    zone_for = ctx.config.notify.zone_for
+    message = alarms_blocks(rows[:SHOWN], scope, total, fresh, now, zone_for, inv.org_id)
+    return Reply(text=message.text, blocks=message.blocks)
 
 
-def _since_words(since: int, now: int) -> str:
+def _since_words(since: int, now: int, zone: ZoneInfo) -> str:
     minutes = (now - since) // MINUTE_MS
     if minutes < 120:
         return f"{minutes} min ago"
     if minutes < 48 * 60:
         return f"{minutes // 60} h ago"
-    return utc(since)
+    return local(since, zone)

@@ -4,6 +4,7 @@ reference id — the same rows as `samops audit` and the dashboard's Audit page 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block
 
@@ -13,7 +14,7 @@ from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core import cache
 from core.text import counted
-from core.timefmt import utc
+from core.timefmt import local
 
 DEFAULT_ROWS = 20
 MAX_ROWS = 100
@@ -30,10 +31,12 @@ def rows_wanted(args: Sequence[str]) -> int:
     return int(word)
 
 
-def audit_line(entry: cache.AuditEntry) -> str:
+def audit_line(entry: cache.AuditEntry, zone: ZoneInfo) -> str:
+    """One row, its time in the zone of the organization it was about (named)."""
     mark = MARKS.get(entry.outcome, ":no_entry:")
     return clip(
-        f"{mark} `{utc(entry.at)}` <@{escape(entry.slack_user)}> `{escape(clip(entry.command, 120))}` — "
+        f"{mark} `{local(entry.at, zone)}` <@{escape(entry.slack_user)}> "
+        f"`{escape(clip(entry.command, 120))}` — "
         f"*{escape(entry.outcome)}*: {escape(clip(entry.summary, 300))} (ref `{escape(entry.reference)}`)",
         MAX_SECTION_TEXT - 10,
     )
@@ -51,7 +54,10 @@ def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
     if not entries:
         return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
     title = f"Audit log: the latest {counted(len(entries), 'row')}, newest first"
-    blocks: list[Block] = [header(title), *sections(map(audit_line, entries))][: MAX_BLOCKS - 1]
+    blocks: list[Block] = [
+        header(title),
+        *sections(audit_line(e, ctx.config.notify.zone_for(e.org_id)) for e in entries),
+    ][: MAX_BLOCKS - 1]
     blocks.append(
         context("The same rows: `samops audit` on the console, the dashboard's Audit page (filters, CSV).")
     )

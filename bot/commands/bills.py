@@ -27,5 +27,5 @@ def bills(inv: Invocation, ctx: AppContext) -> Reply:
         raise UsageError(f"`{month[:20]}` is not a month: use YYYY-MM, e.g. 2026-10")
     org = ctx.client.resolve_org(inv.org_id)
     found = ctx.client.list_bills(subscription_id, organization_id=org, month_filter=month, org=org)
-    text, blocks = bills_blocks(subscription_id, month, found)
-    return Reply(text=text, blocks=blocks)
+    message = bills_blocks(subscription_id, month, found)
+    return Reply(text=message.text, blocks=message.blocks)

@@ -41,5 +41,5 @@ def cameras(inv: Invocation, ctx: AppContext) -> Reply:
     elif wanted:
         found = [(c, p) for c, p in found if matches(c, wanted)]
     found.sort(key=lambda cp: (not cp[1], (cp[0].name or "").lower(), cp[0].resource_id or 0))
-    summary, blocks = cameras_blocks(found, text)
-    return Reply(text=summary, blocks=blocks)
+    message = cameras_blocks(found, text)
+    return Reply(text=message.text, blocks=message.blocks)

@@ -27,5 +27,5 @@ def customer(inv: Invocation, ctx: AppContext) -> Reply:
         raise UsageError(f"`{phone[:40]}` is not a phone number (digits, optionally a leading +)")
     normalized = re.sub(r"[ ()./-]", "", phone)
     found = ctx.client.find_customers(phone_number=normalized, org=inv.org_id)
-    text, blocks = customers_blocks(normalized, found)
-    return Reply(text=text, blocks=blocks)
+    message = customers_blocks(normalized, found)
+    return Reply(text=message.text, blocks=message.blocks)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.forms.fields import no_words_but_org
 from bot.notify.config import ChannelNotify
 from bot.notify.handover import shift_start
@@ -20,7 +20,7 @@ from core.read import handover
 )
 def handover_now(inv: Invocation, ctx: AppContext) -> Reply:
     no_words_but_org(inv.args, "handover")
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     settings = config.per_channel.get(inv.channel_id) or ChannelNotify()
     org_id = inv.org_id if inv.org_id is not None else settings.org
     settings = settings.model_copy(update={"org": org_id})

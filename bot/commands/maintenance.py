@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.forms.fields import FieldError, looks_like_id, parse_id, parse_name
 from bot.render import quiet as render
-from bot.render.alarms import local_time
 from bot.render.common import escape
 from bot.roles import Role
 from bot.slash.panels_lookup import resolve_panels
@@ -31,6 +30,7 @@ from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
 from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
 from core.sqlite_lib import sqlite_utils
+from core.timefmt import local
 from core.windows import WhenError, parse_when
 
 USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
@@ -69,7 +69,7 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
             return Reply(text=f"Not found: organization {explicit_org} is not in samops' cache.")
     else:
         resource_id, org_id, scope = _panel(ctx, words.pop(0), inv.org_id)
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     zone = config.zone_for(org_id)
     now = now_ms()
     start_words, end_words, reason_words = _split_times(words)
@@ -101,7 +101,7 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     assert made is not None
     card = render.window_card(made, zone, now)
     # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.
-    span = f"from {local_time(start, zone)} to {local_time(end, zone)}"
+    span = f"from {local(start, zone, seconds=True)} to {local(end, zone, seconds=True)}"
     summary = f"planned maintenance {made.id} of {scope} {span}" + (f" — {reason}" if reason else "")
     command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
     record_cache_write(ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference),
@@ -112,7 +112,7 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
 def _list(inv: Invocation, ctx: AppContext) -> Reply:
     now = now_ms()
     windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id, upcoming=True) if w.kind == MAINTENANCE]
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     message = render.windows_list(
         windows, lambda w: config.zone_for(w.organization), now, "Maintenance windows",
         f"No maintenance window is in force or planned. Plan one: `{USAGE}`",

@@ -84,5 +84,6 @@ def panel_status(inv: Invocation, ctx: AppContext) -> Reply:
     # The service answers only within the organization asked about: use the panel's own when we know it.
     org = inv.org_id if inv.org_id is not None else picked.org_id
     status = fetch_status(ctx, picked, org)
-    text, blocks = panel_blocks(status)
-    return Reply(text=text, blocks=blocks)
+    zone = ctx.config.notify.zone_for(status.org_id if status.org_id is not None else org)
+    message = panel_blocks(status, zone)
+    return Reply(text=message.text, blocks=message.blocks)

@@ -17,5 +17,5 @@ from bot.slash.registry import Invocation, Reply, subcommand
 def privileges(inv: Invocation, ctx: AppContext) -> Reply:
     user_id = one_id(inv.args, "userId", "give one user id")
     result = ctx.client.get_user_privilege_groups(user_id, org=inv.org_id)
-    text, blocks = privileges_blocks(user_id, result)
-    return Reply(text=text, blocks=blocks)
+    message = privileges_blocks(user_id, result, ctx.config.notify.zone_for(inv.org_id))
+    return Reply(text=message.text, blocks=message.blocks)

@@ -17,5 +17,5 @@ from bot.slash.registry import Invocation, Reply, subcommand
 def role(inv: Invocation, ctx: AppContext) -> Reply:
     role_id = one_id(inv.args, "roleId", "give one role id")
     groups = ctx.client.get_role_privilege_groups(role_id, org=inv.org_id)
-    text, blocks = role_blocks(role_id, groups)
-    return Reply(text=text, blocks=blocks)
+    message = role_blocks(role_id, groups)
+    return Reply(text=message.text, blocks=message.blocks)

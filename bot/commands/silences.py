@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.forms.fields import no_words_but_org
 from bot.render import quiet as render
 from bot.slash.registry import Invocation, Reply, subcommand
@@ -20,7 +20,7 @@ def silences(inv: Invocation, ctx: AppContext) -> Reply:
     no_words_but_org(inv.args, "silences")
     now = now_ms()
     windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id) if w.kind == SILENCE]
-    config, _ = notify_config(ctx)
+    config = ctx.config.notify
     message = render.windows_list(
         windows,
         lambda w: config.zone_for(w.organization),

@@ -34,8 +34,8 @@ def user_lookup(inv: Invocation, ctx: AppContext) -> Reply:
         if not matches:
             return Reply(text=f"Not found: no user `{user_id}` in the organizations you can see.")
         user = matches[0]
-    text, blocks = user_blocks(user)
-    return Reply(text=text, blocks=blocks)
+    message = user_blocks(user)
+    return Reply(text=message.text, blocks=message.blocks)
 
 
 @subcommand(
@@ -51,5 +51,7 @@ def delete_user(inv: Invocation, ctx: AppContext) -> Reply:
     user_id = one_id(inv.args, "userId", "give exactly one user id")
     org = org_of(ctx, inv.org_id)
     user = find_user(ctx, user_id, org)
-    text, blocks = delete_confirmation(user_id, full_name(user), org)
-    return Reply(text=text, blocks=blocks, audit_summary=f"confirmation asked: delete user {user_id}")
+    message = delete_confirmation(user_id, full_name(user), org)
+    return Reply(
+        text=message.text, blocks=message.blocks, audit_summary=f"confirmation asked: delete user {user_id}"
+    )

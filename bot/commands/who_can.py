@@ -24,7 +24,7 @@ from core.access_windows import local_words
 from core.clock import now_ms
 from core.errors import NotFoundError, SamError
 from core.panel_access import refresh_panel_authorizations
-from core.timefmt import org_zone, plausible
+from core.timefmt import plausible
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def moment_ms(moment: Moment, zone: ZoneInfo, now: int) -> int:
 def answer_who_can(ctx: AppContext, ref: PanelRef, org: int | None, moment: Moment) -> Reply:
     """Fetch the panel's authorizations, judge them at `moment`, and word the answer (the command and the
     alarm cards' button share it)."""
-    zone = org_zone(ctx.config.notify, org)
+    zone = ctx.config.notify.zone_for(org)
     now = now_ms()
     at = moment_ms(moment, zone, now)
     db = ctx.db()
@@ -139,8 +139,8 @@ def answer_who_can(ctx: AppContext, ref: PanelRef, org: int | None, moment: Mome
             f"{local_words(cached.fetched_at, zone, now)}. Times in {zone.key}."
         )
     answer = read.who_can(db, ref.resource_id, at, zone)
-    text, blocks = who_can_blocks(answer, ref.name, zone, source)
-    return Reply(text=text, blocks=blocks)
+    message = who_can_blocks(answer, ref.name, zone, source)
+    return Reply(text=message.text, blocks=message.blocks)
 
 
 @subcommand(

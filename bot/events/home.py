@@ -29,7 +29,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.models.views import View
 
-from bot.context import AppContext, notify_config
+from bot.context import AppContext
 from bot.events.channels import Memberships
 from bot.notify.delivery import NotYet, Pacer
 from bot.pace import TokenBucket
@@ -165,7 +165,7 @@ class HomeTabs:
         with self._lock:
             note = self._notes.get(user)
         scope, why = self.scope_of(user)
-        config, url = notify_config(ctx)
+        config, url = ctx.config.notify, ctx.dashboard_url
         data = home_data(ctx.db(), user, scope, now_ms())
         view = home_view(data, answer.sentence(), config.zone_for, url, why, note,
                          can_act=answer.role >= Role.TECHNICIAN)  # fmt: skip

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from bot.forms.fields import (
     FieldError,
@@ -27,7 +28,7 @@ from bot.payloads import AccessMeta
 from bot.render.access import ACCESS_GRANT, grant_summary
 from bot.render.common import escape
 from bot.writes import run_write
-from core.timefmt import hhmm
+from core.timefmt import UTC_TZ, hhmm
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -42,25 +43,28 @@ class Grant:
     validity_start: int | None = None  # epoch-ms
     expiration: int | None = None  # epoch-ms
     period: list[dict[str, int]] = field(default_factory=list)  # {dayOfWeek, start, end}
+    # The organization's zone the form was shown in: its dates are days and its windows hours on that clock,
+    # as who-can reads them (core/access_windows.py).
+    zone: ZoneInfo = UTC_TZ
 
     def period_words(self) -> str:
         dates = []
         if self.validity_start is not None:
-            dates.append(f"from {datetime.fromtimestamp(self.validity_start / 1000, UTC):%Y-%m-%d}")
+            dates.append(f"from {datetime.fromtimestamp(self.validity_start / 1000, self.zone):%Y-%m-%d}")
         if self.expiration is not None:
-            dates.append(f"until {datetime.fromtimestamp(self.expiration / 1000, UTC):%Y-%m-%d}")
+            dates.append(f"until {datetime.fromtimestamp(self.expiration / 1000, self.zone):%Y-%m-%d}")
         if self.period:
             first = self.period[0]
             days = ",".join(str(p["dayOfWeek"]) for p in self.period)
-            dates.append(f"days {days} {hhmm(first['start'])}-{hhmm(first['end'])} UTC")
-        return ", ".join(dates) or "no time limits"
+            dates.append(f"days {days} {hhmm(first['start'])}-{hhmm(first['end'])}")
+        return f"{', '.join(dates)} ({self.zone.key})" if dates else "no time limits"
 
 
 def grant_from_values(
-    values: dict[str, Any], group_ids: Sequence[int]
+    values: dict[str, Any], group_ids: Sequence[int], zone: ZoneInfo = UTC_TZ
 ) -> tuple[Grant | None, dict[str, str]]:
     """Check the grant modal's values; (Grant, {}) when valid, else (None, {field: error}) for every bad
-    field at once. Nothing is sent unless all of it is right."""
+    field at once. Nothing is sent unless all of it is right. Dates are days in `zone`, the organization's."""
     errors: dict[str, str] = {}
 
     chosen = set(collect(errors, "groups", lambda: _chosen_ids(values.get("groups"), "groups")) or [])
@@ -102,9 +106,10 @@ def grant_from_values(
         Grant(
             groups=groups,
             panels=panels,
-            validity_start=day_start_ms(start_day) if start_day else None,
-            expiration=day_end_ms(expiry_day) if expiry_day else None,
+            validity_start=day_start_ms(start_day, zone) if start_day else None,
+            expiration=day_end_ms(expiry_day, zone) if expiry_day else None,
             period=period,
+            zone=zone,
         ),
         {},
     )
@@ -174,7 +179,7 @@ GRANT: WriteModal[AccessMeta, Grant] = WriteModal(
     first_field="groups",
     meta_type=AccessMeta,
     lost="this form lost its user; run /sam access grant again",
-    read=lambda meta, view: grant_from_values(submitted(view), meta.groups),
+    read=lambda meta, view: grant_from_values(submitted(view), meta.groups, ZoneInfo(meta.tz)),
     command=lambda meta: f"access grant {meta.user if meta else None}",
     write=grant_access,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import TypeVar
 
 from bot.slash.registry import UsageError
@@ -171,13 +171,14 @@ def parse_name(value: object, field_name: str) -> str:
     return text
 
 
-def day_start_ms(day: date) -> int:
-    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
+def day_start_ms(day: date, zone: tzinfo = UTC) -> int:
+    """The first millisecond of `day` on the wall clock of `zone` (the organization's)."""
+    return int(datetime(day.year, day.month, day.day, tzinfo=zone).timestamp() * 1000)
 
 
-def day_end_ms(day: date) -> int:
-    """The last millisecond of `day` (UTC): an expiry date means "through that day"."""
-    return day_start_ms(day + timedelta(days=1)) - 1
+def day_end_ms(day: date, zone: tzinfo = UTC) -> int:
+    """The last millisecond of `day` in `zone`: an expiry date means "through that day"."""
+    return day_start_ms(day + timedelta(days=1), zone) - 1
 
 
 def shown(text: str) -> str:

@@ -51,9 +51,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -62,12 +61,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
 )
 
-from bot.config import problems
 from core.alarms import Alarm
 from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
@@ -86,6 +85,13 @@ ZoneName = Annotated[str, AfterValidator(_known_zone)]
 
 class NotifyConfigError(ValueError):
     """The `[notify]` section has an unknown key or a bad value; the message names the field."""
+
+
+def problems(err: ValidationError, section: str = "") -> str:
+    """One line naming each bad key of the config (dotted, after `section`) and what is wrong with it."""
+    return "; ".join(
+        section + ".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in err.errors(include_url=False)
+    )
 
 
 def _channel_id(value: str) -> str:
@@ -337,6 +343,7 @@ class NotifyConfig(_Section):
     # [notify.channels.<id>]; the attribute has another name because channels() lists the channels posted to
     per_channel: dict[str, ChannelNotify] = Field(default_factory=dict, alias="channels")
     maintenance: tuple[MaintenanceEntry, ...] = ()
+    _users_zone: Callable[[int | None], str | None] | None = PrivateAttr(default=None)
 
     @field_validator("per_channel")
     @classmethod
@@ -371,8 +378,21 @@ class NotifyConfig(_Section):
         return route.channel if route is not None else self.default_channel
 
     def zone_for(self, org_id: int | None) -> ZoneInfo:
-        """The organization's zone (`timezones`, else `timezone`): core's one reading of it."""
-        return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
+        """The organization's zone, core's one reading of it (`core.timefmt.org_zone`): `timezones`, else
+        `timezone` when the file sets it, else the zone most of its cached users have (when this process
+        reads a cache: `reading_users_zones`), else UTC. The dashboard's default is the same zone."""
+        named = "timezone" in self.model_fields_set or (org_id is not None and org_id in self.timezones)
+        if self._users_zone is None or named:
+            return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
+        return org_zone({"timezones": self.timezones}, org_id, fallback=self._users_zone(org_id))
+
+    def reading_users_zones(self, users_zone: Callable[[int | None], str | None]) -> NotifyConfig:
+        """This config, with the cached users' zone (`core.read.UsersZones`) as the zone of an organization
+        it names none for: how the bot and the notifier read it, so that their times agree with the
+        dashboard's default. The parsed model itself is left as it is."""
+        reading = self.model_copy()
+        reading._users_zone = users_zone
+        return reading
 
     def maintenance_zone(self, entry: MaintenanceEntry) -> ZoneInfo:
         return ZoneInfo(entry.timezone) if entry.timezone else self.zone_for(entry.org)
@@ -416,29 +436,10 @@ def parse_notify(data: dict[str, Any], source: str = "config") -> NotifyConfig:
         raise NotifyConfigError(f"{source}: {problems(err, 'notify.')}") from None
 
 
-def load_notify(path: Path, required: bool = False) -> tuple[NotifyConfig, str | None]:
-    """(the `[notify]` config, the `[dashboard].url`) from `path`; a missing file gives the defaults."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if required:
-            raise NotifyConfigError(f"{path}: no such file") from None
-        return NotifyConfig(), None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise NotifyConfigError(f"{path}: not valid TOML ({err})") from None
-    section = data.get("notify", {})
-    if not isinstance(section, dict):
-        raise NotifyConfigError(f"{path}: notify: must be a table")
-    dashboard = data.get("dashboard", {})
-    url = dashboard.get("url") if isinstance(dashboard, dict) else None
-    return parse_notify(_with_channel_orgs(section, data), str(path)), url if isinstance(url, str) else None
-
-
-def _with_channel_orgs(section: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+def with_channel_orgs(section: Any, data: dict[str, Any]) -> Any:
     """A handover channel without its own `org` takes the bot's `[channels.<id>] org`: one place to say it."""
-    bot_channels, ours = data.get("channels"), section.get("channels")
+    bot_channels = data.get("channels")
+    ours = section.get("channels") if isinstance(section, dict) else None
     if not isinstance(bot_channels, dict) or not isinstance(ours, dict):
         return section
     merged = {}

@@ -16,7 +16,7 @@ from typing import Protocol, TextIO
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.render.alarms import Rendered
+from bot.render.common import Rendered
 
 
 class NotYet(Exception):

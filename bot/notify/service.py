@@ -31,6 +31,7 @@ from bot.render import alarms as render
 from core import cache, lifecycle
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
+from core.clock import now_ms
 from core.errors import SamError
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
@@ -39,10 +40,6 @@ CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
 
 log = logging.getLogger(__name__)
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from typing import Protocol
 from core import cache, read
 from core.cache import camera_row, upsert_dicts, write_transaction
 from core.client import SamClient
+from core.clock import now_ms
 from core.errors import SamError
 from core.poller import Poller
 from core.sqlite_lib import sqlite_utils
@@ -111,7 +112,7 @@ class ServiceSource:
                 continue
             rows = [r for r in rows if r.get("resource_id") is not None]
             with write_transaction(db):
-                cache.note_camera_changes(db, rows, int(time.time() * 1000))
+                cache.note_camera_changes(db, rows, now_ms())
                 if rows:
                     upsert_dicts(db, "cameras", rows, "resource_id")
 

@@ -7,14 +7,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, ConfirmObject, PlainTextObject
 from slack_sdk.models.views import View
 
-from bot.render.common import context, escape, section
+from bot.render.common import Rendered, context, escape, section
 from bot.render.forms import choice_input, date_input, modal, text_input, time_input
+from core.access_windows import time_of_day
 from core.clock import DAY_MS
-from core.timefmt import hhmm
+from core.timefmt import UTC_TZ, hhmm
 
 ACCESS_GRANT = "sam_access_grant"
 CONFIRM_ACTION = "sam_confirm_write"  # the danger button; its value says which write
@@ -44,10 +46,12 @@ def panel_label(name: str | None, panel_id: int) -> str:
     return f"{name} (panel {panel_id})" if name else f"panel {panel_id}"
 
 
-def _ms_to_hhmm(ms: int | None) -> str | None:
-    if ms is None or not 0 <= ms < DAY_MS:
+def _ms_to_hhmm(ms: int | None, zone: ZoneInfo) -> str | None:
+    """A window bound as the form's HH:MM, read as who-can reads it (an epoch-ms: its time of day in zone)."""
+    if ms is None or ms < 0:
         return None
-    return hhmm(ms)
+    of_day = time_of_day(ms, zone)
+    return hhmm(of_day) if of_day < DAY_MS else None
 
 
 def grant_modal(
@@ -56,17 +60,19 @@ def grant_modal(
     groups: Sequence[PrivilegeGroup],
     panels: Sequence[PanelChoice],
     meta: dict[str, Any],
+    zone: ZoneInfo = UTC_TZ,
     current_days: Sequence[int] = (),
     current_window: tuple[int | None, int | None] = (None, None),
     current_panels: Sequence[int] = (),
 ) -> View:
     """Every privilege group is listed (operation 4 must send them all): ticked = authorized. Operation 4
-    replaces the authorized panels, so the ones known to be authorized now are preselected."""
+    replaces the authorized panels, so the ones known to be authorized now are preselected. Dates and times
+    are on the organization's clock (`zone`), as `/sam who-can` reads them."""
     blocks: list[Block] = [
         section(f"Set the privilege groups and panels of *{escape(person(user_name, user_id))}*."),
         context(
             "Every privilege group is sent to the service: a ticked group is authorized, an unticked one is "
-            "not. Dates and times are UTC."
+            f"not. Dates and times are the organization's: {zone.key}."
         ),
         choice_input(
             "groups",
@@ -100,8 +106,8 @@ def grant_modal(
             selected=[str(d) for d in current_days],
             hint="Leave empty for every day, at any time.",
         ),
-        time_input("window_start", "From (each chosen day)", initial=_ms_to_hhmm(start)),
-        time_input("window_end", "Until (each chosen day)", initial=_ms_to_hhmm(end)),
+        time_input("window_start", "From (each chosen day)", initial=_ms_to_hhmm(start, zone)),
+        time_input("window_end", "Until (each chosen day)", initial=_ms_to_hhmm(end, zone)),
     ]
     return modal(ACCESS_GRANT, "Grant access", blocks, meta, submit="Grant")
 
@@ -117,9 +123,7 @@ def grant_summary(user_id: int, groups: dict[int, bool], panels: Sequence[int], 
 # -- confirmations ----------------------------------------------------------------------------------------
 
 
-def confirm_message(
-    question: str, change: str, button: str, value: dict[str, Any]
-) -> tuple[str, list[Block]]:
+def confirm_message(question: str, change: str, button: str, value: dict[str, Any]) -> Rendered:
     """A message with a danger button behind Slack's own confirm dialog; the write runs only on its click.
 
     `change` (plain text) is exactly what will change, shown both in the message and in the dialog.
@@ -146,19 +150,19 @@ def confirm_message(
         ),
         context("Nothing changes until you confirm. Only admins can confirm."),
     ]
-    return escape(f"{question} {change}"), blocks
+    return Rendered.of(escape(f"{question} {change}"), blocks)
 
 
 def revoke_confirmation(
     user_id: int, user_name: str | None, panel_id: int, panel_name: str | None, org_id: int | None
-) -> tuple[str, list[Block]]:
+) -> Rendered:
     who, where = person(user_name, user_id), panel_label(panel_name, panel_id)
     change = f"{who} will lose access to {where}."
     value = {"op": "revoke", "user": user_id, "panel": panel_id, "org": org_id, "who": who, "where": where}
     return confirm_message("Revoke panel access?", change, "Revoke access", value)
 
 
-def delete_confirmation(user_id: int, user_name: str | None, org_id: int | None) -> tuple[str, list[Block]]:
+def delete_confirmation(user_id: int, user_name: str | None, org_id: int | None) -> Rendered:
     who = person(user_name, user_id)
     change = f"{who} will be deleted from the service. This cannot be undone."
     value = {"op": "delete_user", "user": user_id, "org": org_id, "who": who}

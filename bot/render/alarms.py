@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -23,13 +21,14 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.render.common import MAX_BLOCKS, clip, context, escape, or_dash, section, sections
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
 from bot.render.forms import VALUE, modal
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
 from core.text import counted
+from core.timefmt import local
 
 ACK = "alarm_ack"
 TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
@@ -45,28 +44,9 @@ SILENCE_MINUTES = {30: "30 min", 120: "2 h", 1440: "24 h"}
 DASHBOARD = "alarm_dashboard"
 
 
-@dataclass(frozen=True)
-class Rendered:
-    """A message ready for chat.postMessage / chat.update, and its plain-text form for the console."""
-
-    text: str
-    attachments: list[dict[str, Any]] = field(default_factory=list)
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-
-    def console(self) -> str:
-        """The blocks as text; the fallback `text` only when there are none (it repeats the first block)."""
-        blocks = [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
-        lines = [_block_text(b) for b in blocks] or [self.text]
-        return "\n".join(line for line in lines if line)
-
-
 def severity(violation_type: str | None, event_type: str | None = None) -> str:
     """The card level's name (core.alarms): red, yellow or gray."""
     return level_of(violation_type, event_type).name
-
-
-def local_time(epoch_ms: int, zone: ZoneInfo) -> str:
-    return datetime.fromtimestamp(epoch_ms / 1000, zone).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 def sensor_or_zone(alarm: Alarm) -> str | None:
@@ -124,13 +104,13 @@ def lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonEle
 def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     """The card's line saying where the alarm stands and who holds it."""
     if state.state is State.RESOLVED and state.resolved_at is not None:
-        who, when = escape(state.resolved_by or "?"), local_time(state.resolved_at, zone)
+        who, when = escape(state.resolved_by or "?"), local(state.resolved_at, zone, seconds=True)
         line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}"
         return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
         parts.append(f":white_check_mark: *Acknowledged* by <@{escape(state.acknowledged_by or '?')}> at "
-                     f"{local_time(state.acknowledged_at, zone)}")  # fmt: skip
+                     f"{local(state.acknowledged_at, zone, seconds=True)}")  # fmt: skip
     else:
         parts.append(":rotating_light: *Open*")
     if state.assignee:
@@ -147,11 +127,11 @@ def alarm_card(
     fields = [
         f"*Panel*\n{escape(panel_label(alarm))}",
         f"*Sensor / zone*\n{or_dash(sensor_or_zone(alarm))}",
-        f"*Time*\n{local_time(alarm.activity_time, zone)}",
+        f"*Time*\n{local(alarm.activity_time, zone, seconds=True)}",
         f"*Kind*\n{or_dash(alarm.violation_type or alarm.event_type)}",
     ]
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
-    as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
+    as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if state is not None and (state.state is not State.OPEN or state.assignee):
         blocks.append(context(state_line(state, zone)))
@@ -174,11 +154,11 @@ def storm_card(
     fields = [
         f"*Panel*\n{escape(panel_label(alarm))}",
         f"*Alarms*\n{counts.count}",
-        f"*First*\n{local_time(counts.first_time, zone)}",
-        f"*Last*\n{local_time(counts.last_time, zone)}",
+        f"*First*\n{local(counts.first_time, zone, seconds=True)}",
+        f"*Last*\n{local(counts.last_time, zone, seconds=True)}",
         f"*Kinds*\n{escape(', '.join(counts.kinds)) or '–'}",
     ]
-    as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
+    as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks: list[Block] = [
         section(f"*{escape(title)}*", fields),
         context(
@@ -203,7 +183,8 @@ def storm_card(
 def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:
     """A thread reply listing alarms, one line each, in as many sections as they need."""
     lines = [
-        f"`{local_time(a.activity_time, zone)}` {escape(a.violation_name or a.event_type or 'alarm')}"
+        f"`{local(a.activity_time, zone, seconds=True)}` "
+        f"{escape(a.violation_name or a.event_type or 'alarm')}"
         f" — {escape(a.description or '')} (`{escape(a.event_id)}`)"
         for a in alarms
     ]
@@ -227,7 +208,7 @@ def group_handled(
     )
     if note:
         head += f" — {escape(clip(note, 500))}"
-    lines = [f"`{local_time(at, zone)}` `{escape(event_id)}`" for event_id, at in alarms]
+    lines = [f"`{local(at, zone, seconds=True)}` `{escape(event_id)}`" for event_id, at in alarms]
     blocks: list[Block] = [section(head), *sections(lines)]
     if len(blocks) > MAX_BLOCKS:
         blocks = [*blocks[: MAX_BLOCKS - 1], context("… and more; every alarm is in the dashboard")]
@@ -275,24 +256,10 @@ def first_start_summary(alarms: Sequence[Alarm], hours: float, zone: ZoneInfo) -
     head = (
         f"samops notify is now watching for alarms. Before it started, {counted(len(alarms), 'alarm')} on "
         f"{counted(len(by_panel), 'panel')} in the last {hours:g} h"
-        f" (from {local_time(alarms[0].activity_time, zone)}); "
+        f" (from {local(alarms[0].activity_time, zone, seconds=True)}); "
         "they are not replayed one by one."
     )
     lines = [f"• {escape(name)}: {count}" for name, count in top[:20]]
     if len(top) > 20:
         lines.append(f"… and {len(top) - 20} more panels")
     return Rendered(text=head, blocks=[section(escape(head)).to_dict(), section("\n".join(lines)).to_dict()])
-
-
-def _block_text(block: dict[str, Any]) -> str:
-    parts: list[str] = []
-    if text := block.get("text"):
-        parts.append(text.get("text", "") if isinstance(text, dict) else str(text))
-    parts += [f.get("text", "").replace("\n", ": ", 1) for f in block.get("fields", []) or []]
-    for element in block.get("elements", []) or []:
-        if element.get("type") == "button":
-            label = element["text"]["text"]
-            parts.append(f"[{label}]" + (f" {element['url']}" if element.get("url") else ""))
-        elif "text" in element:
-            parts.append(str(element["text"]))
-    return "  ".join(p for p in parts if p)

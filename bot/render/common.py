@@ -7,6 +7,7 @@ element 2,000. Long lists are cut and end with "… and N more" rather than fail
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -145,3 +146,39 @@ def blocks_to_text(blocks: Sequence[dict[str, Any]]) -> str:
         elif kind == "rich_text":
             out.append(str(block.get("elements")))
     return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """samops' one message type: a message ready for chat.postMessage / chat.update / respond (its blocks as
+    Block Kit JSON), and its plain-text form for the console. Every renderer returns one: cards, notices,
+    digests and the `/sam` answers alike."""
+
+    text: str
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, text: str, blocks: Sequence[Any]) -> Rendered:
+        """A message of `blocks` (slack_sdk Block objects or their dicts) with the fallback `text`."""
+        return cls(text=text, blocks=blocks_to_dicts(blocks))
+
+    def console(self) -> str:
+        """The blocks as text; the fallback `text` only when there are none (it repeats the first block)."""
+        blocks = [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
+        lines = [_block_text(b) for b in blocks] or [self.text]
+        return "\n".join(line for line in lines if line)
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    parts: list[str] = []
+    if text := block.get("text"):
+        parts.append(text.get("text", "") if isinstance(text, dict) else str(text))
+    parts += [f.get("text", "").replace("\n", ": ", 1) for f in block.get("fields", []) or []]
+    for element in block.get("elements", []) or []:
+        if element.get("type") == "button":
+            label = element["text"]["text"]
+            parts.append(f"[{label}]" + (f" {element['url']}" if element.get("url") else ""))
+        elif "text" in element:
+            parts.append(str(element["text"]))
+    return "  ".join(p for p in parts if p)

@@ -18,12 +18,12 @@ from bot.render.alarms import (
     Rendered,
     attachment,
     handling_line,
-    local_time,
     panel_buttons,
 )
 from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escape, join_lines, section
 from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
 from core.lifecycle import State, incident_state
+from core.timefmt import local
 
 ICONS = {
     ALARM: ":rotating_light:",
@@ -71,13 +71,13 @@ def incident_card(view: IncidentView, zone: ZoneInfo, data_as_of: int | None, da
     level = "gray" if state is State.RESOLVED else "red" if state is State.OPEN else "yellow"
     head = f"{EMOJI[state]} {title(view)}"
     first, last = view.timeline[0].time, view.timeline[-1].time
-    as_of = local_time(data_as_of, zone) if data_as_of else "unknown"
+    as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks: list[Block] = [
         section(f"*{escape(head)}*"),
         section(join_lines(timeline_lines(view.timeline, zone), MAX_SECTION_TEXT)),
         context(
-            f"{len(view.timeline)} pieces of evidence from {local_time(first, zone)}"
-            f" to {local_time(last, zone)}"
+            f"{len(view.timeline)} pieces of evidence from {local(first, zone, seconds=True)}"
+            f" to {local(last, zone, seconds=True)}"
             f" · state: *{state.value}* · {handling_line(view.handled)} · data as of {as_of}"
         ),
     ]

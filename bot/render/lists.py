@@ -2,56 +2,67 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block
 
-from bot.render.common import cap_blocks, context, escape, header, join_lines, section
+from bot.render.common import Rendered, cap_blocks, context, escape, header, join_lines, section
+from core.access_windows import time_of_day as ms_of_day
 from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
 from core.read import AlarmRow, TableFreshness
 from core.text import counted
-from core.timefmt import hhmm, utc
+from core.timefmt import UTC_TZ, hhmm, local
 
 # dayOfWeek 1..7 of a privilege period: 1 is Monday (ISO 8601), as samops reads the spec.
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+ZoneFor = Callable[[int | None], ZoneInfo]  # an organization's zone (NotifyConfig.zone_for)
 
 
 # --- alarms ------------------------------------------------------------------------------------------
 
 
-def alarm_line(a: AlarmRow) -> str:
+def alarm_line(a: AlarmRow, zone: ZoneInfo = UTC_TZ) -> str:
     kind = kind_of(a.violation_type)
     icon = kind.icon if kind else "•"
     panel = f"{escape(a.panel_name)} (`{a.resource_id}`)" if a.panel_name else f"panel `{a.resource_id}`"
     what = escape(a.violation_name or a.description or a.event_type or "alarm")
     kind = f" ({escape(a.violation_type)})" if a.violation_type else ""
-    return f"{icon} {utc(a.activity_time)} · *{what}*{kind} · {panel}"
+    return f"{icon} {local(a.activity_time, zone)} · *{what}*{kind} · {panel}"
 
 
 def alarms_blocks(
-    alarms: Sequence[AlarmRow], scope: str, total: int, fresh: TableFreshness | None, now: int
-) -> tuple[str, list[Block]]:
+    alarms: Sequence[AlarmRow],
+    scope: str,
+    total: int,
+    fresh: TableFreshness | None,
+    now: int,
+    zone_for: ZoneFor,
+    org_id: int | None = None,
+) -> Rendered:
+    """Each alarm in its organization's zone; the freshness in that of `org_id` (the one asked about)."""
     by_type: dict[str, int] = {}
     for a in alarms:
         by_type[a.violation_type or "other"] = by_type.get(a.violation_type or "other", 0) + 1
     counts = ", ".join(f"{n} {escape(t)}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
     title = f"{counted(total, 'alarm')} {scope}" + (f" — {counts}" if counts and total == len(alarms) else "")
-    lines = [alarm_line(a) for a in alarms]
+    lines = [alarm_line(a, zone_for(a.org_id)) for a in alarms]
+    note = freshness_note(fresh, now, zone_for(org_id))
     blocks: list[Block] = [
         header(f"Alarms {scope}"),
         section(join_lines(lines, total=total) if lines else "_No alarms in this period._"),
-        context(freshness_note(fresh, now)),
+        context(note),
     ]
-    return f"{title}. {freshness_note(fresh, now)}", cap_blocks(blocks)
+    return Rendered.of(f"{title}. {note}", cap_blocks(blocks))
 
 
-def freshness_note(fresh: TableFreshness | None, now: int) -> str:
+def freshness_note(fresh: TableFreshness | None, now: int, zone: ZoneInfo = UTC_TZ) -> str:
     if fresh is None or fresh.last_success is None:
         return "From the local cache, which has not been synced yet (`samops sync`)."
     minutes = max(0, (now - fresh.last_success) // 60_000)
-    note = f"From the local cache, synced {minutes} min ago ({utc(fresh.last_success)})."
+    note = f"From the local cache, synced {minutes} min ago ({local(fresh.last_success, zone)})."
     if fresh.last_error and (fresh.last_error_at or 0) > fresh.last_success:
         note += f" Last sync failed: {escape(fresh.last_error[:200])}."
     return note
@@ -73,9 +84,7 @@ def camera_line(cam: CameraSummary, problems: Sequence[str]) -> str:
     return f"*{name}* (`{cam.resource_id}`) {escape(model)}{where} — {state}"
 
 
-def cameras_blocks(
-    cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]], filter_text: str
-) -> tuple[str, list[Block]]:
+def cameras_blocks(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]], filter_text: str) -> Rendered:
     with_problems = sum(1 for _, p in cameras if p)
     scope = f" matching `{escape(filter_text)}`" if filter_text else ""
     summary = f"{counted(len(cameras), 'camera')}{scope}, {with_problems} with problems"
@@ -85,7 +94,7 @@ def cameras_blocks(
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
         context("Live from the service; cameras with problems first." + _status_note(cameras)),
     ]
-    return summary + ".", cap_blocks(blocks)
+    return Rendered.of(summary + ".", cap_blocks(blocks))
 
 
 def _status_note(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]]) -> str:
@@ -97,36 +106,38 @@ def _status_note(cameras: Sequence[tuple[CameraSummary, tuple[str, ...]]]) -> st
 # --- privileges and roles ----------------------------------------------------------------------------
 
 
-def time_of_day(ms: int | None) -> str:
-    """A window bound as HH:MM: milliseconds after midnight, or the UTC time of day of an epoch-ms."""
+def time_of_day(ms: int | None, zone: ZoneInfo = UTC_TZ) -> str:
+    """A window bound as HH:MM on the organization's clock, read as who-can reads it (milliseconds after
+    midnight, or an epoch-ms's time of day in `zone`: `core.access_windows.time_of_day`)."""
     if ms is None:
         return "?"
-    return hhmm(ms)
+    return hhmm(ms_of_day(ms, zone))
 
 
 def weekday(day: int | None) -> str:
     return WEEKDAYS[day - 1] if day is not None and 1 <= day <= 7 else f"day {day}"
 
 
-def window_words(day: int | None, start: int | None, end: int | None) -> str:
+def window_words(day: int | None, start: int | None, end: int | None, zone: ZoneInfo = UTC_TZ) -> str:
     """ "Mon 08:00–18:00" """
-    return f"{weekday(day)} {time_of_day(start)}–{time_of_day(end)}"
+    return f"{weekday(day)} {time_of_day(start, zone)}–{time_of_day(end, zone)}"
 
 
-def date_words(epoch_ms: int | None, none: str) -> str:
-    return utc(epoch_ms) if epoch_ms else none
+def date_words(epoch_ms: int | None, none: str, zone: ZoneInfo = UTC_TZ) -> str:
+    return local(epoch_ms, zone) if epoch_ms else none
 
 
-def privileges_blocks(user_id: int, priv: UserPrivileges) -> tuple[str, list[Block]]:
+def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> Rendered:
+    """The windows and dates on the organization's clock (`zone`), named, as `/sam who-can` reads them."""
     validity = priv.user_privilege_validity
     days = (
         sorted(validity.accessible_days or [], key=lambda d: (d.day_of_week or 0, d.start or 0))
         if validity
         else []
     )
-    windows = [window_words(d.day_of_week, d.start, d.end) for d in days]
-    starts = date_words(validity.validity_start if validity else None, "from the start")
-    expires = date_words(validity.expiration if validity else None, "never")
+    windows = [window_words(d.day_of_week, d.start, d.end, zone) for d in days]
+    starts = date_words(validity.validity_start if validity else None, "from the start", zone)
+    expires = date_words(validity.expiration if validity else None, "never", zone)
     groups = sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0)
     group_lines = [
         f"{'✅' if g.authority else '⛔'} privilege group `{g.privilege_group_id}`"
@@ -144,17 +155,21 @@ def privileges_blocks(user_id: int, priv: UserPrivileges) -> tuple[str, list[Blo
                 f"*Groups granted*\n{granted} of {len(groups)}",
             ],
         ),
-        section("*Access windows*\n" + (join_lines(windows, limit=2900) if windows else "_any time_")),
+        section(
+            f"*Access windows* ({zone.key})\n"
+            + (join_lines(windows, limit=2900) if windows else "_any time_")
+        ),
         section("*Privilege groups*\n" + (join_lines(group_lines, limit=2900) if group_lines else "_none_")),
     ]
     text = (
-        f"User {user_id}: access {', '.join(windows) or 'any time'}; valid from {starts}, expires {expires}; "
+        f"User {user_id}: access {', '.join(windows) or 'any time'} ({zone.key}); valid from {starts}, "
+        f"expires {expires}; "
         f"{granted} of {len(groups)} privilege groups granted."
     )
-    return text, cap_blocks(blocks)
+    return Rendered.of(text, cap_blocks(blocks))
 
 
-def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> tuple[str, list[Block]]:
+def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> Rendered:
     ordered = sorted(groups, key=lambda g: g.privilege_group_id or 0)
     lines = [
         f"{'✅' if g.default_authority else '⛔'} privilege group `{g.privilege_group_id}`"
@@ -169,9 +184,8 @@ def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> tuple[str
             + (join_lines(lines) if lines else "_none_")
         ),
     ]
-    return f"Role {role_id}: {len(ordered)} privilege groups, {granted} granted by default.", cap_blocks(
-        blocks
-    )
+    text = f"Role {role_id}: {len(ordered)} privilege groups, {granted} granted by default."
+    return Rendered.of(text, cap_blocks(blocks))
 
 
 # --- customers and bills -----------------------------------------------------------------------------
@@ -195,7 +209,7 @@ def customer_line(c: Customer) -> str:
     )
 
 
-def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, list[Block]]:
+def customers_blocks(phone: str, customers: Sequence[Customer]) -> Rendered:
     lines = [customer_line(c) for c in customers]
     summary = f"{counted(len(customers), 'customer')} with phone {escape(phone)}"
     blocks: list[Block] = [
@@ -203,7 +217,7 @@ def customers_blocks(phone: str, customers: Sequence[Customer]) -> tuple[str, li
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
         context("Names are masked by the service."),
     ]
-    return summary + ".", cap_blocks(blocks)
+    return Rendered.of(summary + ".", cap_blocks(blocks))
 
 
 def _date(value: datetime | str | None) -> str:
@@ -224,7 +238,7 @@ def bill_line(b: Bill) -> str:
     )
 
 
-def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill]) -> tuple[str, list[Block]]:
+def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill]) -> Rendered:
     ordered = sorted(bills, key=lambda b: b.bill_date or datetime.min.replace(tzinfo=UTC), reverse=True)
     scope = f" for {month}" if month else ""
     lines = [bill_line(b) for b in ordered]
@@ -233,4 +247,4 @@ def bills_blocks(subscription_id: int, month: str | None, bills: Sequence[Bill])
         header(f"Bills — subscription {subscription_id}"),
         section(summary + "\n" + (join_lines(lines, limit=2800) if lines else "_none_")),
     ]
-    return summary + ".", cap_blocks(blocks)
+    return Rendered.of(summary + ".", cap_blocks(blocks))

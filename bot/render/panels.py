@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block
 
 from bot.render.common import (
+    Rendered,
     cap_blocks,
     context,
     divider,
@@ -21,7 +23,7 @@ from bot.render.common import (
 from core.alarms import is_alarm
 from core.models import Activity, Controller, ControllerDataLogEntry, Partition, Sensor
 from core.text import counted
-from core.timefmt import age, utc
+from core.timefmt import age, local
 
 
 @dataclass(frozen=True)
@@ -82,17 +84,18 @@ def controller_line(controller: Controller, values: Sequence[ControllerDataLogEn
     return f"• *{escape(name)}* (`{controller.id}`){value}{_partitions(controller.partitions)}"
 
 
-def activity_line(activity: Activity) -> str:
+def activity_line(activity: Activity, zone: ZoneInfo) -> str:
     alarm = is_alarm(activity.event_type, activity.violation_type)
     what = activity.violation_name or activity.description or activity.event_type or "event"
     kind = activity.violation_type or activity.event_type or ""
-    line = f"{utc(activity.activity_time)} · {escape(what)}" + (f" ({escape(kind)})" if kind else "")
+    line = f"{local(activity.activity_time, zone)} · {escape(what)}" + (f" ({escape(kind)})" if kind else "")
     if activity.description and activity.description != what:
         line += f" — {escape(activity.description)}"
     return f":rotating_light: *{line}*" if alarm else f"• {line}"
 
 
-def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
+def panel_blocks(status: PanelStatus, zone: ZoneInfo) -> Rendered:
+    """Times in the panel's organization's zone (`zone`), named."""
     now = status.fetched_at
     title = status.name or f"Panel {status.resource_id}"
     fields = [
@@ -114,14 +117,14 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
         section(f"*Controllers* ({len(lines)})\n" + (join_lines(lines, limit=2900) if lines else "_none_"))
     )
     alarms = sum(1 for a in status.activities if is_alarm(a.event_type, a.violation_type))
-    lines = [activity_line(a) for a in status.activities]
+    lines = [activity_line(a, zone) for a in status.activities]
     title_line = f"*Last {counted(len(lines), 'activity', 'activities')}*" + (
         f" — {counted(alarms, 'alarm')}" if alarms else ""
     )
     blocks.append(divider())
     blocks.append(section(title_line + "\n" + (join_lines(lines, limit=2900) if lines else "_no activity_")))
     newest_value = max((v.last_update or 0 for v in status.values), default=0) or None
-    data_age = f"Live from the service at {utc(now)}."
+    data_age = f"Live from the service at {local(now, zone)}."
     if newest_value:
         data_age += f" Latest controller value: {age(newest_value, now)}."
     blocks.append(context(data_age))
@@ -132,4 +135,4 @@ def panel_blocks(status: PanelStatus) -> tuple[str, list[Block]]:
         f"{counted(len(status.controllers), 'controller')}, {counted(alarms, 'alarm')} in the last "
         f"{counted(len(status.activities), 'activity', 'activities')}. {data_age}"
     )
-    return text, cap_blocks(blocks)
+    return Rendered.of(text, cap_blocks(blocks))

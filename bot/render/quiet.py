@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, SectionBlock
 
-from bot.render.alarms import Rendered, local_time
-from bot.render.common import MAX_BLOCKS, clip, context, escape, header, join_lines, section
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, header, join_lines, section
 from core.read import MAINTENANCE, Handover, HeldGroup, QuietWindow
 from core.text import counted
+from core.timefmt import local
 
 LIFT = "quiet_lift"
 LISTED = MAX_BLOCKS - 5  # windows listed one block each; the rest are counted
@@ -26,9 +26,9 @@ def window_line(window: QuietWindow, zone: ZoneInfo, now: int) -> str:
     """One line: what, on what, until when, why, by whom."""
     emoji = ":construction:" if window.kind == MAINTENANCE else ":no_bell:"
     when = (
-        f"until {local_time(window.end, zone)}"
+        f"until {local(window.end, zone, seconds=True)}"
         if window.starts_at <= now
-        else f"from {local_time(window.starts_at, zone)} to {local_time(window.end, zone)}"
+        else f"from {local(window.starts_at, zone, seconds=True)} to {local(window.end, zone, seconds=True)}"
     )
     who = f" by <@{escape(window.created_by)}>" if window.created_by else " (from the config)"
     reason = f" — {escape(window.reason)}" if window.reason else ""
@@ -51,7 +51,7 @@ def window_card(window: QuietWindow, zone: ZoneInfo, now: int, intro: str = "") 
 
 def lifted_card(window: QuietWindow, zone: ZoneInfo) -> Rendered:
     by = f"<@{escape(window.lifted_by)}>" if window.lifted_by else "someone"
-    when = local_time(window.lifted_at or window.end, zone)
+    when = local(window.lifted_at or window.end, zone, seconds=True)
     text = f":bell: {_what(window)} of {escape(window.scope())} lifted by {by} at {when}."
     return Rendered(text=text, blocks=[section(text).to_dict()])
 
@@ -80,13 +80,13 @@ def held_summary(window: QuietWindow, groups: Sequence[HeldGroup], zone: ZoneInf
     total = sum(g.count for g in groups)
     how = "was lifted" if window.lifted_at is not None and window.lifted_at < window.ends_at else "ended"
     head = (
-        f":bell: {_what(window)} of {window.scope()} {how} ({local_time(window.end, zone)}). "
+        f":bell: {_what(window)} of {window.scope()} {how} ({local(window.end, zone, seconds=True)}). "
         f"It held back {counted(total, 'alarm')}:"
     )
     lines = []
     for g in groups:
         panel = f"{g.panel_name} ({g.resource_id})" if g.panel_name else f"panel {g.resource_id}"
-        first, last = local_time(g.first_time, zone), local_time(g.last_time, zone)
+        first, last = local(g.first_time, zone, seconds=True), local(g.last_time, zone, seconds=True)
         span = first if last == first else f"{first} – {last}"  # times within one second read the same
         lines.append(f"• {escape(panel)}: {g.count} × {escape(g.kind)} ({span})")
     blocks = [section(escape(head)), section(join_lines(lines)), context("Every alarm is in the dashboard.")]
@@ -99,7 +99,7 @@ def _duration(ms: int) -> str:
 
 
 def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
-    span = f"{local_time(digest.since, zone)} – {local_time(digest.until, zone)}"
+    span = f"{local(digest.since, zone, seconds=True)} – {local(digest.until, zone, seconds=True)}"
     scope = f"organization {digest.org_id}" if digest.org_id is not None else "all organizations"
     blocks: list[Block] = [header("Shift handover"), context(f"{span} · {scope}")]
     life = digest.lifecycle
@@ -112,7 +112,7 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     ]
     blocks.append(section("*This shift*", figures))
     held = [
-        f"• {local_time(h.opened_at, zone)} {escape(h.kind or 'alarm')} on "
+        f"• {local(h.opened_at, zone, seconds=True)} {escape(h.kind or 'alarm')} on "
         f"{escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
         + (f" by <@{escape(h.acknowledged_by)}>" if h.acknowledged_by else "")
         + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import Block
 
-from bot.render.common import cap_blocks, context, escape, header, join_lines, or_dash, section
+from bot.render.common import Rendered, cap_blocks, context, escape, header, join_lines, or_dash, section
 from core.models import User
 
 # The service's user status codes (Liferay's workflow statuses); anything else is shown as its number.
@@ -23,7 +23,7 @@ def status_text(status: int | None) -> str:
     return USER_STATUS.get(status, f"status {status}")
 
 
-def user_blocks(user: User) -> tuple[str, list[Block]]:
+def user_blocks(user: User) -> Rendered:
     """The fallback text and the blocks for one user."""
     name = full_name(user) or f"user {user.user_id}"
     verified = {True: "verified", False: "not verified", None: "verification unknown"}[
@@ -62,4 +62,4 @@ def user_blocks(user: User) -> tuple[str, list[Block]]:
         f"roles: {', '.join(roles) or 'none'}"
         + (f"; {len(panels)} authorized panels" if user.resources is not None else "")
     )
-    return text, cap_blocks(blocks)
+    return Rendered.of(text, cap_blocks(blocks))

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject
 
-from bot.render.common import cap_blocks, context, escape, header, join_lines, section
+from bot.render.common import Rendered, cap_blocks, context, escape, header, join_lines, section
 from core.access_windows import local_words
 from core.read import WhoCan, WhoCanEntry
 from core.text import counted
@@ -42,9 +42,7 @@ def cannot_line(entry: WhoCanEntry, zone: ZoneInfo, moment: int) -> str:
     return f"• {escape(entry.user.name)} (`{entry.user.user_id}`) — {escape(why)}"
 
 
-def who_can_blocks(
-    answer: WhoCan, panel_name: str | None, zone: ZoneInfo, source: str
-) -> tuple[str, list[Block]]:
+def who_can_blocks(answer: WhoCan, panel_name: str | None, zone: ZoneInfo, source: str) -> Rendered:
     """`source` says where the authorizations come from and how fresh they are (a context line)."""
     panel = (
         f"{escape(panel_name)} (`{answer.resource_id}`)" if panel_name else f"panel `{answer.resource_id}`"
@@ -68,4 +66,4 @@ def who_can_blocks(
     blocks.append(context(source))
     plain = [escape(e.user.name) for e in answer.can]
     text = summary + (f" {', '.join(plain)}." if plain else "")
-    return text, cap_blocks(blocks)
+    return Rendered.of(text, cap_blocks(blocks))

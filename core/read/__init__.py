@@ -70,7 +70,7 @@ from core.read.rows import (
 from core.read.sparklines import KpiHours, kpi_hours
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
 from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
-from core.read.zones import organization_time_zone
+from core.read.zones import UsersZones, organization_time_zone, users_zone
 
 __all__ = [
     "MAINTENANCE",
@@ -101,6 +101,7 @@ __all__ = [
     "QuietWindow",
     "SensorRow",
     "TableFreshness",
+    "UsersZones",
     "WeekdayHourCount",
     "WhoCan",
     "WhoCanEntry",
@@ -143,6 +144,7 @@ __all__ = [
     "site_panels",
     "state_counts",
     "unrecorded_errors",
+    "users_zone",
     "weekday_hour_counts",
     "who_can",
     "windows_in_force",

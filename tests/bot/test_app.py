@@ -184,6 +184,12 @@ def test_bad_config_stops_the_bot_with_a_clear_message(
     err = capsys.readouterr().err
     assert "roles.admin" in err
     assert "Traceback" not in err
+    # [notify] is parsed with the rest: a mistake there stops the bot too (it ran on defaults, beside a
+    # notifier and a `samops up` that refused the same file).
+    config.write_text('[notify]\ntimezone = "Mars/Base"\n')
+    assert bot_cli.main(["--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "notify.timezone" in err and "Mars/Base" in err and "Traceback" not in err
     monkeypatch.setenv("SAMOPS_CONFIG", str(tmp_path / "nope.toml"))
     assert bot_cli.main([]) == 2
     assert "no such file" in capsys.readouterr().err

@@ -7,6 +7,7 @@ import tomllib
 import pytest
 
 from bot.config import BotConfig, load_config, parse_config
+from bot.notify.config import NotifyConfig
 from tests.support.processes import ROOT
 
 
@@ -39,7 +40,12 @@ def test_config_rejects_unknown_keys_and_bad_ids() -> None:
         parse_config({"roles": {"admins": ["bob"]}})
     with pytest.raises(ConfigError, match=r"channels\.C1\.org"):
         parse_config({"channels": {"C1": {"org": "x"}}})
-    assert parse_config({"notify": {"anything": 1}}) == BotConfig(notify={"anything": 1})  # its own parser
+    # [notify] is parsed with the rest, once: a mistake there is the same error, naming the key.
+    with pytest.raises(ConfigError, match=r"^config: notify\.anything: "):
+        parse_config({"notify": {"anything": 1}})
+    with pytest.raises(ConfigError, match=r"notify\.routes\.0\.escalate_to"):
+        parse_config({"notify": {"routes": [{"channel": "C1", "escalate_after": 5, "escalate_to": ["x"]}]}})
+    assert isinstance(parse_config({"notify": {"timezone": "Europe/Berlin"}}).notify, NotifyConfig)
     # A misspelt section would drop every role list.
     with pytest.raises(ConfigError, match=r"^config: role: "):
         parse_config({"role": {"admins": ["U1"]}, "notify": {}})
@@ -54,3 +60,28 @@ def test_service_role_names_are_one_name_in_any_case() -> None:
         parse_config({"roles": {"from_service": {" ": "admin"}}})
     same = {"Administrator": "admin", "ADMINISTRATOR": "admin"}
     assert parse_config({"roles": {"from_service": same}}).roles.from_service == same
+
+
+def test_the_dashboard_link_is_read_in_one_place() -> None:
+    assert BotConfig().dashboard_url("http://127.0.0.1:8501") == "http://127.0.0.1:8501"
+    assert parse_config({"dashboard": {"url": "https://dash"}}).dashboard_url("x") == "https://dash"
+    both = {"dashboard": {"url": "https://dash"}, "notify": {"dashboard_url": "https://notify"}}
+    assert parse_config(both).dashboard_url("x") == "https://notify"
+
+
+def test_a_handover_channel_takes_its_org_from_the_bot_section() -> None:
+    data = {"channels": {"C_A": {"org": 7}}, "notify": {"channels": {"C_A": {"handover": ["07:00"]}}}}
+    assert parse_config(data).notify.per_channel["C_A"].org == 7
+
+
+def test_the_config_file_is_parsed_in_one_place() -> None:
+    """One parse per process: only bot/config.py reads the TOML or validates a section of it; every other
+    part of the bot, the notifier and `samops up` is handed the `BotConfig` it gives."""
+    models = {ROOT / "bot" / "config.py", ROOT / "bot" / "notify" / "config.py"}  # where the models live
+    for path in [*(ROOT / "bot").rglob("*.py"), *(ROOT / "samops").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        needles = (
+            ("parse_notify(", "NotifyConfig.model_validate", "NotifyConfig()") if path not in models else ()
+        )
+        for needle in ("tomllib", *needles) if path != ROOT / "bot" / "config.py" else needles:
+            assert needle not in text, f"{path.relative_to(ROOT)} parses the config itself ({needle})"

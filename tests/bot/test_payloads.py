@@ -26,15 +26,15 @@ from bot.render.access import delete_confirmation, revoke_confirmation
 
 
 def _button_value(blocks: list[Any]) -> str:
-    actions = next(b for b in blocks if b.to_dict()["type"] == "actions").to_dict()
+    actions = next(b for b in blocks if b["type"] == "actions")
     return str(actions["elements"][0]["value"])
 
 
 def test_confirm_values_made_by_the_confirmations_are_read_back() -> None:
-    _, blocks = revoke_confirmation(2001, "Ana", 1001, "Warehouse", 7)
+    blocks = revoke_confirmation(2001, "Ana", 1001, "Warehouse", 7).blocks
     value = read_json(ConfirmValue, _button_value(blocks), "This button")
     assert isinstance(value, RevokeValue) and (value.user, value.panel, value.org) == (2001, 1001, 7)
-    _, blocks = delete_confirmation(2001, None, None)
+    blocks = delete_confirmation(2001, None, None).blocks
     value = read_json(ConfirmValue, _button_value(blocks), "This button")
     assert isinstance(value, DeleteUserValue) and value.org is None
 

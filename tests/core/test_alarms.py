@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from zoneinfo import ZoneInfo
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -63,8 +64,8 @@ def test_panel_counts_alarms_as_the_cache_does() -> None:
         _activity("arm", None, 4),
     ]
     status = PanelStatus(7, "Shop", None, None, True, 1, {}, [], [], activities, 4, 1_763_900_001_000)
-    _, blocks = panel_blocks(status)
-    text = "\n".join(str(b.to_dict()) for b in blocks)
+    blocks = panel_blocks(status, ZoneInfo("UTC")).blocks
+    text = "\n".join(str(b) for b in blocks)
     assert "Last 4 activities* — 3 alarms" in text
-    assert activity_line(activities[1]).startswith(":rotating_light: *")
-    assert activity_line(activities[3]).startswith("• ")
+    assert activity_line(activities[1], ZoneInfo("UTC")).startswith(":rotating_light: *")
+    assert activity_line(activities[3], ZoneInfo("UTC")).startswith("• ")

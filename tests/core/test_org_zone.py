@@ -35,3 +35,12 @@ def test_only_a_places_zone_is_a_zone() -> None:
     # tzdata also lists the machine's own zone and a placeholder; a URL's ?tz= must not pick either.
     assert zone("Europe/Berlin") is not None and zone("UTC") is not None
     assert zone("localtime") is None and zone("Factory") is None and zone("../../etc/passwd") is None
+
+
+def test_the_cached_users_zone_comes_after_the_config() -> None:
+    """The dashboard passes its users' zone as the fallback: the config's zone still wins, as on the cards."""
+    kolkata = "Asia/Kolkata"
+    assert org_zone({}, 1001, fallback=kolkata) == ZoneInfo(kolkata)
+    assert org_zone({"timezones": {"1001": "Europe/Berlin"}}, 1001, fallback=kolkata) == BERLIN
+    assert org_zone({"timezone": "Europe/Istanbul"}, 1001, fallback=kolkata) == ISTANBUL
+    assert org_zone({}, 1001, fallback="Mars/Base") == UTC

@@ -199,8 +199,9 @@ def test_cameras_without_status_show_what_the_summary_has(tmp_path: Path, exact:
 
     from bot.commands.cameras import problems_of
 
-    text, blocks = cameras_blocks([(c, problems_of(c)) for c in live], "")
-    shown = str([b.to_dict() for b in blocks])
+    message = cameras_blocks([(c, problems_of(c)) for c in live], "")
+    text, blocks = message.text, message.blocks
+    shown = str(blocks)
     assert "not reported by the service" in shown
     assert "offline" not in shown
     assert all((c.resource_name or "") in shown for c in live)

@@ -309,9 +309,10 @@ def check_limits(blocks: list) -> list[dict]:
     return dicts
 
 
-def local_context(tmp_path: Path, roles: dict[str, Any]) -> AppContext:
-    """An AppContext for in-process tests: the given `[roles]`, a cache under `tmp_path`, no Slack."""
-    config = parse_config({"roles": roles})
+def local_context(tmp_path: Path, roles: dict[str, Any], notify: dict[str, Any] | None = None) -> AppContext:
+    """An AppContext for in-process tests: the given `[roles]` (and `[notify]`), a cache under `tmp_path`, no
+    Slack."""
+    config = parse_config({"roles": roles, "notify": notify or {}})
     web = WebClient(token="xoxb-x", base_url="http://127.0.0.1:9/")  # never called: no user groups
     return AppContext(
         config=config,

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.notify.config import NotifyConfigError, load_notify, parse_notify
+from bot.config import load_config
+from bot.notify.config import NotifyConfigError, parse_notify
 
 
 def test_a_handover_channel_takes_the_org_of_its_channel_entry(tmp_path: Path) -> None:
     path = tmp_path / "samops.toml"
     path.write_text('[channels.C_A]\norg = 1001\n[notify.channels.C_A]\nhandover = ["07:00", "19:00"]\n'
                     '[notify.channels.C_B]\nhandover = ["06:30"]\norg = 1002\n')  # fmt: skip
-    config, _ = load_notify(path)
+    config = load_config(path).notify
     assert config.per_channel["C_A"].org == 1001 and config.per_channel["C_B"].org == 1002
     assert {"C_A", "C_B"} <= set(config.channels())  # checked by `samops notify --check-config`
 

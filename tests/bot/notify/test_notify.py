@@ -232,10 +232,10 @@ def test_run_stops_on_the_event(db: Any, tmp_path: Path) -> None:
 
 
 def test_the_example_config_parses_and_routes_first_match() -> None:
-    from bot.notify.config import load_notify
+    from bot.config import load_config
     from core.cache.outbox import Alarm
 
-    config, _ = load_notify(Path(__file__).resolve().parents[3] / "samops.example.toml", required=True)
+    config = load_config(Path(__file__).resolve().parents[3] / "samops.example.toml", required=True).notify
     assert config.storm.posts_per_second == 1.0 and config.source == "service"
     routed = parse_notify(
         {

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from slack_sdk.models.blocks import ActionsBlock, ButtonElement
-
 from bot.render.access import (
     CONFIRM_ACTION,
     PanelChoice,
@@ -17,16 +15,12 @@ from bot.render.access import (
 
 
 def test_confirmations_use_a_danger_dialog_that_says_what_changes() -> None:
-    text, blocks = revoke_confirmation(2001, "Ayse Kaya", 1001, "Depot North", 1)
-    rendered = json.dumps([b.to_dict() for b in blocks])
-    button = next(
-        e
-        for b in blocks
-        if isinstance(b, ActionsBlock)
-        for e in b.elements
-        if isinstance(e, ButtonElement) and e.action_id == CONFIRM_ACTION
+    message = revoke_confirmation(2001, "Ayse Kaya", 1001, "Depot North", 1)
+    text, blocks = message.text, message.blocks
+    rendered = json.dumps(blocks)  # a Rendered message's blocks are Block Kit JSON
+    data = next(
+        e for b in blocks if b["type"] == "actions" for e in b["elements"] if e["action_id"] == CONFIRM_ACTION
     )
-    data = button.to_dict()
     assert data["style"] == "danger" and data["confirm"]["style"] == "danger"
     assert (
         data["confirm"]["text"]["text"]
@@ -34,10 +28,8 @@ def test_confirmations_use_a_danger_dialog_that_says_what_changes() -> None:
     )
     assert json.loads(data["value"])["op"] == "revoke"
     assert "Ayse Kaya" in text and "Depot North" in rendered
-    _, blocks = delete_confirmation(2001, None, 1)
-    actions = blocks[1]
-    assert isinstance(actions, ActionsBlock)
-    data = actions.elements[0].to_dict()
+    blocks = delete_confirmation(2001, None, 1).blocks
+    data = blocks[1]["elements"][0]
     assert (
         data["confirm"]["style"] == "danger"
         and "user 2001 will be deleted" in data["confirm"]["text"]["text"]

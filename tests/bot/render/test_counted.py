@@ -62,17 +62,18 @@ def test_a_digest_with_one_alarm() -> None:
 
 
 def test_lists_of_one() -> None:
-    assert alarms_blocks([], "on Depot", 1, None, T)[0].startswith("1 alarm on Depot")
+    assert alarms_blocks([], "on Depot", 1, None, T, lambda _org: UTC).text.startswith("1 alarm on Depot")
     camera = CameraSummary.model_validate({"resourceId": 5, "name": "Gate", "status": "online"})
-    assert cameras_blocks([(camera, ())], "Gate")[0].startswith("1 camera matching")
-    assert customers_blocks("555", [Customer.model_validate({})])[0].startswith("1 customer with phone")
-    assert bills_blocks(5001, None, [Bill.model_validate({})])[0].startswith("1 bill of subscription")
+    assert cameras_blocks([(camera, ())], "Gate").text.startswith("1 camera matching")
+    assert customers_blocks("555", [Customer.model_validate({})]).text.startswith("1 customer with phone")
+    assert bills_blocks(5001, None, [Bill.model_validate({})]).text.startswith("1 bill of subscription")
 
 
 def test_a_panel_of_one_sensor_and_one_alarm() -> None:
     alarm = Activity.model_validate({"eventId": "E1", "eventType": "violation", "violationType": "alarm",
                                      "activityTime": T})  # fmt: skip
     sensors = {"zones": [Sensor(id=1, sensor_name="Door", partitions=[])]}
-    text, blocks = panel_blocks(PanelStatus(1, "P", "M", "B", True, 1, sensors, [], [], [alarm], 1, T))
+    message = panel_blocks(PanelStatus(1, "P", "M", "B", True, 1, sensors, [], [], [alarm], 1, T), UTC)
+    text, blocks = message.text, message.blocks
     assert "1 sensor, 0 controllers, 1 alarm in the last 1 activity." in text
     assert "*Last 1 activity* — 1 alarm" in json.dumps(blocks_to_dicts(blocks), ensure_ascii=False)

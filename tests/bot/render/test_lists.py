@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from zoneinfo import ZoneInfo
 
 from bot.render.common import (
     blocks_to_dicts,
@@ -22,7 +23,8 @@ def test_camera_secrets_never_rendered() -> None:
             "ncCode": "NC-98765",
         }
     )
-    text, blocks = cameras_blocks([(cam, ())], "")
+    message = cameras_blocks([(cam, ())], "")
+    text, blocks = message.text, message.blocks
     rendered = text + json.dumps(blocks_to_dicts(blocks))
     assert "SEC-123456" not in rendered and "NC-98765" not in rendered
     assert "Gate" in rendered
@@ -49,7 +51,8 @@ def test_privilege_windows_in_words() -> None:
             ],
         }
     )
-    text, blocks = privileges_blocks(9, priv)
+    message = privileges_blocks(9, priv, ZoneInfo("UTC"))
+    text, blocks = message.text, message.blocks
     check_limits(blocks)
     assert "Tue 08:00–18:00" in text
     assert "expires 2027-01-01 00:00 UTC" in text

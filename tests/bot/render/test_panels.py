@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from bot.render.common import (
     MAX_BLOCKS,
     blocks_to_text,
@@ -17,7 +19,8 @@ def test_a_panel_with_many_sensor_types_is_capped_at_50_blocks() -> None:
         for t in range(70)
     }
     status = PanelStatus(1, "P", "M", "B", True, 1, sensors, [], [], [], 0, 0)
-    text, blocks = panel_blocks(status)
+    message = panel_blocks(status, ZoneInfo("UTC"))
+    text, blocks = message.text, message.blocks
     dicts = check_limits(blocks)
     assert len(dicts) == MAX_BLOCKS
     assert "more blocks not shown" in blocks_to_text(dicts)

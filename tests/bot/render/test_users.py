@@ -24,7 +24,8 @@ def test_a_user_with_hundreds_of_panels_stays_within_limits() -> None:
             ],
         }
     )
-    text, blocks = user_blocks(user)
+    message = user_blocks(user)
+    text, blocks = message.text, message.blocks
     dicts = check_limits(blocks)
     panels = next(b for b in dicts if "Authorized panels" in b.get("text", {}).get("text", ""))
     assert "*Authorized panels* (600)" in panels["text"]["text"]

@@ -63,9 +63,9 @@ def test_usage_answers_quote_what_was_typed_escaped(tmp_path: Path) -> None:
 
 def test_service_names_are_escaped_in_fallback_texts() -> None:
     user = User.model_validate({"userId": 5, "firstName": HOSTILE, "screenName": "<!here>"})
-    text, _ = user_blocks(user)
-    revoke_text, _ = revoke_confirmation(5, HOSTILE, 1001, "<!everyone>", None)
-    delete_text, _ = delete_confirmation(5, HOSTILE, None)
+    text = user_blocks(user).text
+    revoke_text = revoke_confirmation(5, HOSTILE, 1001, "<!everyone>", None).text
+    delete_text = delete_confirmation(5, HOSTILE, None).text
     failed = WriteOutcome(True, False, "The service answered 400: <!channel> (ref r)", "r")
     done = outcome_text(f"{HOSTILE} deleted", WriteOutcome(True, True, "Done.", "r"))
     for shown in (text, revoke_text, delete_text, outcome_text(HOSTILE, failed), done):

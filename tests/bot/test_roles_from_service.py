@@ -275,7 +275,10 @@ def test_role_lookups_keep_to_the_services_budget(tmp_path: Path, sim: Simulator
     assert all("You are a viewer" in a for a in answers)
     times = sorted(e["at"] for e in requests_to_prefix(sim, "/user/email/pace") if e["at"] >= since)
     assert len(times) >= 2
-    assert all(b - a >= 900 for a, b in itertools.pairwise(times)), times  # ~1 a second, never a burst
+    # One a second, never a burst: lookups start a second apart, and operation 13 follows users.info, whose
+    # latency varies a little (hence the margins).
+    assert all(b - a >= 500 for a, b in itertools.pairwise(times)), times
+    assert times[-1] - times[0] >= (len(times) - 1) * 1000 - 300, times
 
 
 @given(st.emails())

@@ -143,8 +143,9 @@ def refresh_now(ctx: AppContext, card: Card) -> bool:
     would not take the edit (logged)."""
 
     def chat_update(channel: str, ts: str, message: Rendered) -> None:
-        ctx.web_client.chat_update(channel=channel, ts=ts, text=message.text,
-                                   attachments=message.attachments, blocks=message.blocks)  # fmt: skip
+        ctx.web_client.chat_update(
+            channel=channel, ts=ts, text=message.text, attachments=message.attachments, blocks=message.blocks
+        )
 
     try:
         return refresh(drawing(ctx), card, chat_update)

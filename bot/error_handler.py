@@ -64,8 +64,10 @@ def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., None]:
         if is_answer_failure(error):
             log.warning(
                 "%s: could not answer %s through the request's response_url: %s",
-                reference, what, type(error).__name__,
-            )  # fmt: skip
+                reference,
+                what,
+                type(error).__name__,
+            )
             return
         log_failure(reference, what, error)
         try:

@@ -28,6 +28,7 @@ from core.client import SamClient
 from core.client.rejections import RejectionKey
 from core.clock import MINUTE_MS, now_ms
 from core.errors import SamError
+from core.models import LoginResult
 from core.read import cursors as read_cursors
 from core.read import panels as read_panels
 from core.settings import Settings
@@ -166,7 +167,9 @@ def run_sync(
     return report
 
 
-def _login(db: sqlite_utils.Database, client: SamClient, options: SyncOptions, now: int) -> tuple[Any, bool]:
+def _login(
+    db: sqlite_utils.Database, client: SamClient, options: SyncOptions, now: int
+) -> tuple[LoginResult, bool]:
     """(the login result, whether it is fresh). Under tiered freshness the session is kept until the
     sensors' or controllers' tier falls due: the login is their refresh, and at fleet size its answer is
     large (about 18 MB at 10,000 panels). The spec shows no token lifetime; a 401 logs in again anyway."""
@@ -187,7 +190,7 @@ def _login(db: sqlite_utils.Database, client: SamClient, options: SyncOptions, n
     return login, True
 
 
-def _carried(login: Any, synced: set[int], rows: bool = True) -> dict[str, dict[int, list[Any]]]:
+def _carried(login: LoginResult, synced: set[int], rows: bool = True) -> dict[str, dict[int, list[Any]]]:
     """The sensor and controller rows of each panel whose login summary carries them (an empty list is
     "none", an absent field is "ask the panel"). Without `rows` (a kept session, not written again) only
     which panels carry them: every tick would otherwise rebuild ~50,000 rows at 10,000 panels."""
@@ -221,7 +224,7 @@ def _due(
     org_of = dict(panels)
     asked = {table: [j[1] for j in jobs if j[0] == table] for table in PER_PANEL}
     paced = [t for t in PER_PANEL if t in options.schedules and asked[t]]
-    due = {}
+    due: dict[str, set[int]] = {}
     for table, schedule in options.schedules.items():
         if table in PER_ORG:
             due[table] = set(schedule.due(org_ids, tiers.refreshed(db, table), now))
@@ -248,7 +251,7 @@ def _record_rejections(db: sqlite_utils.Database, client: SamClient, report: Syn
         log.warning("sync: %s", key.describe(count))
 
 
-def _org_ids(login: Any, client: SamClient) -> list[int]:
+def _org_ids(login: LoginResult, client: SamClient) -> list[int]:
     ids = list(login.organization_id_list()) if hasattr(login, "organization_id_list") else []
     if not ids:
         ids = [i for i in (writes.as_int(o.id) for o in login.organizations or []) if i is not None]

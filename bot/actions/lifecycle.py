@@ -67,8 +67,15 @@ Answer = Callable[[str], None]
 def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     """One click: Slack repeats the payload (action_ts included) on a retry; a second click has its own."""
     claim = claimed_card(body)
-    return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
-                      slack_user(body), claim.channel, claim.ts)  # fmt: skip
+    return dedupe_key(
+        "action",
+        action.get("action_id"),
+        action.get("value"),
+        action.get("action_ts"),
+        slack_user(body),
+        claim.channel,
+        claim.ts,
+    )
 
 
 def _say(respond: Respond) -> Answer:
@@ -94,9 +101,14 @@ def _not_ours(ctx: AppContext, user: str, command: str, why: str, answer: Answer
 
 
 def change_alarm(
-    ctx: AppContext, user: str, event_id: str, change: Change, key: str, note: str | None = None,
+    ctx: AppContext,
+    user: str,
+    event_id: str,
+    change: Change,
+    key: str,
+    note: str | None = None,
     reference: str = "",
-) -> tuple[WriteOutcome, Outcome | None]:  # fmt: skip
+) -> tuple[WriteOutcome, Outcome | None]:
     """Apply `change` to one cached alarm, once per `key`, audited."""
     db = ctx.db()
     alarm = cache.get_alarm(db, event_id)
@@ -234,9 +246,14 @@ def _card_name(card: Card) -> str:
 
 
 def change_card(
-    ctx: AppContext, user: str, card: Card, change: Change, key: str, note: str | None = None,
+    ctx: AppContext,
+    user: str,
+    card: Card,
+    change: Change,
+    key: str,
+    note: str | None = None,
     reference: str = "",
-) -> tuple[WriteOutcome, list[tuple[str, int]]]:  # fmt: skip
+) -> tuple[WriteOutcome, list[tuple[str, int]]]:
     """Apply `change` to every alarm of the storm or incident card in one transaction, once per `key`,
     audited as one write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
     db = ctx.db()
@@ -265,8 +282,14 @@ def change_card(
     return outcome, outcome.result if isinstance(outcome.result, list) else []
 
 
-def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, changed: list[tuple[str, int]],
-                      note: str | None = None) -> None:  # fmt: skip
+def after_card_change(
+    ctx: AppContext,
+    user: str,
+    card: Card,
+    change: Change,
+    changed: list[tuple[str, int]],
+    note: str | None = None,
+) -> None:
     """Say in the card's thread which alarms changed, and re-render the card to its new counts."""
     db = ctx.db()
     alarms = card_alarms(db, card)
@@ -276,8 +299,13 @@ def after_card_change(ctx: AppContext, user: str, card: Card, change: Change, ch
     if changed:
         message = render.group_handled(user, change, changed, ctx.config.notify.zone_for(first.org_id), note)
         try:
-            ctx.web_client.chat_postMessage(channel=card.channel, thread_ts=card.ts, text=message.text,
-                                            blocks=message.blocks, unfurl_links=False)  # fmt: skip
+            ctx.web_client.chat_postMessage(
+                channel=card.channel,
+                thread_ts=card.ts,
+                text=message.text,
+                blocks=message.blocks,
+                unfurl_links=False,
+            )
         except (SlackApiError, SlackClientError, OSError) as err:
             log.warning("could not post in the card's thread: %s", err)
     refresh_now(ctx, card)
@@ -319,9 +347,14 @@ def _group_target(
 
 
 def _change_whole_card(
-    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], answer: Answer, change: Change,
-    command: str, none_changed: str,
-) -> None:  # fmt: skip
+    ctx: AppContext,
+    body: dict[str, Any],
+    action: dict[str, Any],
+    answer: Answer,
+    change: Change,
+    command: str,
+    none_changed: str,
+) -> None:
     """Acknowledge all / I'm on it on a storm or incident card: `change` on every alarm of the card."""
     found = _group_target(ctx, body, action, answer, command)
     if found is None:
@@ -342,8 +375,15 @@ def on_ack_all(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    _change_whole_card(ctx, body, action, _say(respond), Change.ACKNOWLEDGED, "alarm acknowledge all",
-                       "Every alarm of this card was already acknowledged or resolved.")  # fmt: skip
+    _change_whole_card(
+        ctx,
+        body,
+        action,
+        _say(respond),
+        Change.ACKNOWLEDGED,
+        "alarm acknowledge all",
+        "Every alarm of this card was already acknowledged or resolved.",
+    )
 
 
 def on_take_all(
@@ -351,8 +391,15 @@ def on_take_all(
 ) -> None:
     """An incident card's "I'm on it": every alarm of the incident assigned to the clicker."""
     ack()
-    _change_whole_card(ctx, body, action, _say(respond), Change.ASSIGNED, "alarm take all",
-                       "You already hold every open alarm of this card.")  # fmt: skip
+    _change_whole_card(
+        ctx,
+        body,
+        action,
+        _say(respond),
+        Change.ASSIGNED,
+        "alarm take all",
+        "You already hold every open alarm of this card.",
+    )
 
 
 # --- the Resolve form ------------------------------------------------------------------------------------
@@ -448,8 +495,15 @@ def on_resolve_all(
     _, card = found
     count = len(card_alarms(ctx.db(), card))
     what = "incident" if card.kind is CardKind.INCIDENT else "storm card"
-    _open_resolve(ctx, body, answer, f"all {counted(count, 'alarm')} of this {what}", claimed_card(body),
-                  all=True, r=card.resource_id)  # fmt: skip
+    _open_resolve(
+        ctx,
+        body,
+        answer,
+        f"all {counted(count, 'alarm')} of this {what}",
+        claimed_card(body),
+        all=True,
+        r=card.resource_id,
+    )
 
 
 def read_note(meta: ResolveMeta, view: dict[str, Any]) -> tuple[ResolveForm | None, dict[str, str]]:

@@ -156,8 +156,15 @@ def check_config(
         shown = route.describe()
         table.add_row(str(i), route.channel, *shown.values(), checked[route.channel] or "ok")
     default = config.default_channel
-    table.add_row("default", default or "(none)", "any", "any", "any", "any",
-                  (checked.get(default) or "ok") if default else "missing")  # fmt: skip
+    table.add_row(
+        "default",
+        default or "(none)",
+        "any",
+        "any",
+        "any",
+        "any",
+        (checked.get(default) or "ok") if default else "missing",
+    )
     console.print(table)
     channels = Table(title="Channels named in the config")
     for column in ("channel", "used for", "check"):

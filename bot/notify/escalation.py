@@ -105,8 +105,9 @@ class Escalator:
         if now - thread.opened_at < level.after_minutes * MINUTE_MS:
             return 0
         number = done + 1
-        message = render.escalation(number, level.targets, level.after_minutes, thread.alarms[0],
-                                    len(thread.alarms))  # fmt: skip
+        message = render.escalation(
+            number, level.targets, level.after_minutes, thread.alarms[0], len(thread.alarms)
+        )
         try:
             self.delivery.post(thread.channel, message, thread_ts=thread.ts)
         except (NotYet, DeliveryError) as err:
@@ -117,8 +118,15 @@ class Escalator:
             return 1
         with write_transaction(self.db):
             for alarm in thread.alarms:
-                lifecycle.apply(self.db, alarm.event_id, Change.ESCALATED, "samops", now,
-                                opened_at=alarm.activity_time, note=level_note(number))  # fmt: skip
+                lifecycle.apply(
+                    self.db,
+                    alarm.event_id,
+                    Change.ESCALATED,
+                    "samops",
+                    now,
+                    opened_at=alarm.activity_time,
+                    note=level_note(number),
+                )
         escalated = counted(len(thread.alarms), "alarm")
         log.info("notify: escalated %s in %s to level %d", escalated, thread.channel, number)
         return 1

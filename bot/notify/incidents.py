@@ -135,8 +135,13 @@ class IncidentCards:
             if self.delivery.wait(channel, "update") > 0:
                 return
             assert incident.card_ts is not None
-            card = Card(channel, incident.card_ts, CardKind.INCIDENT, resource_id=incident.resource_id,
-                        incident_id=incident.id)  # fmt: skip
+            card = Card(
+                channel,
+                incident.card_ts,
+                CardKind.INCIDENT,
+                resource_id=incident.resource_id,
+                incident_id=incident.id,
+            )
             cards.refresh(self.drawing(), card, self.delivery.update)
             with write_transaction(self.db):
                 cache.mark_incident_edited(self.db, incident.id, incident.version)

@@ -66,11 +66,16 @@ class QuietHours:
                 spans = {span for t in minutes if (span := weekly.covering(t)) is not None}
                 for start, end in spans:
                     cache.add_window(
-                        self.db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
+                        self.db,
+                        kind=MAINTENANCE,
+                        starts_at=start,
+                        ends_at=end,
+                        created_at=now,
                         resource_id=target if what == "panel" else None,
-                        org_id=target if what == "org" else None, reason=entry.reason,
+                        org_id=target if what == "org" else None,
+                        reason=entry.reason,
                         config_key=f"config:{entry.key()}:{what}:{target}:{start}",
-                    )  # fmt: skip
+                    )
 
     def _zone(self, entry: MaintenanceEntry, panel: int | None) -> ZoneInfo:
         """The entry's `timezone`, else its org's zone, else (panels only) the zone of the panel's org."""

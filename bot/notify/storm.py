@@ -49,8 +49,10 @@ class StormCards:
 
     def group(self, channel: str, entries: list[OutboxEntry]) -> None:
         """Count alarms into the open card of their panel, or open one (a post) when there is none."""
-        by_panel = itertools.groupby(sorted(entries, key=lambda e: (e.alarm.resource_id or 0, e.rowid)),
-                                     key=lambda e: e.alarm.resource_id)  # fmt: skip
+        by_panel = itertools.groupby(
+            sorted(entries, key=lambda e: (e.alarm.resource_id or 0, e.rowid)),
+            key=lambda e: e.alarm.resource_id,
+        )
         for resource_id, group in by_panel:
             batch = list(group)
             ids = [e.alarm.event_id for e in batch]

@@ -71,16 +71,20 @@ def panel_buttons(resource_id: int | None, dashboard_url: str) -> list[ButtonEle
     if resource_id is not None:
         buttons.append(who_can_button(resource_id))
     buttons += [
-        ButtonElement(text=PlainTextObject(text=f"Silence {label}"), action_id=f"{SILENCE_PREFIX}{minutes}",
-                      value=json.dumps({"r": resource_id, "m": minutes}))
+        ButtonElement(
+            text=PlainTextObject(text=f"Silence {label}"),
+            action_id=f"{SILENCE_PREFIX}{minutes}",
+            value=json.dumps({"r": resource_id, "m": minutes}),
+        )
         for minutes, label in SILENCE_MINUTES.items()
-    ]  # fmt: skip
+    ]
     buttons.append(
         ButtonElement(
-            text=PlainTextObject(text="Open dashboard"), action_id=DASHBOARD,
+            text=PlainTextObject(text="Open dashboard"),
+            action_id=DASHBOARD,
             url=dashboard_link(dashboard_url, resource_id),
         )
-    )  # fmt: skip
+    )
     return buttons
 
 
@@ -93,8 +97,11 @@ def lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonEle
     current = state.state if state else State.OPEN
     buttons: list[ButtonElement] = []
     if current is State.OPEN:
-        buttons.append(ButtonElement(text=PlainTextObject(text="Acknowledge"), action_id=ACK, value=event_id,
-                                     style="primary"))  # fmt: skip
+        buttons.append(
+            ButtonElement(
+                text=PlainTextObject(text="Acknowledge"), action_id=ACK, value=event_id, style="primary"
+            )
+        )
     if current is not State.RESOLVED:
         buttons.append(ButtonElement(text=PlainTextObject(text="I'm on it"), action_id=TAKE, value=event_id))
         buttons.append(ButtonElement(text=PlainTextObject(text="Resolve"), action_id=RESOLVE, value=event_id))
@@ -109,8 +116,10 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
         return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
-        parts.append(f":white_check_mark: *Acknowledged* by <@{escape(state.acknowledged_by or '?')}> at "
-                     f"{local(state.acknowledged_at, zone, seconds=True)}")  # fmt: skip
+        parts.append(
+            f":white_check_mark: *Acknowledged* by <@{escape(state.acknowledged_by or '?')}> at "
+            f"{local(state.acknowledged_at, zone, seconds=True)}"
+        )
     else:
         parts.append(":rotating_light: *Open*")
     if state.assignee:
@@ -171,11 +180,15 @@ def storm_card(
     group_buttons: list[ButtonElement] = []
     value = str(alarm.resource_id if alarm.resource_id is not None else "")
     if handled.get(State.OPEN):
-        group_buttons.append(ButtonElement(text=PlainTextObject(text="Acknowledge all"), action_id=ACK_ALL,
-                                           value=value, style="primary"))  # fmt: skip
+        group_buttons.append(
+            ButtonElement(
+                text=PlainTextObject(text="Acknowledge all"), action_id=ACK_ALL, value=value, style="primary"
+            )
+        )
     if handled.get(State.OPEN) or handled.get(State.ACKNOWLEDGED):
-        group_buttons.append(ButtonElement(text=PlainTextObject(text="Resolve all"), action_id=RESOLVE_ALL,
-                                           value=value))  # fmt: skip
+        group_buttons.append(
+            ButtonElement(text=PlainTextObject(text="Resolve all"), action_id=RESOLVE_ALL, value=value)
+        )
     blocks.append(ActionsBlock(elements=group_buttons + panel_buttons(alarm.resource_id, dashboard_url)))
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
@@ -219,9 +232,11 @@ def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm,
     """An escalation post in a card's thread; `targets` are mentions (<!subteam^ID>, <@U…>, <#C…>)."""
     whom = " ".join(targets)
     what = "this alarm" if count == 1 else f"{count} alarms of this card"
-    text = (f":rotating_light: Escalation level {level}: {whom} — {what} on {escape(panel_label(alarm))} "
-            f"{'has' if count == 1 else 'have'} been open for over {minutes:g} min; nobody has acknowledged "
-            f"{'it' if count == 1 else 'them'}.")  # fmt: skip
+    text = (
+        f":rotating_light: Escalation level {level}: {whom} — {what} on {escape(panel_label(alarm))} "
+        f"{'has' if count == 1 else 'have'} been open for over {minutes:g} min; nobody has acknowledged "
+        f"{'it' if count == 1 else 'them'}."
+    )
     return Rendered(text=text, blocks=[section(text).to_dict()])
 
 
@@ -233,10 +248,11 @@ def resolve_modal(metadata: dict[str, Any], what: str) -> View:
             block_id=NOTE,
             label="Note",
             optional=True,
-            element=PlainTextInputElement(action_id=VALUE, multiline=True, max_length=MAX_NOTE,
-                                          placeholder="What was it, what was done"),
+            element=PlainTextInputElement(
+                action_id=VALUE, multiline=True, max_length=MAX_NOTE, placeholder="What was it, what was done"
+            ),
         ),
-    ]  # fmt: skip
+    ]
     return modal(RESOLVE_MODAL, "Resolve alarm", blocks, metadata, submit="Resolve")
 
 

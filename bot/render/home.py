@@ -48,12 +48,20 @@ def home_view(
     if note:
         blocks.append(section(f":information_source: {escape(clip(note, 1000))}"))
     blocks += _freshness(data, zone_for(None))
-    blocks += _alarms_blocks("Assigned to you", data.assigned, data.assigned_total, zone_for, dashboard_url,
-                             "Nothing is assigned to you.", can_act)  # fmt: skip
+    blocks += _alarms_blocks(
+        "Assigned to you",
+        data.assigned,
+        data.assigned_total,
+        zone_for,
+        dashboard_url,
+        "Nothing is assigned to you.",
+        can_act,
+    )
     blocks += _incidents_blocks(data, zone_for)
     title = "Open and acknowledged alarms" + (" where you work" if data.scope.known else "")
-    blocks += _alarms_blocks(title, data.alarms, data.alarms_total, zone_for, dashboard_url,
-                             "No open alarms.", can_act)  # fmt: skip
+    blocks += _alarms_blocks(
+        title, data.alarms, data.alarms_total, zone_for, dashboard_url, "No open alarms.", can_act
+    )
     if why_scope:
         blocks.append(context(escape(why_scope)))
     blocks += _quiet(data, zone_for)

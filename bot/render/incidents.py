@@ -86,8 +86,11 @@ def incident_card(view: IncidentView, zone: ZoneInfo, data_as_of: int | None, da
     value = str(view.resource_id)
     buttons: list[ButtonElement] = []
     if state is State.OPEN:
-        buttons.append(ButtonElement(text=PlainTextObject(text="Acknowledge"), action_id=ACK_ALL, value=value,
-                                     style="primary"))  # fmt: skip
+        buttons.append(
+            ButtonElement(
+                text=PlainTextObject(text="Acknowledge"), action_id=ACK_ALL, value=value, style="primary"
+            )
+        )
     if state is not State.RESOLVED:
         buttons += [
             ButtonElement(text=PlainTextObject(text="I'm on it"), action_id=TAKE_ALL, value=value),

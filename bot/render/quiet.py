@@ -125,8 +125,11 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     cams = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_offline]
     blocks.append(section(f"*Cameras offline: {len(cams)}*" + ("\n" + join_lines(cams) if cams else "")))
     quiet = [window_line(w, zone, now) for w in digest.quiet]
-    blocks.append(section(f"*Silences and maintenance in force: {len(quiet)}*"
-                          + ("\n" + join_lines(quiet) if quiet else "")))  # fmt: skip
+    blocks.append(
+        section(
+            f"*Silences and maintenance in force: {len(quiet)}*" + ("\n" + join_lines(quiet) if quiet else "")
+        )
+    )
     text = f"Shift handover {span}: {counted(digest.alarms_received, 'alarm')} received"
     return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
 

@@ -101,8 +101,13 @@ def route(
     reply, outcome = _run(ctx, cmd, inv, parsed.error)
     log.info(
         "%s %s (%s) /sam %s: %s in %.0f ms",
-        reference, user_id, role_name(role), " ".join(cmd.path), outcome, (time.monotonic() - started) * 1000,
-    )  # fmt: skip
+        reference,
+        user_id,
+        role_name(role),
+        " ".join(cmd.path),
+        outcome,
+        (time.monotonic() - started) * 1000,
+    )
     if cmd.write:
         summary = (reply.audit_summary or plain(reply.text)) if reply else "answered in a modal"
         _notify_write_hooks(ctx, inv, cmd, outcome, summary)

@@ -8,7 +8,9 @@ masks `name=value` pairs of the known secret names again as a last guard.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from core.cache.sql import execute, query
 from core.clock import now_ms
 from core.redact import mask_secret_words
 from core.sqlite_lib import sqlite_utils
@@ -96,12 +98,15 @@ def recent(
     if clauses:
         sql += " WHERE " + " AND ".join(clauses)
     sql += " ORDER BY at DESC, id DESC LIMIT ?"
-    rows = db.query(sql, [*params, max(0, min(int(limit), MAX_ROWS))])
-    return [
-        AuditEntry(**{**row, "command": mask_secret_words(row["command"] or ""),
-                      "summary": mask_secret_words(row["summary"] or "")})
-        for row in rows
-    ]  # fmt: skip
+    rows = query(db, sql, [*params, max(0, min(int(limit), MAX_ROWS))])
+    return [_entry(row) for row in rows]
+
+
+def _entry(row: dict[str, Any]) -> AuditEntry:
+    """An entry with the secret words of its command and summary masked."""
+    masked = {name: mask_secret_words(row[name] or "") for name in ("command", "summary")}
+    named: dict[str, Any] = {**row, **masked}
+    return AuditEntry(**named)
 
 
 def _prefix(text: str) -> str:
@@ -111,4 +116,4 @@ def _prefix(text: str) -> str:
 
 def outcomes(db: sqlite_utils.Database) -> list[str]:
     """The outcomes recorded so far, for filters."""
-    return [r[0] for r in db.execute("SELECT DISTINCT outcome FROM audit_log ORDER BY outcome").fetchall()]
+    return [r[0] for r in execute(db, "SELECT DISTINCT outcome FROM audit_log ORDER BY outcome").fetchall()]

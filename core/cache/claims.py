@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from core.cache.sql import execute
 from core.cache.transactions import write_transaction
 from core.clock import DAY_MS, now_ms
 from core.sqlite_lib import sqlite_utils
@@ -41,5 +42,5 @@ def is_claimed(db: sqlite_utils.Database, key: str, at: int | None = None) -> bo
     """Whether `key` was claimed within DEDUPE_TTL_MS (a record samops made, such as a form it opened)."""
     at = at if at is not None else now_ms()
     since = at - DEDUPE_TTL_MS
-    row = db.execute("SELECT 1 FROM bot_dedupe WHERE key = ? AND at >= ?", [key, since]).fetchone()
+    row = execute(db, "SELECT 1 FROM bot_dedupe WHERE key = ? AND at >= ?", [key, since]).fetchone()
     return row is not None

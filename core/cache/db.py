@@ -11,6 +11,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 from core.cache.schema import SCHEMA_VERSION, migrate, schema_version
+from core.cache.sql import execute
 from core.private import owner_only, sqlite_files
 from core.settings import load_settings
 from core.sqlite_lib import sqlite_utils
@@ -50,7 +51,7 @@ def _use_wal(db: sqlite_utils.Database) -> None:
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while True:
         try:
-            db.execute("PRAGMA journal_mode = WAL")
+            execute(db, "PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as err:
             if "locked" not in str(err) or time.monotonic() > deadline:
@@ -62,11 +63,11 @@ def _connect(path: Path, check_same_thread: bool) -> sqlite_utils.Database:
     with _private_umask():
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=check_same_thread)
         db = sqlite_utils.Database(conn)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        execute(db, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _use_wal(db)
-        db.execute("PRAGMA synchronous = NORMAL")
+        execute(db, "PRAGMA synchronous = NORMAL")
         for pragma in CACHE_PRAGMAS:
-            db.execute(pragma)
+            execute(db, pragma)
     return db
 
 
@@ -109,9 +110,9 @@ def open_reader(path: str | Path | None = None) -> sqlite_utils.Database:
         )
     db = sqlite_utils.Database(conn)
     try:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        execute(db, f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         for pragma in CACHE_PRAGMAS:
-            db.execute(pragma)
+            execute(db, pragma)
         _check_version(db, path)
     except BaseException:
         conn.close()

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.cache.sql import execute
 from core.cameras import camera_problems
 from core.incidents import CAMERA_OFFLINE, Evidence, Span, place
 from core.sqlite_lib import sqlite_utils
@@ -58,10 +59,10 @@ def record(
     alarm_refs = set(alarms)
     touched: set[int] = set()
     for piece in evidence:
-        if db.execute("SELECT 1 FROM incident_evidence WHERE ref = ?", [piece.ref]).fetchone():
+        if execute(db, "SELECT 1 FROM incident_evidence WHERE ref = ?", [piece.ref]).fetchone():
             continue
         candidates = [
-            _row(r) for r in db.execute(
+            _row(r) for r in execute(db,
                 f"SELECT {_COLUMNS} FROM incidents WHERE resource_id = ? AND first_time <= ?"
                 " AND last_time >= ? ORDER BY first_time, id",
                 [piece.panel, piece.time + window_ms, piece.time - window_ms],
@@ -69,7 +70,8 @@ def record(
         ]  # fmt: skip
         index = place([Span(c.resource_id, c.first_time, c.last_time) for c in candidates], piece, window_ms)
         if index is None:
-            cursor = db.execute(
+            cursor = execute(
+                db,
                 "INSERT INTO incidents (resource_id, org_id, first_time, last_time, evidence, version,"
                 " edited, created_at) VALUES (?, ?, ?, ?, 1, 1, 0, ?)",
                 [piece.panel, piece.org, piece.time, piece.time, now],
@@ -77,18 +79,20 @@ def record(
             incident_id = int(cursor.lastrowid or 0)
         else:
             incident_id = candidates[index].id
-            db.execute(
+            execute(
+                db,
                 "UPDATE incidents SET first_time = min(first_time, ?), last_time = max(last_time, ?),"
                 " evidence = evidence + 1, version = version + 1 WHERE id = ?",
                 [piece.time, piece.time, incident_id],
             )
-        db.execute(
+        execute(db,
             "INSERT INTO incident_evidence (ref, incident_id, kind, time, text, event_id, arrived_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             [piece.ref, incident_id, piece.kind, piece.time, piece.text[:500],
              piece.ref if piece.ref in alarm_refs else None, now],
         )  # fmt: skip
-        db.execute(
+        execute(
+            db,
             "UPDATE incidents SET kinds = (SELECT count(DISTINCT kind) FROM incident_evidence"
             " WHERE incident_id = ?) WHERE id = ?",
             [incident_id, incident_id],
@@ -98,13 +102,14 @@ def record(
 
 
 def get(db: sqlite_utils.Database, incident_id: int) -> IncidentRow | None:
-    row = db.execute(f"SELECT {_COLUMNS} FROM incidents WHERE id = ?", [incident_id]).fetchone()
+    row = execute(db, f"SELECT {_COLUMNS} FROM incidents WHERE id = ?", [incident_id]).fetchone()
     return _row(row) if row else None
 
 
 def of_event(db: sqlite_utils.Database, event_id: str) -> IncidentRow | None:
     """The incident (or lone piece of evidence) an alarm belongs to."""
-    row = db.execute(
+    row = execute(
+        db,
         f"SELECT {', '.join('i.' + c.strip() for c in _COLUMNS.split(','))} FROM incident_evidence e"
         " JOIN incidents i ON i.id = e.incident_id WHERE e.ref = ?",
         [event_id],
@@ -113,15 +118,18 @@ def of_event(db: sqlite_utils.Database, event_id: str) -> IncidentRow | None:
 
 
 def by_card(db: sqlite_utils.Database, channel: str, ts: str) -> IncidentRow | None:
-    row = db.execute(
-        f"SELECT {_COLUMNS} FROM incidents WHERE card_ts = ? AND channel = ? AND kinds >= 2", [ts, channel]
+    row = execute(
+        db,
+        f"SELECT {_COLUMNS} FROM incidents WHERE card_ts = ? AND channel = ? AND kinds >= 2",
+        [ts, channel],
     ).fetchone()
     return _row(row) if row else None
 
 
 def set_card(db: sqlite_utils.Database, incident_id: int, channel: str, ts: str) -> bool:
     """Make (channel, ts) the incident's card unless it has one; True when it became so."""
-    cursor = db.execute(
+    cursor = execute(
+        db,
         "UPDATE incidents SET channel = ?, card_ts = ? WHERE id = ? AND card_ts IS NULL",
         [channel, ts, incident_id],
     )
@@ -131,7 +139,8 @@ def set_card(db: sqlite_utils.Database, incident_id: int, channel: str, ts: str)
 def to_edit(db: sqlite_utils.Database, channel: str, since: int) -> list[IncidentRow]:
     """Incident cards of `channel` whose evidence changed since their last edit (of incidents still moving
     after `since`)."""
-    rows = db.execute(
+    rows = execute(
+        db,
         f"SELECT {_COLUMNS} FROM incidents WHERE channel = ? AND card_ts IS NOT NULL AND kinds >= 2"
         " AND version > edited AND last_time >= ? ORDER BY id",
         [channel, since],
@@ -140,7 +149,8 @@ def to_edit(db: sqlite_utils.Database, channel: str, since: int) -> list[Inciden
 
 
 def channels_to_edit(db: sqlite_utils.Database, since: int) -> list[str]:
-    rows = db.execute(
+    rows = execute(
+        db,
         "SELECT DISTINCT channel FROM incidents WHERE card_ts IS NOT NULL AND kinds >= 2"
         " AND version > edited AND last_time >= ?",
         [since],
@@ -149,17 +159,18 @@ def channels_to_edit(db: sqlite_utils.Database, since: int) -> list[str]:
 
 
 def mark_edited(db: sqlite_utils.Database, incident_id: int, version: int) -> None:
-    db.execute("UPDATE incidents SET edited = max(edited, ?) WHERE id = ?", [version, incident_id])
+    execute(db, "UPDATE incidents SET edited = max(edited, ?) WHERE id = ?", [version, incident_id])
 
 
 def touch(db: sqlite_utils.Database, incident_id: int) -> None:
     """Its card must be edited again (an alarm's state changed, say)."""
-    db.execute("UPDATE incidents SET version = version + 1 WHERE id = ?", [incident_id])
+    execute(db, "UPDATE incidents SET version = version + 1 WHERE id = ?", [incident_id])
 
 
 def timeline(db: sqlite_utils.Database, incident_id: int) -> list[Evidence]:
     """The incident's evidence in time order (not arrival)."""
-    rows = db.execute(
+    rows = execute(
+        db,
         "SELECT e.kind, e.time, i.resource_id, i.org_id, e.ref, e.text FROM incident_evidence e"
         " JOIN incidents i ON i.id = e.incident_id WHERE e.incident_id = ? ORDER BY e.time, e.ref",
         [incident_id],
@@ -169,7 +180,8 @@ def timeline(db: sqlite_utils.Database, incident_id: int) -> list[Evidence]:
 
 def alarms(db: sqlite_utils.Database, incident_id: int) -> list[tuple[str, int]]:
     """(event_id, activity time) of the incident's alarms (those with a lifecycle), oldest first."""
-    rows = db.execute(
+    rows = execute(
+        db,
         "SELECT event_id, time FROM incident_evidence WHERE incident_id = ? AND event_id IS NOT NULL"
         " ORDER BY time, event_id",
         [incident_id],
@@ -203,7 +215,8 @@ def record_camera_change(
     db: sqlite_utils.Database, camera_id: int, org_id: int | None, name: str | None, tree_path: str | None,
     problem: str, first_seen: int,
 ) -> None:  # fmt: skip
-    db.execute(
+    execute(
+        db,
         "INSERT INTO camera_changes (camera_id, org_id, name, tree_path, problem, first_seen)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         [camera_id, org_id, name, tree_path, problem, first_seen],
@@ -211,7 +224,8 @@ def record_camera_change(
 
 
 def camera_changes_since(db: sqlite_utils.Database, since: int) -> list[CameraChange]:
-    rows = db.execute(
+    rows = execute(
+        db,
         "SELECT id, camera_id, org_id, name, tree_path, problem, first_seen FROM camera_changes"
         " WHERE first_seen >= ? ORDER BY id",
         [since],
@@ -239,7 +253,8 @@ def note_camera_changes(db: sqlite_utils.Database, rows: Sequence[dict[str, Any]
     before: dict[int, str | None] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        for rid, status, enabled in db.execute(
+        for rid, status, enabled in execute(
+            db,
             "SELECT resource_id, status, json_extract(raw, '$.enabled') FROM cameras"
             f" WHERE resource_id IN ({','.join('?' * len(chunk))})",
             chunk,

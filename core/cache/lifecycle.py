@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from core.cache.sql import execute
 from core.sqlite_lib import sqlite_utils
 
 STATE_COLUMNS = (
@@ -19,7 +20,7 @@ _CHUNK = 500  # SQLite's variable limit
 
 def state_row(db: sqlite_utils.Database, event_id: str) -> tuple[Any, ...] | None:
     """The alarm_state row of one alarm, columns as STATE_COLUMNS."""
-    row = db.execute(f"SELECT {STATE_COLUMNS} FROM alarm_state WHERE event_id = ?", [event_id]).fetchone()
+    row = execute(db, f"SELECT {STATE_COLUMNS} FROM alarm_state WHERE event_id = ?", [event_id]).fetchone()
     return tuple(row) if row else None
 
 
@@ -30,7 +31,7 @@ def state_rows(db: sqlite_utils.Database, event_ids: Iterable[str]) -> list[tupl
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT {STATE_COLUMNS} FROM alarm_state WHERE event_id IN ({marks})", chunk)
+        rows = execute(db, f"SELECT {STATE_COLUMNS} FROM alarm_state WHERE event_id IN ({marks})", chunk)
         found.extend(tuple(r) for r in rows.fetchall())
     return found
 
@@ -47,7 +48,7 @@ def insert_open(db: sqlite_utils.Database, entries: Iterable[tuple[str, int]], a
 def update_state(db: sqlite_utils.Database, event_id: str, sets: Mapping[str, object]) -> None:
     """Set these columns of one alarm's alarm_state (names are the caller's, never user input)."""
     assignments = ", ".join(f"{name} = ?" for name in sets)
-    db.execute(f"UPDATE alarm_state SET {assignments} WHERE event_id = ?", [*sets.values(), event_id])
+    execute(db, f"UPDATE alarm_state SET {assignments} WHERE event_id = ?", [*sets.values(), event_id])
 
 
 def record_changes(db: sqlite_utils.Database, rows: Iterable[Sequence[object]]) -> None:
@@ -59,15 +60,17 @@ def record_changes(db: sqlite_utils.Database, rows: Iterable[Sequence[object]]) 
 
 def change_rows(db: sqlite_utils.Database, event_id: str) -> list[tuple[Any, ...]]:
     """(at, by_user, change, note) of one alarm, oldest first."""
-    rows = db.execute(
-        "SELECT at, by_user, change, note FROM alarm_changes WHERE event_id = ? ORDER BY at, id", [event_id]
+    rows = execute(
+        db,
+        "SELECT at, by_user, change, note FROM alarm_changes WHERE event_id = ? ORDER BY at, id",
+        [event_id],
     ).fetchall()
     return [tuple(r) for r in rows]
 
 
 def count_changes(db: sqlite_utils.Database, event_id: str, change: str) -> int:
     """How many `change` changes one alarm has had."""
-    row = db.execute(
-        "SELECT count(*) FROM alarm_changes WHERE event_id = ? AND change = ?", [event_id, change]
+    row = execute(
+        db, "SELECT count(*) FROM alarm_changes WHERE event_id = ? AND change = ?", [event_id, change]
     ).fetchone()
     return int(row[0])

@@ -17,6 +17,7 @@ from typing import Any
 from core.alarms import ALARM_FIELDS, Alarm, alarm_from
 from core.cache import quiet
 from core.cache.alarm_sql import ALARM_COLUMNS, alarm_sql
+from core.cache.sql import execute
 from core.clock import now_ms
 from core.sqlite_lib import sqlite_utils
 
@@ -62,15 +63,16 @@ class CardCounts:
 
 
 def get_state(db: sqlite_utils.Database, key: str) -> str | None:
-    row = db.execute("SELECT value FROM notify_state WHERE key = ?", [key]).fetchone()
+    row = execute(db, "SELECT value FROM notify_state WHERE key = ?", [key]).fetchone()
     return row[0] if row else None
 
 
 def set_state(db: sqlite_utils.Database, key: str, value: str | None) -> None:
     if value is None:
-        db.execute("DELETE FROM notify_state WHERE key = ?", [key])
+        execute(db, "DELETE FROM notify_state WHERE key = ?", [key])
         return
-    db.execute(
+    execute(
+        db,
         "INSERT INTO notify_state (key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         [key, value],
@@ -84,15 +86,15 @@ def _starting(prefix: str) -> str:
 
 def any_state(db: sqlite_utils.Database, prefix: str) -> bool:
     """Whether any key starting with `prefix` is set."""
-    found = db.execute(
-        "SELECT 1 FROM notify_state WHERE key LIKE ? ESCAPE '\\' LIMIT 1", [_starting(prefix)]
+    found = execute(
+        db, "SELECT 1 FROM notify_state WHERE key LIKE ? ESCAPE '\\' LIMIT 1", [_starting(prefix)]
     ).fetchone()
     return found is not None
 
 
 def clear_states(db: sqlite_utils.Database, prefix: str) -> None:
     """Unset every key starting with `prefix`."""
-    db.execute("DELETE FROM notify_state WHERE key LIKE ? ESCAPE '\\'", [_starting(prefix)])
+    execute(db, "DELETE FROM notify_state WHERE key LIKE ? ESCAPE '\\'", [_starting(prefix)])
 
 
 # --- alarms and the outbox ---------------------------------------------------------------------------------
@@ -135,7 +137,8 @@ def advance_watermark(db: sqlite_utils.Database, found: list[Alarm], now: int) -
 def undiscovered_alarms(db: sqlite_utils.Database, since: int, limit: int = 10_000) -> list[Alarm]:
     """Alarms at or after `since` (epoch-ms) that are not in the outbox yet, oldest first. With `since` from
     `discovery_since`, the index on activity_time keeps the cost that of the overlap, whatever the history."""
-    rows = db.execute(
+    rows = execute(
+        db,
         f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
         "WHERE a.activity_time >= ? AND " + ALARM_SQL + " "
         "AND NOT EXISTS (SELECT 1 FROM notify_outbox o WHERE o.event_id = a.event_id) "
@@ -147,7 +150,8 @@ def undiscovered_alarms(db: sqlite_utils.Database, since: int, limit: int = 10_0
 
 def alarms_before(db: sqlite_utils.Database, since: int, until: int) -> list[Alarm]:
     """Alarms in [since, until), for the first-start summary."""
-    rows = db.execute(
+    rows = execute(
+        db,
         f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
         "WHERE a.activity_time >= ? AND a.activity_time < ? AND " + ALARM_SQL + " ORDER BY a.activity_time",
         [since, until],
@@ -156,7 +160,8 @@ def alarms_before(db: sqlite_utils.Database, since: int, until: int) -> list[Ala
 
 
 def get_alarm(db: sqlite_utils.Database, event_id: str) -> Alarm | None:
-    row = db.execute(
+    row = execute(
+        db,
         f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
         "WHERE a.event_id = ?",
         [event_id],
@@ -177,7 +182,8 @@ def enqueue(db: sqlite_utils.Database, entries: Iterable[tuple[str, str, str]]) 
 def pending(db: sqlite_utils.Database, channel: str | None = None, limit: int = 10_000) -> list[OutboxEntry]:
     """Entries still to deliver, oldest first."""
     where, params = ("AND o.channel = ?", [channel]) if channel else ("", [])
-    rows = db.execute(
+    rows = execute(
+        db,
         f"SELECT {_ALARM_COLUMNS}, o.channel, o.state, o.ts, o.attempts, o.rowid FROM notify_outbox o "
         "JOIN activities a ON a.event_id = o.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id "
         f"WHERE o.state = 'pending' {where} ORDER BY a.activity_time, o.rowid LIMIT ?",
@@ -187,7 +193,7 @@ def pending(db: sqlite_utils.Database, channel: str | None = None, limit: int = 
 
 
 def pending_channels(db: sqlite_utils.Database) -> list[str]:
-    rows = db.execute("SELECT DISTINCT channel FROM notify_outbox WHERE state = 'pending' ORDER BY channel")
+    rows = execute(db, "SELECT DISTINCT channel FROM notify_outbox WHERE state = 'pending' ORDER BY channel")
     return [r[0] for r in rows.fetchall()]
 
 
@@ -207,7 +213,8 @@ def record_failure(db: sqlite_utils.Database, event_ids: Iterable[str], error: s
 
 def delivered_since(db: sqlite_utils.Database, channel: str, since: int) -> int:
     """Alarms of `channel` posted or grouped since `since` (epoch-ms): the storm detector's window."""
-    row = db.execute(
+    row = execute(
+        db,
         "SELECT count(*) FROM notify_outbox "
         "WHERE channel = ? AND posted_at >= ? AND state IN ('posted', 'grouped')",
         [channel, since],
@@ -217,12 +224,14 @@ def delivered_since(db: sqlite_utils.Database, channel: str, since: int) -> int:
 
 def entry(db: sqlite_utils.Database, event_id: str) -> tuple[str, str, str | None] | None:
     """(channel, state, ts) of one outbox entry."""
-    row = db.execute("SELECT channel, state, ts FROM notify_outbox WHERE event_id = ?", [event_id]).fetchone()
+    row = execute(
+        db, "SELECT channel, state, ts FROM notify_outbox WHERE event_id = ?", [event_id]
+    ).fetchone()
     return (row[0], row[1], row[2]) if row else None
 
 
 def counts_by_state(db: sqlite_utils.Database) -> dict[str, int]:
-    rows = db.execute("SELECT state, count(*) FROM notify_outbox GROUP BY state").fetchall()
+    rows = execute(db, "SELECT state, count(*) FROM notify_outbox GROUP BY state").fetchall()
     return {r[0]: int(r[1]) for r in rows}
 
 
@@ -234,7 +243,8 @@ def open_card(
 ) -> CardThread | None:
     """The newest card of (channel, panel) updated at or after `since`, if any."""
     # An incident card (core/cache/incidents.py) is its incident's alone: a storm never counts into it.
-    row = db.execute(
+    row = execute(
+        db,
         "SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards c "
         "WHERE channel = ? AND resource_id IS ? AND updated_at >= ? "
         "AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.card_ts = c.ts AND i.channel = c.channel) "
@@ -247,7 +257,8 @@ def open_card(
 def track_card(db: sqlite_utils.Database, ts: str, channel: str, resource_id: int | None, now: int) -> None:
     """Count a card that alarms are grouped into (an incident card) among the cards whose thread lists
     them; a card already tracked keeps how far its thread got."""
-    db.execute(
+    execute(
+        db,
         "INSERT INTO notify_cards (ts, channel, resource_id, opened_at, updated_at, details_rowid) "
         "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT(ts) DO UPDATE SET updated_at = excluded.updated_at",
         [ts, channel, resource_id, now, now],
@@ -255,7 +266,8 @@ def track_card(db: sqlite_utils.Database, ts: str, channel: str, resource_id: in
 
 
 def save_card(db: sqlite_utils.Database, card: CardThread) -> None:
-    db.execute(
+    execute(
+        db,
         "INSERT INTO notify_cards (ts, channel, resource_id, opened_at, updated_at, details_rowid) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(ts) DO UPDATE SET updated_at = excluded.updated_at, "
         "details_rowid = excluded.details_rowid",
@@ -265,7 +277,8 @@ def save_card(db: sqlite_utils.Database, card: CardThread) -> None:
 
 def cards(db: sqlite_utils.Database, channel: str | None = None) -> list[CardThread]:
     where, params = ("WHERE channel = ?", [channel]) if channel else ("", [])
-    rows = db.execute(
+    rows = execute(
+        db,
         f"SELECT ts, channel, resource_id, opened_at, updated_at, details_rowid FROM notify_cards {where} "
         "ORDER BY opened_at",
         params,
@@ -274,7 +287,8 @@ def cards(db: sqlite_utils.Database, channel: str | None = None) -> list[CardThr
 
 
 def card_counts(db: sqlite_utils.Database, ts: str) -> CardCounts:
-    row = db.execute(
+    row = execute(
+        db,
         "SELECT count(*), min(a.activity_time), max(a.activity_time), "
         "json_group_array(DISTINCT COALESCE(a.violation_name, a.violation_type, a.event_type)) "
         "FROM notify_outbox o JOIN activities a ON a.event_id = o.event_id "
@@ -287,7 +301,8 @@ def card_counts(db: sqlite_utils.Database, ts: str) -> CardCounts:
 
 def undetailed(db: sqlite_utils.Database, card: CardThread, limit: int) -> list[OutboxEntry]:
     """Alarms grouped into `card` whose details are not yet in its thread, oldest first."""
-    rows = db.execute(
+    rows = execute(
+        db,
         f"SELECT {_ALARM_COLUMNS}, o.channel, o.state, o.ts, o.attempts, o.rowid FROM notify_outbox o "
         "JOIN activities a ON a.event_id = o.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id "
         "WHERE o.ts = ? AND o.state = 'grouped' AND o.rowid > ? ORDER BY o.rowid LIMIT ?",

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core.cache.sql import execute, query
 from core.sqlite_lib import sqlite_utils
 
 SILENCE, MAINTENANCE = "silence", "maintenance"
@@ -81,7 +82,7 @@ def window(db: sqlite_utils.Database, window_id: int) -> QuietWindow | None:
 
 
 def _query(db: sqlite_utils.Database, sql: str, params: list[object]) -> list[dict[str, Any]]:
-    return list(db.query(sql, params))
+    return list(query(db, sql, params))
 
 
 def add_window(
@@ -100,21 +101,23 @@ def add_window(
     """Record a window; returns its id. A `config_key` already recorded is that row (one per occurrence)."""
     if (resource_id is None) == (org_id is None):
         raise ValueError("a window covers one panel or one organization")
-    cursor = db.execute(
+    cursor = execute(
+        db,
         "INSERT INTO quiet_windows (kind, resource_id, org_id, starts_at, ends_at, reason, created_by,"
         " created_at, config_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(config_key) DO NOTHING",
         [kind, resource_id, org_id, starts_at, ends_at, reason, created_by, created_at, config_key],
     )
     if cursor.rowcount == 1:
         return int(cursor.lastrowid or 0)
-    row = db.execute("SELECT id FROM quiet_windows WHERE config_key = ?", [config_key]).fetchone()
+    row = execute(db, "SELECT id FROM quiet_windows WHERE config_key = ?", [config_key]).fetchone()
     return int(row[0])
 
 
 def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack_user: str, at: int) -> int:
     """Silence a panel until `until`: the silence in force is moved to the new end (30 min after 24 h
     shortens it, as the buttons say), else a new one starts now. Returns the silence's id."""
-    row = db.execute(
+    row = execute(
+        db,
         "SELECT id FROM quiet_windows WHERE kind = ? AND resource_id = ? AND lifted_at IS NULL"
         " AND starts_at <= ? AND ends_at > ? ORDER BY id DESC LIMIT 1",
         [SILENCE, resource_id, at, at],
@@ -122,15 +125,16 @@ def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack
     if row is None:
         return add_window(db, kind=SILENCE, resource_id=resource_id, starts_at=at, ends_at=until,
                           created_by=slack_user, created_at=at)  # fmt: skip
-    db.execute(
-        "UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]]
+    execute(
+        db, "UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]]
     )
     return int(row[0])
 
 
 def silence_until(db: sqlite_utils.Database, resource_id: int, at: int) -> int | None:
     """The end of the panel's silence in force at `at`, if any."""
-    row = db.execute(
+    row = execute(
+        db,
         "SELECT max(ends_at) FROM quiet_windows WHERE kind = ? AND resource_id = ? AND lifted_at IS NULL"
         " AND starts_at <= ? AND ends_at > ?",
         [SILENCE, resource_id, at, at],
@@ -143,7 +147,8 @@ def lift(
 ) -> tuple[QuietWindow, bool] | None:
     """End a window now; returns (the window, whether this call lifted it) — a second click finds it lifted
     (or over) and changes nothing — or None for an unknown id."""
-    cursor = db.execute(
+    cursor = execute(
+        db,
         "UPDATE quiet_windows SET lifted_at = ?, lifted_by = ?"
         " WHERE id = ? AND lifted_at IS NULL AND ends_at > ?",
         [at, slack_user, window_id, at],
@@ -176,7 +181,8 @@ def pass_on_held(db: sqlite_utils.Database, ended: QuietWindow, now: int) -> int
     """Hand the alarms `ended` held back that another window, still in force at `now`, holds too (a panel's
     silence outlasting its organization's maintenance, lifted early) to the one of those that ends last, so
     that they are summed up when no window holds them any more; returns how many were handed on."""
-    held = db.execute(
+    held = execute(
+        db,
         "SELECT h.event_id, a.activity_time, a.resource_id, a.org_id FROM quiet_held h"
         " JOIN activities a ON a.event_id = h.event_id WHERE h.window_id = ?",
         [ended.id],
@@ -185,7 +191,7 @@ def pass_on_held(db: sqlite_utils.Database, ended: QuietWindow, now: int) -> int
         return 0
     times = [row[1] for row in held]
     others = [w for w in overlapping(db, min(times), max(times)) if w.id != ended.id and w.end > now]
-    moves = []
+    moves: list[tuple[int, str]] = []
     for event_id, at, resource_id, org_id in held:
         if covering := [w for w in others if w.holds(at, resource_id, org_id)]:
             moves.append((max(covering, key=lambda w: (w.end, w.id)).id, event_id))
@@ -206,4 +212,4 @@ def ended_unsummarized(db: sqlite_utils.Database, at: int) -> list[QuietWindow]:
 
 
 def mark_summarized(db: sqlite_utils.Database, window_id: int, at: int) -> None:
-    db.execute("UPDATE quiet_windows SET summarized_at = ? WHERE id = ?", [at, window_id])
+    execute(db, "UPDATE quiet_windows SET summarized_at = ? WHERE id = ?", [at, window_id])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from core.cache.alarm_sql import alarm_sql
+from core.cache.sql import execute
 from core.cache.transactions import write_transaction
 from core.clock import HOUR_MS
 from core.sqlite_lib import sqlite_utils
@@ -404,31 +405,35 @@ def _v10_panel_access(db: sqlite_utils.Database) -> None:
 def _v11_site_incidents(db: sqlite_utils.Database) -> None:
     """Site incidents (core/incidents.py): each incident of a panel with its card, the evidence joined into
     it, and the camera changes (offline or out of service) seen by the sync or the notifier."""
-    db.execute(
+    execute(
+        db,
         "CREATE TABLE IF NOT EXISTS incidents (id INTEGER PRIMARY KEY, resource_id INTEGER NOT NULL,"
         " org_id INTEGER, first_time INTEGER NOT NULL, last_time INTEGER NOT NULL, evidence INTEGER NOT NULL,"
         " kinds INTEGER NOT NULL DEFAULT 1, channel TEXT, card_ts TEXT, version INTEGER NOT NULL DEFAULT 0,"
-        " edited INTEGER NOT NULL DEFAULT 0, created_at INTEGER)"
+        " edited INTEGER NOT NULL DEFAULT 0, created_at INTEGER)",
     )
-    db.execute("CREATE INDEX IF NOT EXISTS incidents_panel ON incidents (resource_id, last_time)")
-    db.execute("CREATE INDEX IF NOT EXISTS incidents_card ON incidents (card_ts)")
+    execute(db, "CREATE INDEX IF NOT EXISTS incidents_panel ON incidents (resource_id, last_time)")
+    execute(db, "CREATE INDEX IF NOT EXISTS incidents_card ON incidents (card_ts)")
     # Every delivery asks which incident cards wait for an edit: few rows, whatever the history.
-    db.execute(
+    execute(
+        db,
         "CREATE INDEX IF NOT EXISTS incidents_to_edit ON incidents (channel, last_time)"
-        " WHERE card_ts IS NOT NULL AND kinds >= 2 AND version > edited"
+        " WHERE card_ts IS NOT NULL AND kinds >= 2 AND version > edited",
     )
-    db.execute("CREATE INDEX IF NOT EXISTS incidents_shown ON incidents (last_time) WHERE kinds >= 2")
-    db.execute(
+    execute(db, "CREATE INDEX IF NOT EXISTS incidents_shown ON incidents (last_time) WHERE kinds >= 2")
+    execute(
+        db,
         "CREATE TABLE IF NOT EXISTS incident_evidence (ref TEXT PRIMARY KEY, incident_id INTEGER NOT NULL,"
-        " kind TEXT NOT NULL, time INTEGER NOT NULL, text TEXT, event_id TEXT, arrived_at INTEGER)"
+        " kind TEXT NOT NULL, time INTEGER NOT NULL, text TEXT, event_id TEXT, arrived_at INTEGER)",
     )
-    db.execute("CREATE INDEX IF NOT EXISTS incident_evidence_incident ON incident_evidence (incident_id)")
-    db.execute("CREATE INDEX IF NOT EXISTS incident_evidence_event ON incident_evidence (event_id)")
-    db.execute(
+    execute(db, "CREATE INDEX IF NOT EXISTS incident_evidence_incident ON incident_evidence (incident_id)")
+    execute(db, "CREATE INDEX IF NOT EXISTS incident_evidence_event ON incident_evidence (event_id)")
+    execute(
+        db,
         "CREATE TABLE IF NOT EXISTS camera_changes (id INTEGER PRIMARY KEY, camera_id INTEGER NOT NULL,"
-        " org_id INTEGER, name TEXT, tree_path TEXT, problem TEXT NOT NULL, first_seen INTEGER NOT NULL)"
+        " org_id INTEGER, name TEXT, tree_path TEXT, problem TEXT NOT NULL, first_seen INTEGER NOT NULL)",
     )
-    db.execute("CREATE INDEX IF NOT EXISTS camera_changes_seen ON camera_changes (first_seen)")
+    execute(db, "CREATE INDEX IF NOT EXISTS camera_changes_seen ON camera_changes (first_seen)")
 
 
 Migration = Callable[[sqlite_utils.Database], None]
@@ -457,12 +462,13 @@ class SchemaTooNewError(RuntimeError):
 def schema_version(db: sqlite_utils.Database) -> int:
     if not db["meta"].exists():
         return 0
-    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    row = execute(db, "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     return int(row[0]) if row else 0
 
 
 def _set_version(db: sqlite_utils.Database, version: int) -> None:
-    db.execute(
+    execute(
+        db,
         "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         [str(version)],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from core.cache.schema import REJECTED_RECORDS
+from core.cache.sql import execute
 from core.sqlite_lib import sqlite_utils
 
 
@@ -13,7 +14,7 @@ def record_table_state(
     db: sqlite_utils.Database, table: str, at: int, error: str | None, cursor: int | None
 ) -> None:
     """sync_state of `table` after a sync at `at`: last_success when no `error`, its row count recounted."""
-    rows = db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    rows = execute(db, f'SELECT count(*) FROM "{table}"').fetchone()[0]
     db.conn.execute(
         "INSERT INTO sync_state"
         " (table_name, last_success, last_error, last_error_at, cursor, rows, last_attempt)"

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, cast
 
+from core.cache.sql import execute
 from core.sqlite_lib import sqlite_utils
 
 
@@ -35,8 +36,10 @@ def save_task(
 
 
 def load_task(db: sqlite_utils.Database, task_id: int) -> KnownTask | None:
-    row = db.execute(
-        "SELECT task_id, org_id, updated_at, updated_by, body FROM task_state WHERE task_id = ?", [task_id]
+    row = execute(
+        db,
+        "SELECT task_id, org_id, updated_at, updated_by, body FROM task_state WHERE task_id = ?",
+        [task_id],
     ).fetchone()
     if row is None:
         return None

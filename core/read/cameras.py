@@ -25,7 +25,7 @@ def camera_summary(
         "SELECT resource_id, org_id, name, brand, model, status, bind_status, sd_card_status, version,"
         f" ability, json_extract(raw, '$.enabled') AS enabled FROM cameras{where(clauses)}"
     )
-    cameras = []
+    cameras: list[CameraRow] = []
     for row in query(db, sql, params):
         enabled = None if row["enabled"] is None else bool(row["enabled"])
         problems = camera_problems(row["status"], row["bind_status"], row["sd_card_status"], enabled)

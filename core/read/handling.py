@@ -14,13 +14,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.alarms import Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.clock import HOUR_MS, MINUTE_MS
 from core.lifecycle import State
-from core.read.rows import query
+from core.read.rows import query, tuples
 from core.sqlite_lib import sqlite_utils
 
 
@@ -88,7 +89,7 @@ def handling_times(
     if by not in {"day", "panel"}:
         raise ValueError("by must be 'day' or 'panel'")
     tz = zone or UTC
-    groups: dict[str, list[dict]] = defaultdict(list)
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     labels: dict[str, str] = {}
     for row in query(db, _ROWS, [since, until]):
         if by == "day":
@@ -105,7 +106,7 @@ def handling_times(
     return sorted(figures, key=lambda f: (-(f.tta_median or -1), f.key))
 
 
-def _figures(key: str, label: str, rows: Iterable[dict]) -> Figures:
+def _figures(key: str, label: str, rows: Iterable[dict[str, Any]]) -> Figures:
     rows = list(rows)
     tta = [r["acknowledged_at"] - r["opened_at"] for r in rows if r["acknowledged_at"] is not None]
     ttr = [r["resolved_at"] - r["opened_at"] for r in rows if r["resolved_at"] is not None]
@@ -148,9 +149,7 @@ def state_counts(db: sqlite_utils.Database, event_ids: Sequence[str]) -> dict[St
         chunk = list(event_ids[start : start + 500])
         marks = ",".join("?" * len(chunk))
         found = dict(
-            db.execute(
-                f"SELECT event_id, state FROM alarm_state WHERE event_id IN ({marks})", chunk
-            ).fetchall()
+            tuples(db, f"SELECT event_id, state FROM alarm_state WHERE event_id IN ({marks})", chunk)
         )
         for event_id in chunk:
             counts[State(found.get(event_id, State.OPEN.value))] += 1
@@ -159,11 +158,12 @@ def state_counts(db: sqlite_utils.Database, event_ids: Sequence[str]) -> dict[St
 
 def card_alarms(db: sqlite_utils.Database, channel: str, ts: str) -> list[tuple[str, int]]:
     """(event_id, activity_time) of the alarms grouped into the storm card at (channel, ts), oldest first."""
-    rows = db.execute(
+    rows = tuples(
+        db,
         "SELECT o.event_id, a.activity_time FROM notify_outbox o JOIN activities a ON a.event_id = o.event_id"
         " WHERE o.channel = ? AND o.ts = ? AND o.state = 'grouped' ORDER BY a.activity_time, o.rowid",
         [channel, ts],
-    ).fetchall()
+    )
     return [(str(r[0]), int(r[1] or 0)) for r in rows]
 
 

@@ -15,7 +15,7 @@ from core.lifecycle import State
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import camera_summary
 from core.read.quiet import QuietWindow, windows_in_force
-from core.read.rows import CameraRow, query, scalar
+from core.read.rows import CameraRow, query, scalar, tuples
 from core.sqlite_lib import sqlite_utils
 
 NOISIEST = 5
@@ -116,11 +116,12 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
                           [since, until, *org_params]))  # fmt: skip
     waits = [
         int(r[0])
-        for r in db.execute(
+        for r in tuples(
+            db,
             f"SELECT s.acknowledged_at - s.opened_at {base}"
             f" WHERE s.acknowledged_at >= ? AND s.acknowledged_at < ? {org}",
             [since, until, *org_params],
-        ).fetchall()
+        )
     ]
     return Lifecycle(
         held=tuple(HeldAlarm(**r) for r in held),

@@ -98,7 +98,8 @@ def home_data(db: sqlite_utils.Database, user: str, scope: Scope, now: int, limi
 def _scope_sql(scope: Scope) -> tuple[str, list[object]]:
     if not scope.known:
         return "", []
-    parts, params = [], []
+    parts: list[str] = []
+    params: list[object] = []
     if scope.channels:
         parts.append(f"o.channel IN ({marks(scope.channels)})")
         params += sorted(scope.channels)

@@ -13,7 +13,7 @@ from core.cache.incidents import timeline
 from core.incidents import Evidence, kinds_of
 from core.lifecycle import State, incident_state
 from core.read.handling import state_counts
-from core.read.rows import query
+from core.read.rows import first, query, tuples
 from core.sqlite_lib import sqlite_utils
 
 _SELECT = (
@@ -68,7 +68,8 @@ def open_incidents(
     resource_id: int | None = None,
 ) -> list[IncidentSummary]:
     """Open or acknowledged incidents, the latest first; of `org_ids` (and of one panel) only when given."""
-    sql, params = _SELECT, []
+    sql = _SELECT
+    params: list[object] = []
     if resource_id is not None:
         sql += " AND i.resource_id = ?"
         params.append(resource_id)
@@ -79,14 +80,14 @@ def open_incidents(
         sql += f" AND i.org_id IN ({','.join('?' * len(orgs))})"
         params += orgs
     sql += f" AND {_NOT_RESOLVED} ORDER BY i.last_time DESC, i.id DESC LIMIT ?"
-    return [_summary(db, row) for row in db.execute(sql, [*params, limit])]
+    return [_summary(db, row) for row in tuples(db, sql, [*params, limit])]
 
 
 def incident_of(db: sqlite_utils.Database, event_id: str) -> IncidentSummary | None:
     """The incident an alarm (or any activity that is evidence) belongs to, None when it is in none."""
-    row = db.execute(
-        _SELECT + " AND i.id = (SELECT incident_id FROM incident_evidence WHERE ref = ?)", [event_id]
-    ).fetchone()
+    row = first(
+        db, _SELECT + " AND i.id = (SELECT incident_id FROM incident_evidence WHERE ref = ?)", [event_id]
+    )
     return _summary(db, row) if row else None
 
 
@@ -96,11 +97,12 @@ def incidents_of_events(db: sqlite_utils.Database, event_ids: Iterable[str]) -> 
     out: dict[str, int] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        rows = db.execute(
+        rows = tuples(
+            db,
             "SELECT e.ref, e.incident_id FROM incident_evidence e JOIN incidents i ON i.id = e.incident_id"
             f" WHERE i.kinds >= 2 AND e.ref IN ({','.join('?' * len(chunk))})",
             chunk,
-        ).fetchall()
+        )
         out.update({str(r[0]): int(r[1]) for r in rows})
     return out
 

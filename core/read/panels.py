@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from core.models import INT64_MAX
 from core.read.alarms import AlarmFilter, recent_alarms
@@ -92,7 +92,8 @@ def _partition_names(raw: str | None) -> tuple[str, ...]:
         items = json.loads(raw or "[]")
     except ValueError:
         return ()
-    return tuple(f"{p.get('name')} ({p.get('no')})" for p in items if isinstance(p, dict))
+    partitions = [cast("dict[str, Any]", p) for p in items if isinstance(p, dict)]
+    return tuple(f"{p.get('name')} ({p.get('no')})" for p in partitions)
 
 
 def panel_detail(db: sqlite_utils.Database, resource_id: int, activities: int = 10) -> PanelDetail | None:

@@ -6,6 +6,7 @@ frozen dataclasses, never SQL rows, so that pages and listeners hold no SQL. Tim
 
 from __future__ import annotations
 
+import sqlite3
 import unicodedata
 from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass, field, fields
@@ -134,14 +135,29 @@ def query(db: sqlite_utils.Database, sql: str, params: Params = ()) -> list[dict
     return cast("list[dict[str, Any]]", list(rows))  # pyright: ignore[reportUnknownArgumentType]
 
 
+def _cursor(db: sqlite_utils.Database, sql: str, params: Params) -> sqlite3.Cursor:
+    """`sql` run as sqlite-utils runs it; scalar, column, tuples and first read their rows from it."""
+    return db.execute(sql, list(params))  # pyright: ignore[reportUnknownMemberType]
+
+
 def scalar(db: sqlite_utils.Database, sql: str, params: Params = ()) -> Any:
     """The first column of the first row of `sql` (a count, a sum)."""
-    return db.execute(sql, list(params)).fetchone()[0]  # pyright: ignore[reportUnknownMemberType]
+    return _cursor(db, sql, params).fetchone()[0]
 
 
 def column(db: sqlite_utils.Database, sql: str, params: Params = ()) -> list[Any]:
     """The first column of every row of `sql` (ids, rowids)."""
-    return [row[0] for row in db.execute(sql, list(params)).fetchall()]  # pyright: ignore[reportUnknownMemberType]
+    return [row[0] for row in _cursor(db, sql, params).fetchall()]
+
+
+def tuples(db: sqlite_utils.Database, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
+    """Every row of `sql` as a tuple in column order, where positions read as well as names (pairs)."""
+    return _cursor(db, sql, params).fetchall()
+
+
+def first(db: sqlite_utils.Database, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
+    """The first row of `sql` as a tuple in column order, None when it has none (a lookup by key)."""
+    return _cursor(db, sql, params).fetchone()
 
 
 def marks(values: Sized) -> str:

@@ -52,7 +52,8 @@ def _kind_counts(
     until = 2**62 if until is None else until
     first = -(-since // HOUR_MS) * HOUR_MS  # first whole hour
     last = until // HOUR_MS * HOUR_MS  # end of the last whole hour
-    extra, params = "", []
+    extra = ""
+    params: list[object] = []
     if org_id is not None:
         extra += " AND org_id = ?"
         params.append(org_id)

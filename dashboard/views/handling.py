@@ -68,8 +68,12 @@ def open_by_age() -> None:
     buckets = read.open_by_age(alarms)
     tiles = st.columns(len(buckets))
     for tile, (label, still_open, acknowledged) in zip(tiles, buckets, strict=True):
-        tile.metric(label, still_open + acknowledged, border=True,
-                    help=f"{still_open} open, {acknowledged} acknowledged but not resolved")  # fmt: skip
+        tile.metric(
+            label,
+            still_open + acknowledged,
+            border=True,
+            help=f"{still_open} open, {acknowledged} acknowledged but not resolved",
+        )
     if not alarms:
         st.info("No alarm is open: every alarm samops posted has been resolved.")
         return

@@ -15,8 +15,9 @@ router = APIRouter(prefix="/_sim")
 async def inject(request: Request) -> list[Record]:
     body = await parse(request, Injection)
     kind = None if body.violationType is None else body.violationType
-    return store_of(request).add_activities(body.resourceId, body.count, kind, body.activityTime,
-                                            body.violationName)  # fmt: skip
+    return store_of(request).add_activities(
+        body.resourceId, body.count, kind, body.activityTime, body.violationName
+    )
 
 
 @router.post("/cameras/{rid}")

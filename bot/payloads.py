@@ -155,6 +155,12 @@ def part(body: dict[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def is_user_id(value: object) -> bool:
+    """Whether `value` can be a Slack user id (short letters, digits, `_`): anything else (10 kB, markup,
+    NUL, empty) is never passed to Slack (users.info, views.publish) nor kept."""
+    return isinstance(value, str) and _SLACK_USER.fullmatch(value) is not None
+
+
 def slack_user(body: dict[str, Any]) -> str:
     """The clicking or submitting user's id ("" when the payload carries none: nobody, so no role)."""
     user = body.get("user")

@@ -1,6 +1,11 @@
 """Who may do what: the config's `[roles]`, by Slack user id or user-group id (members fetched and cached),
 then, for people listed nowhere, the service's own roles mapped by `[roles.from_service]`
-(bot/roles_service.py), then `default_role`."""
+(bot/roles_service.py), then `default_role`.
+
+Organizations: the static lists and `default_role` hold in every organization samops serves (whoever runs
+samops vouches for the people listed). A role from the service holds only in the organizations the service
+gives that user (`organizationIds` of operation 13's answer): asked about an organization (an alarm's, a
+panel's, a window's), `explain(user, org_id)` does not count it elsewhere."""
 
 from __future__ import annotations
 
@@ -89,15 +94,16 @@ class RoleResolver:
     def maps_service_roles(self) -> bool:
         return bool(self._roles.from_service)
 
-    def role_of(self, user_id: str) -> Role:
-        return self.explain(user_id).role
+    def role_of(self, user_id: str, org_id: int | None = None) -> Role:
+        return self.explain(user_id, org_id).role
 
-    def explain(self, user_id: str) -> RoleAnswer:
+    def explain(self, user_id: str, org_id: int | None = None) -> RoleAnswer:
+        """The user's role, and why; in organization `org_id` when given (None: their role anywhere)."""
         for role, key in ((Role.ADMIN, "admins"), (Role.TECHNICIAN, "technicians"), (Role.VIEWER, "viewers")):
             via = self._listed(getattr(self._roles, key), user_id)
             if via is not None:
                 return RoleAnswer(role, f"listed in `[roles] {key}`{via}")
-        from_service, why_not = self._from_service(user_id)
+        from_service, why_not = self._from_service(user_id, org_id)
         if from_service is not None:
             return from_service
         if self._roles.default_role == "viewer":
@@ -106,11 +112,15 @@ class RoleResolver:
             )
         return RoleAnswer(Role.NONE, f"not listed, and `[roles] default_role` is none{why_not}")
 
-    def _from_service(self, user_id: str) -> tuple[RoleAnswer | None, str]:
+    def _from_service(self, user_id: str, org_id: int | None) -> tuple[RoleAnswer | None, str]:
         """The role the service's roles map to, or None and why not (a clause for the default's answer)."""
         if not self._roles.from_service or self.service is None:
             return None, ""
         found = self.service.lookup(user_id)
+        if org_id is not None and found.roles and org_id not in found.org_ids:
+            where = ", ".join(map(str, found.org_ids)) or "no organization"
+            why = f"the service gives you roles in {where}, not in organization {org_id}"
+            return None, f"; roles from the service do not apply: {escape(why)}"
         mapping = {name.casefold(): ROLE_NAMES[role] for name, role in self._roles.from_service.items()}
         mapped = [(mapping[r.casefold()], r) for r in found.roles if r.casefold() in mapping]
         if not mapped:

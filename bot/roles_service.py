@@ -5,6 +5,12 @@ the `users:read.email` scope) is looked up with operation 13, and that service u
 Answers are kept for a while (SERVICE_TTL_S; a failed lookup for FAILED_TTL_S), so a busy channel costs one
 `users.info` and one operation 13 per person per ttl. Without the scope, or with no match, nothing is granted
 and the static lists apply; a missing scope is logged once, at WARNING, never at ERROR.
+
+Bounds (README, Security): lookups are paced to LOOKUPS_PER_S (the service's budget is 1 request/s); one
+that would wait more than MAX_WAIT_S is not made ("busy", nothing granted, not kept). The service's answer
+counts only when its e-mail is the one asked for, compared ignoring ASCII case only, and an address with
+characters that Unicode folds or normalizes into others (U+212A KELVIN SIGN into `k`, fullwidth letters) is
+never looked up: such an address could stand for another person's.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -29,6 +36,9 @@ log = logging.getLogger(__name__)
 
 SERVICE_TTL_S = 600.0
 FAILED_TTL_S = 30.0  # a service or Slack failure: ask again soon, but not on every command
+LOOKUPS_PER_S = 1.0  # users.info + operation 13 per person not cached: within the service's 1 request/s
+MAX_WAIT_S = 2.0  # a command waits this long at most for its turn (Slack shows an error after 3 s)
+BUSY = "samops is looking up many people at once; try again in a minute"
 NO_SCOPE = (
     "users.info refused (missing_scope %s): roles from the service are off; the static [roles] lists apply"
 )
@@ -59,6 +69,7 @@ class ServiceRoles:
         sam_client: Callable[[], SamClient],
         ttl: float = SERVICE_TTL_S,
         failed_ttl: float = FAILED_TTL_S,
+        lookups_per_s: float = LOOKUPS_PER_S,
     ) -> None:
         self._web = web_client
         self._sam = sam_client
@@ -67,17 +78,50 @@ class ServiceRoles:
         self._cache: dict[str, tuple[float, ServiceLookup]] = {}
         self._lock = threading.Lock()
         self._warned: set[str] = set()
+        self._spacing = 1.0 / lookups_per_s
+        self._next_slot = 0.0  # monotonic time the next lookup may be made
 
-    def lookup(self, slack_user: str) -> ServiceLookup:
+    def cached(self, slack_user: str) -> bool:
+        """Whether `lookup` would answer from memory (no call to Slack or the service)."""
+        with self._lock:
+            found = self._cache.get(slack_user)
+        return found is not None and found[0] > time.monotonic()
+
+    def slot_free(self) -> bool:
+        """Whether a lookup may be made now without waiting (the App Home builds only then)."""
+        return self.wait() <= 0
+
+    def wait(self) -> float:
+        """Seconds until a lookup may be made without waiting."""
+        with self._lock:
+            return max(0.0, self._next_slot - time.monotonic())
+
+    def lookup(self, slack_user: str, max_wait: float = MAX_WAIT_S) -> ServiceLookup:
         now = time.monotonic()
         with self._lock:
             cached = self._cache.get(slack_user)
         if cached and cached[0] > now:
             return cached[1]
+        if not self._take_slot(max_wait):
+            log.info("role lookup of %s put off: more than %.0f lookups a second asked", slack_user,
+                     1.0 / self._spacing)  # fmt: skip
+            return ServiceLookup(why=BUSY)  # not kept: asked again at the next command
         found, ttl = self._ask(slack_user)
         with self._lock:
-            self._cache[slack_user] = (now + ttl, found)
+            self._cache[slack_user] = (time.monotonic() + ttl, found)
         return found
+
+    def _take_slot(self, max_wait: float) -> bool:
+        """Reserve the next lookup slot and wait for it; False (nothing reserved) if it is too far off."""
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next_slot)
+            if start - now > max_wait:
+                return False
+            self._next_slot = start + self._spacing
+        if start > now:
+            time.sleep(start - now)
+        return True
 
     def _ask(self, slack_user: str) -> tuple[ServiceLookup, float]:
         if not slack_user:
@@ -105,6 +149,12 @@ class ServiceRoles:
             return ServiceLookup(
                 why="Slack gave no e-mail for you (you have none, or samops lacks the users:read.email scope)"
             ), self._ttl
+        if not plain_address(email):
+            log.info("a Slack e-mail holds characters that fold into others; not looked up")
+            return ServiceLookup(
+                email=email,
+                why="your Slack e-mail has characters that could stand for others; it is not looked up",
+            ), self._ttl
         return self._service(email)
 
     def _service(self, email: str) -> tuple[ServiceLookup, float]:
@@ -116,6 +166,11 @@ class ServiceRoles:
         except SamError as err:
             log.warning("operation 13 failed for a Slack user's e-mail: %s", type(err).__name__)
             return ServiceLookup(email=email, why="the service did not answer"), self._failed_ttl
+        if not same_address(user.email_address, email):
+            log.warning("operation 13 answered with another e-mail than the one asked; no role granted")
+            return ServiceLookup(email=email, why=f"the service answered for another e-mail than {email}"), (
+                self._ttl
+            )
         names = tuple(dict.fromkeys(r.role_name for r in user.roles or [] if r.role_name))
         why = "" if names else f"the service user {user.user_id} has no roles"
         return ServiceLookup(names, email, user.user_id, why, _org_ids(user)), self._ttl
@@ -126,6 +181,25 @@ class ServiceRoles:
             self._warned.add(key)
         if first:
             log.warning(message, *args)
+
+
+def ascii_lower(text: str) -> str:
+    """`text` with A-Z lowered and nothing else changed (str.lower folds U+212A into `k`, and more)."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def plain_address(email: str) -> bool:
+    """Whether no character of `email` folds or normalizes into another (NFKC, case folding): such an address
+    could be matched, by a service comparing loosely, to someone else's."""
+    return unicodedata.normalize("NFKC", email).casefold() == ascii_lower(email) and email.isprintable()
+
+
+def same_address(answered: object, asked: str) -> bool:
+    """The service answered for the address asked: equal but for ASCII case, and nothing else."""
+    return isinstance(answered, str) and ascii_lower(answered) == ascii_lower(asked)
 
 
 def _org_ids(user: User) -> tuple[int, ...]:

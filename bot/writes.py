@@ -13,9 +13,12 @@ Summaries and commands given to it must hold no secret; the audit layer masks kn
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import logging
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -50,6 +53,7 @@ class WriteRequest:
     dedupe_key: str
     org_id: int | None = None
     reference: str = ""
+    needs: Role = Role.TECHNICIAN  # checked again in `org_id` (roles from the service hold per organization)
 
 
 @dataclass(frozen=True)
@@ -73,15 +77,17 @@ def slash_key(inv: Invocation) -> str:
     return dedupe_key("slash", inv.trigger_id or inv.reference, inv.user_id, inv.text)
 
 
-def role_denied(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
-    """None when `slack_user` holds `needed`; else the sentence to answer. Buttons and view submissions call
-    this again on arrival: their payload may be replayed or forged by someone who only saw the message."""
-    role = ctx.roles.role_of(slack_user)
+def role_denied(ctx: AppContext, slack_user: str, needed: Role, org_id: int | None = None) -> str | None:
+    """None when `slack_user` holds `needed` (in organization `org_id`, when the write is about one); else the
+    sentence to answer. Buttons and view submissions call this again on arrival: their payload may be
+    replayed or forged by someone who only saw the message."""
+    role = ctx.roles.role_of(slack_user, org_id)
     if role >= needed:
         return None
     if role == Role.NONE:
         return ctx.roles.refusal()
-    return f"Sorry, this needs the {ROLE_WORDS[needed]} role; you are a {ROLE_WORDS[role]}."
+    where = f" in organization {org_id}" if org_id is not None else ""
+    return f"Sorry, this needs the {ROLE_WORDS[needed]} role{where}; you are a {ROLE_WORDS[role]}{where}."
 
 
 def audit_denied(
@@ -103,6 +109,18 @@ def audit_denied(
     return reference
 
 
+def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
+    """One click of a button: a Slack retry, or a replay of the captured request, repeats every part of it
+    (action_ts, trigger_id); a real second click has its own. Reads a payload of any shape."""
+    container = body.get("container")
+    container = container if isinstance(container, dict) else {}
+    user = body.get("user")
+    user = user.get("id") if isinstance(user, dict) else None
+    return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
+                      body.get("trigger_id"), user, container.get("channel_id"),
+                      container.get("message_ts") or container.get("view_id"))  # fmt: skip
+
+
 def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
     """Claim, run, audit, announce. `operation` calls the service and returns its result."""
     reference = request.reference if is_reference(request.reference) else new_reference()
@@ -115,6 +133,12 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
             request.slack_user,
         )
         return WriteOutcome(False, True, "Already done (this request was received before).", reference)
+    # Checked here, in the write's own organization, whatever the caller checked: a role from the service
+    # holds only where the service gives it (bot/roles.py).
+    if request.org_id is not None and (denied := role_denied(ctx, request.slack_user, request.needs,
+                                                             request.org_id)):  # fmt: skip
+        audit_denied(ctx, request.slack_user, request.command, request.org_id, "role not held there")
+        return WriteOutcome(True, False, denied, reference)
     # The request may have reached the service from here on: whatever happens next, the audit row is written
     # (outcome "unknown" when something escaped before the outcome was known).
     outcome, message, result = (
@@ -131,12 +155,69 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
     return WriteOutcome(True, ok, message, reference, result, unknown=outcome == "unknown")
 
 
-def record_cache_write(ctx: AppContext, request: WriteRequest) -> None:
+def record_cache_write(ctx: AppContext, request: WriteRequest, paced: str | None = None) -> None:
     """A write to samops' own cache (a silence, a maintenance window, a lift), done: its audit row and its
-    line in the audit channel, as for a write to the service."""
+    line in the audit channel, as for a write to the service. `paced` names a kind of write whose lines
+    are bounded (ANNOUNCE_PER_MINUTE; the rest summed up in one line): every row is still written."""
     reference = request.reference if is_reference(request.reference) else new_reference()
     _record(ctx.db(), request, "ok", request.summary, reference)
-    _announce(ctx, request, "ok", reference)
+    if paced is None:
+        _announce(ctx, request, "ok", reference)
+    elif (slot := _ANNOUNCE_PACE.admit(ctx, paced)) is not None:
+        _announce(ctx, request, "ok", reference)
+        slot[0] = time.monotonic()  # the minute counts from when the line was out, not from when it began
+
+
+ANNOUNCE_PER_MINUTE = 10  # audit-channel lines a minute for a paced kind of write (maintenance windows)
+
+
+class AnnouncePace:
+    """At most `per_minute` audit-channel lines in any minute per kind of write; beyond it they are counted,
+    and one line says how many a minute later (a timer), so a flood of writes is one line, not thousands.
+    The audit rows are all written regardless."""
+
+    def __init__(self, per_minute: int = ANNOUNCE_PER_MINUTE, minute_s: float = 60.0) -> None:
+        self._per_minute = per_minute
+        self._minute_s = minute_s
+        self._lock = threading.Lock()
+        self._posted: dict[str, collections.deque[list[float]]] = {}  # kind -> when its last lines went out
+        self._held: dict[str, int] = {}  # kind -> lines not posted since the last summing up
+
+    def admit(self, ctx: AppContext, kind: str) -> list[float] | None:
+        """A slot for one line (the caller sets its time once the line is out), or None: held back."""
+        now = time.monotonic()
+        with self._lock:
+            posted = self._posted.setdefault(kind, collections.deque())
+            while posted and posted[0][0] <= now - self._minute_s:
+                posted.popleft()
+            held = self._held.get(kind, 0)
+            if not held and len(posted) < self._per_minute:
+                slot = [now]
+                posted.append(slot)
+                return slot
+            self._held[kind] = held + 1
+        if not held:  # the first held back: sum them up in a minute
+            timer = threading.Timer(self._minute_s, self._sum_up, (ctx, kind))
+            timer.daemon = True
+            timer.start()
+        return None
+
+    def _sum_up(self, ctx: AppContext, kind: str) -> None:
+        with self._lock:
+            held = self._held.pop(kind, 0)
+            self._posted.setdefault(kind, collections.deque()).append([time.monotonic()])
+        channel = ctx.config.audit.channel
+        if not held or not channel:
+            return
+        text = (f"➕ {held} more `{escape(kind)}` writes in the last minute, not posted one by one"
+                f" (at most {self._per_minute} a minute): `/sam audit` lists them all.")  # fmt: skip
+        try:
+            ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+        except (SlackApiError, SlackClientError, OSError) as err:
+            log.warning("could not post the summary of %s %s writes to %s: %s", held, kind, channel, err)
+
+
+_ANNOUNCE_PACE = AnnouncePace()
 
 
 def _record(

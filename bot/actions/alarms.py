@@ -16,7 +16,7 @@ from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_u
 from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
-from bot.writes import WriteRequest, record_cache_write
+from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
 from core import cache, read
 from core.cache import write_transaction
 from core.clock import now_ms
@@ -102,14 +102,20 @@ def on_silence(
         return
     resource_id, minutes = value.r, value.m
     user = slack_user(body)
-    role = ctx.roles.role_of(user)
-    if role < Role.TECHNICIAN:
-        # Silencing hides alarms from everyone: the same role as the other writes.
-        text = ctx.roles.refusal() if role == Role.NONE else "Silencing a panel needs the technician role."
-        respond_privately(respond, text)
-        return
     db = ctx.db()
+    # Once per click: a Slack retry, or a captured click replayed (a 30-minute one after a 24-hour one would
+    # shorten the silence), finds the click claimed and changes nothing; the first one answered.
+    if not cache.claim_once(db, action_key(body, action)):
+        log.info("silence click of %s on panel %s received again; not run again", user, resource_id)
+        return
+    command = f"alarm silence {resource_id} {minutes}m"
     detail = read.panel_detail(db, resource_id, activities=0)
+    org_id = detail.panel.org_id if detail is not None else None
+    # Silencing hides alarms from everyone: the same role as the other writes, in the panel's organization.
+    if denied := role_denied(ctx, user, Role.TECHNICIAN, org_id):
+        audit_denied(ctx, user, command, org_id)
+        respond_privately(respond, denied)
+        return
     if detail is None:
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
         respond_privately(respond, text)
@@ -121,9 +127,7 @@ def on_silence(
     window = silence(db, resource_id, minutes, user, at)
     summary = f"silenced panel {resource_id} until {shown_until}"
     reference = f"silence-{resource_id}-{window.ends_at}"
-    record_cache_write(
-        ctx, WriteRequest(user, f"alarm silence {resource_id} {minutes}m", summary, "", None, reference)
-    )
+    record_cache_write(ctx, WriteRequest(user, command, summary, "", org_id, reference))
     # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
     card = quiet_render.window_card(window, config.zone_for(window.organization), at)
     respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)

@@ -84,7 +84,7 @@ def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> No
         respond_privately(respond, "This button is not valid any more; run the command again.")
         return
     command, summary, done, operation = _write_for(ctx, value)
-    if denied := role_denied(ctx, slack_user, Role.ADMIN):
+    if denied := role_denied(ctx, slack_user, Role.ADMIN, value.org):
         audit_denied(ctx, slack_user, command, value.org)
         respond(text=denied, replace_original=False)
         return
@@ -94,6 +94,7 @@ def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> No
         summary=summary,
         dedupe_key=click_key(body, action),
         org_id=value.org,
+        needs=Role.ADMIN,
     )
     outcome = run_write(ctx, request, operation)
     if not outcome.ran:

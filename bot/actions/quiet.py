@@ -1,6 +1,7 @@
 """The Lift / End now button of silences and maintenance windows (on the card posted when one is made, and
 in `/sam silences` and `/sam maintenance`): technicians and admins, checked again on every click; a double
-click finds the window lifted and changes nothing; every lift is audited."""
+click finds the window lifted and changes nothing, a Slack retry or a replayed click is claimed once and
+does nothing; every lift is audited."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from bot.listener_errors import respond_privately
 from bot.payloads import PayloadError, part, read_id, slack_user
 from bot.render import quiet as render
 from bot.roles import Role
-from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied
-from core import cache
+from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
+from core import cache, read
 from core.cache import write_transaction
 from core.clock import now_ms
 from core.timefmt import local
@@ -25,16 +26,26 @@ def on_lift(
 ) -> None:
     ack()
     user = slack_user(body)
-    if denied := role_denied(ctx, user, Role.TECHNICIAN):
-        audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
-        respond_privately(respond, denied)
+    db = ctx.db()
+    # Once per click: a Slack retry or a replay finds it claimed and changes nothing (the first answered).
+    if not cache.claim_once(db, action_key(body, action)):
         return
     try:
         window_id = read_id(action.get("value"), "This button")
     except PayloadError as err:
-        respond_privately(respond, str(err))
+        text = str(err)
+        if denied := role_denied(ctx, user, Role.TECHNICIAN):
+            audit_denied(ctx, user, f"quiet lift {str(action.get('value'))[:20]}")
+            text = denied
+        respond_privately(respond, text)
         return
-    db = ctx.db()
+    found = read.quiet_window(db, window_id)
+    org_id = found.organization if found is not None else None
+    # In the window's organization: a role from the service holds only where the service gives it.
+    if denied := role_denied(ctx, user, Role.TECHNICIAN, org_id):
+        audit_denied(ctx, user, f"quiet lift {window_id}", org_id)
+        respond_privately(respond, denied)
+        return
     at = now_ms()
     with write_transaction(db):
         result = cache.lift_window(db, window_id, user, at)

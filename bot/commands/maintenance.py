@@ -4,6 +4,12 @@ technicians, `/sam maintenance <panel | org:ID> <from> <to> [reason]` to plan on
 `<from>`/`<to>` are read in the organization's time zone (`[notify.timezones]`): `now`; `HH:MM` (`from`:
 the next such time, today's up to a minute late; `to`: the first such time after `from`, so 22:00 06:00
 runs over midnight); `YYYY-MM-DD HH:MM`; `+2h`, `+30m`, `+1d` (for `to`: after `from`).
+
+Bounds (README, Security), so that no one can hold an organization's alarms back for long or flood the audit
+channel: a window lasts at most LONGEST_MS and starts within FURTHEST_MS; the windows planned in Slack hold
+one organization, or one panel (its own and its organization's), at most HELD_MS in any HELD_SPAN_MS; one
+person has at most OPEN_PER_PERSON windows not over yet; and the audit channel gets at most
+`bot.writes.ANNOUNCE_PER_MINUTE` maintenance lines a minute, the rest summed up in one line.
 """
 
 from __future__ import annotations
@@ -23,12 +29,16 @@ from core import cache
 from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
 from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
+from core.sqlite_lib import sqlite_utils
 from core.timefmt import local
 from core.windows import WhenError, parse_when
 
 USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
 LONGEST_MS = 31 * DAY_MS
 FURTHEST_MS = 365 * DAY_MS
+HELD_MS = 31 * DAY_MS  # one organization or panel held back at most this long ...
+HELD_SPAN_MS = 90 * DAY_MS  # ... in any span of this length
+OPEN_PER_PERSON = 20  # maintenance windows one person has planned that are not over yet
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}")
 
@@ -73,18 +83,29 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     db = ctx.db()
     if not cache.claim_once(db, slash_key(inv)):
         return Reply(text="This command was already run (a retry); nothing more was planned.")
-    with write_transaction(db):
-        window_id = cache.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
-                                     resource_id=resource_id, org_id=None if resource_id else org_id,
-                                     reason=reason, created_by=inv.user_id)  # fmt: skip
-        made = quiet_window(db, window_id)
+    # In the organization it is about: a role from the service holds only where the service gives it.
+    if denied := role_denied(ctx, inv.user_id, Role.TECHNICIAN, org_id):
+        audit_denied(ctx, inv.user_id, as_typed(inv.text), org_id, "role not held there")
+        return Reply(text=denied)
+    made = None
+    with write_transaction(db):  # checked and added in one transaction: two commands cannot both pass
+        over = _over_bounds(db, inv.user_id, resource_id, org_id, start, end, now, scope)
+        if not over:
+            window_id = cache.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
+                                         resource_id=resource_id, org_id=None if resource_id else org_id,
+                                         reason=reason, created_by=inv.user_id)  # fmt: skip
+            made = quiet_window(db, window_id)
+    if over:
+        audit_denied(ctx, inv.user_id, as_typed(inv.text), org_id, over)
+        return Reply(text=f"Not planned: {over}. See `/sam maintenance` for the windows planned.")
     assert made is not None
     card = render.window_card(made, zone, now)
     # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.
     span = f"from {local(start, zone, seconds=True)} to {local(end, zone, seconds=True)}"
-    summary = f"planned maintenance {window_id} of {scope} {span}" + (f" — {reason}" if reason else "")
+    summary = f"planned maintenance {made.id} of {scope} {span}" + (f" — {reason}" if reason else "")
     command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
-    record_cache_write(ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference))
+    record_cache_write(ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference),
+                       paced="maintenance")  # fmt: skip
     return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
 
 
@@ -145,6 +166,39 @@ def _check_span(start: int, end: int, now: int) -> None:
         raise UsageError("a window lasts at most 31 days")
     if start > now + FURTHEST_MS:
         raise UsageError("a window starts within a year")
+
+
+def _over_bounds(
+    db: sqlite_utils.Database, user: str, resource_id: int | None, org_id: int | None, start: int, end: int,
+    now: int, scope: str,
+) -> str | None:  # fmt: skip
+    """Why the window may not be planned (its bounds, in words), or None. Windows from the TOML
+    (`[[notify.maintenance]]`) are the admins' own and count for neither bound."""
+    planned = [
+        w for w in windows_in_force(db, now, upcoming=True) if w.kind == MAINTENANCE and w.config_key is None
+    ]  # fmt: skip
+    if sum(1 for w in planned if w.created_by == user) >= OPEN_PER_PERSON:
+        return f"you have {OPEN_PER_PERSON} maintenance windows planned or in force, the most one person may"
+    org_wide = [w for w in planned if w.resource_id is None and org_id is not None and w.org_id == org_id]
+    holding = org_wide + [w for w in planned if resource_id is not None and w.resource_id == resource_id]
+    spans = [(max(w.starts_at, now), w.ends_at) for w in holding] + [(start, end)]
+    if longest_held(spans, HELD_SPAN_MS) > HELD_MS:
+        days, span = HELD_MS // DAY_MS, HELD_SPAN_MS // DAY_MS
+        return f"{escape(scope)} would be in maintenance more than {days} days within {span} days"
+    return None
+
+
+def longest_held(spans: list[tuple[int, int]], span_ms: int) -> int:
+    """The most time any `span_ms`-long stretch is covered by the union of `spans` ((start, end) pairs).
+    The worst stretch starts where a span starts, or ends where one ends: only those are tried."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    anchors = {s for s, _ in merged} | {e - span_ms for _, e in merged}
+    return max((sum(max(0, min(e, a + span_ms) - max(s, a)) for s, e in merged) for a in anchors), default=0)
 
 
 def _reason(words: list[str]) -> str | None:

@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt import App, BoltContext
 
 from bot.events.home import HomeAnswer, HomeTabs
-from bot.payloads import slack_user
+from bot.payloads import is_user_id, slack_user
 from bot.render.alarms import ACK, RESOLVE, TAKE
 
 LIFECYCLE = frozenset({ACK, TAKE, RESOLVE})
@@ -15,7 +15,8 @@ LIFECYCLE = frozenset({ACK, TAKE, RESOLVE})
 
 def register(app: App, home: HomeTabs) -> None:
     def app_home_opened(event: dict[str, Any]) -> None:
-        if event.get("tab", "home") == "home" and isinstance(event.get("user"), str):
+        # The id is checked: a malformed one never reaches users.info or views.publish.
+        if event.get("tab", "home") == "home" and is_user_id(event.get("user")):
             home.opened(event["user"])
 
     def home_clicks(
@@ -25,7 +26,7 @@ def register(app: App, home: HomeTabs) -> None:
         click anywhere makes the clicker's Home look for the change promptly."""
         if body.get("type") == "block_actions":
             # Read without trusting the shape: a signed request may carry a list where Slack sends an object.
-            user = slack_user(body)
+            user = slack_user(body)  # "" for a malformed id: no Home is answered or poked
             view = body.get("view")
             if user and isinstance(view, dict) and view.get("type") == "home" and not context.response_url:
                 context["respond"] = HomeAnswer(home, user)

@@ -4,6 +4,9 @@ too, which is where samops posts anyway), every page, kept for a while (`SAMOPS_
 
 Without a scope, or while Slack fails, the answer is "not known" and why, never an error: the Home then
 falls back to the person's organizations, or to every alarm, and says so. A missing scope is logged once.
+
+`users.conversations` is in Slack's rate tier 3 (50+ calls a minute): every page is counted in PER_MINUTE
+and BURST, which keep any minute under 50; the App Home asks only when `can_ask` (bot/events/home.py).
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from dataclasses import dataclass
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot.pace import TokenBucket
+
 log = logging.getLogger(__name__)
 
 TYPES = "public_channel,private_channel"
 PAGE = 200  # Slack: "We recommend no more than 200 results at a time"
 MAX_PAGES = 25  # 5,000 channels: anyone in more is in every alarm channel anyway
 FAILED_TTL_S = 30.0  # ask again soon after a failure, but not for every Home
+PER_MINUTE = 40.0  # users.conversations calls a minute, and ...
+BURST = 10.0  # ... at most this many at once: within tier 3's 50 a minute
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,16 @@ class Memberships:
         self._cache: dict[str, tuple[float, Channels]] = {}
         self._lock = threading.Lock()
         self._warned = False
+        self.calls = TokenBucket(PER_MINUTE / 60.0, BURST)
+
+    def cached(self, user: str) -> bool:
+        with self._lock:
+            found = self._cache.get(user)
+        return found is not None and found[0] > time.monotonic()
+
+    def can_ask(self, user: str) -> bool:
+        """Whether `of(user)` would answer now within Slack's tier: from memory, or with a call to spare."""
+        return self.cached(user) or self.calls.can_take()
 
     def of(self, user: str) -> Channels:
         now = time.monotonic()
@@ -57,6 +74,7 @@ class Memberships:
         cursor = ""
         try:
             for _ in range(MAX_PAGES):
+                self.calls.spend()  # made whatever the bucket holds: a person's pages are read to the end
                 answer = self._web.users_conversations(
                     user=user, types=TYPES, exclude_archived=True, limit=PAGE, cursor=cursor or None
                 )

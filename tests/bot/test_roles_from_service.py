@@ -5,15 +5,27 @@ apply, with a warning logged once and nothing at ERROR. Through a running bot, w
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
+import time
+import unicodedata
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from slack_sdk import WebClient
 
-from bot.roles_service import ServiceRoles
+from bot.roles_service import ServiceRoles, ascii_lower, plain_address, same_address
+from core import lifecycle
+from core.cache import audit, outbox
+from core.cache.db import open_cache
+from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.client import SamClient
 from core.models import User
 from core.settings import Settings
@@ -156,3 +168,127 @@ def test_without_users_read_slack_refuses_and_the_service_is_not_asked(
     assert not asked
     warnings = [r for r in caplog.records if "missing_scope" in r.getMessage()]
     assert len(warnings) == 1 and warnings[0].levelno == logging.WARNING
+
+
+# -- issue 26: lookalike e-mails, organizations, pace -----------------------------------------------------
+
+KELVIN = "\u212a"  # KELVIN SIGN: str.lower() makes it "k"
+
+
+CARD_TS = {"EV-1001-1": "1700000001.000100", "EV-1002-1": "1700000002.000100"}
+
+
+def _alarm_in(db_path: Path, event_id: str, resource_id: int, org_id: int) -> None:
+    db = open_cache(db_path)
+    now = int(time.time() * 1000)
+    with write_transaction(db):
+        panel = {"resource_id": resource_id, "org_id": org_id, "name": f"P{resource_id}"}
+        upsert_dicts(db, "panels", [panel], "resource_id")
+        upsert_activities(db, "activities", [(event_id, resource_id, org_id, now, "Burglary alarm - Door",
+                                              "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+        db.execute(  # posted by the notifier: the card a click must name
+            "INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"
+            " VALUES (?, 'C_ALARMS', 'posted', ?, ?, 0)",
+            [event_id, CARD_TS[event_id], now],
+        )
+        lifecycle.open_alarms(db, [(event_id, now)], now)
+    db.close()
+
+
+def _click(bot: BotProcess, user: str, action_id: str, value: str, tag: str) -> str:
+    _send_click(bot, user, action_id, value, tag)
+    return bot.slack.wait_for(lambda: bot.slack.responses(tag), timeout=30)[0].params["text"]
+
+
+def _send_click(bot: BotProcess, user: str, action_id: str, value: str, tag: str) -> None:
+    payload = {
+        "user": {"id": user}, "channel": {"id": "C_ALARMS"}, "trigger_id": f"trigger-{tag}",
+        "container": {"type": "message", "message_ts": CARD_TS.get(value, "1700000000.000100"),
+                      "channel_id": "C_ALARMS"},
+        "response_url": bot.slack.response_url(tag),
+        "actions": [{"action_id": action_id, "block_id": "b", "value": value, "type": "button",
+                     "action_ts": f"{time.time():.6f}"}],
+    }  # fmt: skip
+    assert bot.send_action(payload).status_code == 200
+
+
+def test_a_lookalike_email_gets_no_role_and_a_role_holds_only_in_its_organizations(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """Issue 26: `bura\u212a...` (a Kelvin sign for the k) matched burak's e-mail at the service and was
+    made a technician; burak, a technician of 1001 through the service, acknowledged an alarm of 1002."""
+    with SamClient(Settings(base_url=sim.base_url)) as client:
+        burak = client.get_user_by_email("burak.arslan106@example.com")
+    assert burak.organization_ids == [1001] and "Installer" in [r.role_name for r in burak.roles or []]
+    email = str(burak.email_address)
+    lookalike = email.replace("k", KELVIN, 1)
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) if c.isalpha() else c for c in email)
+    users = {"U_BURAK": email, "U_KELVIN": lookalike, "U_WIDE": fullwidth}
+    db_path = tmp_path / "cache.db"
+    _alarm_in(db_path, "EV-1001-1", 777, 1001)
+    _alarm_in(db_path, "EV-1002-1", 888, 1002)
+    with (
+        SlackStandIn(users=users) as slack,
+        run_bot(tmp_path, slack, simulator=sim, config=CONFIG, db_path=db_path) as bot,
+    ):
+        assert "You are a technician" in bot.send_command("whoami", user="U_BURAK").text
+        for user in ("U_KELVIN", "U_WIDE"):
+            answer = bot.send_command("whoami", user=user).text
+            assert "You are a viewer: the default role" in answer and "could stand for others" in answer
+            assert "needs the technician role" in bot.send_command(TECHNICIAN_ONLY, user=user).text
+        asked = [e["path"] for e in requests_to_prefix(sim, "/user/email/")]
+        assert not [p for p in asked if "%E2%84%AA" in p.upper() or "%EF%BC" in p.upper()]  # never asked
+
+        refused = _click(bot, "U_BURAK", "alarm_ack", "EV-1002-1", "ack-1002")
+        assert "technician role in organization 1002" in refused
+        silence = json.dumps({"r": 888, "m": 30})
+        assert "in organization 1002" in _click(bot, "U_BURAK", "alarm_silence_30", silence, "silence-1002")
+        before = len(bot.slack.calls_to("chat.update"))
+        payload_user = "U_BURAK"  # in 1001, where the service gives the role: the card is edited
+        _send_click(bot, payload_user, "alarm_ack", "EV-1001-1", "ack-1001")
+        bot.slack.wait_for(lambda: len(bot.slack.calls_to("chat.update")) > before, timeout=30)
+    db = open_cache(db_path)
+    acked = lifecycle.get(db, "EV-1001-1")
+    assert acked is not None and acked.acknowledged_by == "U_BURAK"
+    untouched = lifecycle.get(db, "EV-1002-1")
+    assert untouched is None or untouched.acknowledged_by is None
+    assert outbox.silence_until(db, 888) is None
+    denied = [e for e in audit.recent(db) if e.outcome == "denied" and e.slack_user == "U_BURAK"]
+    assert {e.org_id for e in denied} == {1002} and len(denied) == 2
+
+
+def requests_to_prefix(sim: Simulator, prefix: str) -> list[dict]:
+    entries = httpx.get(f"{sim.root_url}/_sim/requests", timeout=5).json()
+    return [e for e in entries if e["method"] == "GET" and e["path"].startswith(f"/api{prefix}")]
+
+
+def test_role_lookups_keep_to_the_services_budget(tmp_path: Path, sim: Simulator) -> None:
+    """Issue 26: 1,000 Home opens made 500 operation-13 calls in seconds; the service allows 1 a second."""
+    users = {f"U_PACE{i}": f"pace{i}@example.com" for i in range(6)}
+    with (
+        SlackStandIn(users=users) as slack,
+        run_bot(tmp_path, slack, simulator=sim, config=CONFIG) as bot,
+    ):
+        since = time.time() * 1000
+        with ThreadPoolExecutor(6) as pool:
+            answers = list(pool.map(lambda u: bot.send_command("whoami", user=u).text, users))
+    assert all("You are a viewer" in a for a in answers)
+    times = sorted(e["at"] for e in requests_to_prefix(sim, "/user/email/pace") if e["at"] >= since)
+    assert len(times) >= 2
+    # One a second, never a burst: lookups start a second apart, and operation 13 follows users.info, whose
+    # latency varies a little (hence the margins).
+    assert all(b - a >= 500 for a, b in itertools.pairwise(times)), times
+    assert times[-1] - times[0] >= (len(times) - 1) * 1000 - 300, times
+
+
+@given(st.emails())
+def test_an_address_matches_itself_in_any_ascii_case_and_nothing_else(email: str) -> None:
+    upper = email.upper() if email.isascii() else email
+    assert same_address(upper, email)
+    assert plain_address(email) == (unicodedata.normalize("NFKC", email).casefold() == ascii_lower(email))
+    if "k" in email.lower() and email.isascii():
+        lookalike = email.lower().replace("k", KELVIN)
+        assert not same_address(lookalike, email) and not plain_address(lookalike)
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalpha() else c for c in email)
+    if wide != email:
+        assert not plain_address(wide) and not same_address(wide, email)

@@ -84,7 +84,13 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
     assert state is not None and state.acknowledged_by == "U_CAROL"
     until = outbox.silence_until(db, 777) or 0
     assert 115 * 60_000 < until - int(time.time() * 1000) <= 120 * 60_000
-    [entry] = [e for e in audit.recent(db) if e.command.startswith("alarm silence")]
+    # The viewer's refused click is audited too (issue 26), then the technician's silence.
+    denied, entry = reversed([e for e in audit.recent(db) if e.command.startswith("alarm silence")])
+    assert (denied.slack_user, denied.command, denied.outcome) == (
+        "U_ALICE",
+        "alarm silence 777 30m",
+        "denied",
+    )
     assert (entry.slack_user, entry.command, entry.outcome) == ("U_BOB", "alarm silence 777 120m", "ok")
 
 
@@ -103,3 +109,40 @@ def test_acknowledge_and_silence_refuse_what_the_cache_does_not_hold(tmp_path: P
     assert lifecycle.get(db, "EV-NOT-CACHED") is None
     assert outbox.silence_until(db, 4242424242) is None
     assert [e for e in audit.recent(db) if e.command.startswith("alarm silence")] == []
+
+
+def test_a_retried_or_replayed_silence_click_changes_nothing(tmp_path: Path) -> None:
+    """Issue 26: a Slack retry (the same signed payload again) made two silences, two audit rows and two
+    cards; a captured 30-minute click replayed after a 24-hour one shortened the silence."""
+    db_path = tmp_path / "cache.db"
+    seed(db_path)
+    roles = '[roles]\ntechnicians = ["U_BOB"]\n[audit]\nchannel = "C_AUDIT"\n'
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=roles) as bot:
+
+        def silence_click(minutes: int, tag: str, at: str) -> dict:
+            payload = click(f"alarm_silence_{minutes}", json.dumps({"r": 777, "m": minutes}), "U_BOB",
+                            slack.response_url(tag))  # fmt: skip
+            payload["actions"][0]["action_ts"] = at
+            return payload
+
+        short = silence_click(30, "short", "1700000001.000001")
+        assert bot.send_action(short).status_code == 200
+        slack.wait_for(lambda: slack.responses("short"), timeout=30)
+        long = silence_click(24 * 60, "long", "1700000002.000002")
+        assert bot.send_action(long).status_code == 200
+        slack.wait_for(lambda: slack.responses("long"), timeout=30)
+        for _ in range(2):  # Slack's retries, or an attacker's replays, of both clicks
+            assert bot.send_action(long).status_code == 200
+            assert bot.send_action(short).status_code == 200
+        time.sleep(2)
+        assert len(slack.responses("short")) == len(slack.responses("long")) == 1  # one card each
+        audit_posts = [c for c in slack.calls_to("chat.postMessage") if c.params["channel"] == "C_AUDIT"]
+        assert len(audit_posts) == 2
+    db = open_cache(db_path)
+    until = outbox.silence_until(db, 777) or 0
+    assert until - int(time.time() * 1000) > 23 * 60 * 60_000  # the 24 hours hold
+    assert [e.command for e in audit.recent(db) if e.command.startswith("alarm silence")] == [
+        "alarm silence 777 1440m",
+        "alarm silence 777 30m",
+    ]
+    assert db.execute("SELECT count(*) FROM quiet_windows").fetchone()[0] == 1

@@ -7,14 +7,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from bot.commands.maintenance import longest_held
 from core.cache import audit
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
-from core.clock import HOUR_MS, MINUTE_MS
+from core.clock import DAY_MS, HOUR_MS, MINUTE_MS
 from core.read.quiet import windows_in_force
 from tests.support.bot import BotProcess, blocks_text, run_bot, usage
 from tests.support.slack_standin import SlackStandIn
@@ -183,3 +187,96 @@ def test_handover_on_demand(bot: BotProcess) -> None:
     assert result.ephemeral and "Shift handover" in result.text and "organization 1001" in result.text
     assert "*Alarms received*\n1" in result.text and "Depot (777): 1" in result.text
     usage(bot.send_command("handover now please", user="U_VIEWER"), "/sam handover")
+
+
+def test_a_retried_or_replayed_lift_changes_nothing(bot: BotProcess) -> None:
+    """Issue 26: every write is once only: the same signed Lift click again is neither run nor answered."""
+    made = bot.send_command("maintenance 778 now +1h retry check", user="U_TECH")
+    [value] = lift_values(made.blocks)
+    payload = {
+        "user": {"id": "U_TECH"}, "channel": {"id": "C_TEST"},
+        "container": {"type": "message", "message_ts": "1700000000.000900", "channel_id": "C_TEST"},
+        "response_url": bot.slack.response_url("lift-once"), "trigger_id": "trigger-lift-once",
+        "actions": [{"action_id": "quiet_lift", "block_id": "b", "value": value, "type": "button",
+                     "action_ts": "1700000000.000901"}],
+    }  # fmt: skip
+    for _ in range(3):
+        assert bot.send_action(payload).status_code == 200
+    bot.slack.wait_for(lambda: bot.slack.responses("lift-once"), timeout=30)
+    time.sleep(1.5)
+    assert len(bot.slack.responses("lift-once")) == 1
+    assert [e.outcome for e in audited(bot, f"quiet lift {value}")] == ["ok"]
+
+
+@pytest.fixture
+def bounded(tmp_path: Path, slack: SlackStandIn) -> Iterator[BotProcess]:
+    db = open_cache(tmp_path / "cache.db")
+    with write_transaction(db):
+        upsert_dicts(db, "organizations", [{"id": 1001, "name": "Acme"}], "id")
+        panels = [{"resource_id": 777, "org_id": 1001, "name": "Depot"},
+                  {"resource_id": 778, "org_id": 1001, "name": "Depot annex"}]  # fmt: skip
+        upsert_dicts(db, "panels", panels, "resource_id")
+    db.close()
+    config = CONFIG.replace('technicians = ["U_TECH"]', 'technicians = ["U_TECH", "U_OTHER"]')
+    with run_bot(tmp_path, slack, db_path=tmp_path / "cache.db", config=config) as bot:
+        yield bot
+
+
+def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotProcess) -> None:
+    """Issue 26: twelve back-to-back 31-day windows silenced org:1001 for 372 days, and 10,000 windows were
+    accepted, each announced. Now: 31 days in any 90 per organization or panel, 20 open windows a person,
+    10 audit lines a minute and one line for the rest."""
+    bot = bounded
+    earlier = len(bot.slack.calls)  # the stand-in is the module's: the other bot's lines are not this one's
+    results = [bot.send_command(f"maintenance org:1001 {'now' if i == 0 else f'+{31 * i}d'} +31d year",
+                                user="U_OTHER").text for i in range(12)]  # fmt: skip
+    assert "in maintenance" in results[0]
+    assert all("more than 31 days within 90 days" in r for r in results[1:3]), results[1]
+    db = open_cache(bot.db_path)
+    try:
+        held = [(w.starts_at, w.ends_at) for w in windows_in_force(db, now_ms(), 1001, upcoming=True)]
+    finally:
+        db.close()
+    # Of 372 days asked, at most 31 in any 90 days are held: 4 of the 12 windows.
+    assert len(held) == sum("Not planned" not in r for r in results) == 4
+    assert longest_held(held, 90 * DAY_MS) <= 31 * DAY_MS
+    assert "more than 31 days" in bot.send_command("maintenance 777 +40d +20d", user="U_OTHER").text
+    assert "in maintenance" in bot.send_command("maintenance 778 +100d +20d", user="U_OTHER").text
+    assert "more than 31 days" in bot.send_command("maintenance 778 +125d +15d", user="U_OTHER").text
+    denied = [e for e in audited(bot, "maintenance") if e.outcome == "denied"]
+    assert len(denied) == 8 + 2 and all("refused: " in e.summary for e in denied)
+
+    started = time.time()
+    for i in range(20):
+        planned = bot.send_command(f"maintenance 777 +{i}h +30m check {i}", user="U_TECH").text
+        assert "in maintenance" in planned, (i, planned)
+    over = bot.send_command("maintenance 777 +21h +30m one too many", user="U_TECH").text
+    assert "you have 20 maintenance windows planned or in force" in over
+    assert [e.outcome for e in audited(bot, "maintenance 777 +21h")] == ["denied"]
+
+    def audit_lines() -> list[Any]:
+        calls = bot.slack.calls[earlier:]
+        return [c for c in calls if c.method == "chat.postMessage" and c.params["channel"] == "C_AUDIT"]
+
+    if time.time() - started < 50:  # the lines came within a minute: 10 posted, the rest summed up in one
+        summed = bot.slack.wait_for(
+            lambda: [c for c in audit_lines() if "more `maintenance` writes" in c.params["text"]], timeout=90
+        )
+        assert len(summed) == 1 and "/sam audit" in summed[0].params["text"]
+    one_by_one = [c.at for c in audit_lines() if "`maintenance " in c.params["text"]]
+    # (58 s, not 60: the stand-in times a line when it arrives, a little after the bot counted it)
+    most = max(len([t for t in one_by_one if at <= t < at + 58]) for at in one_by_one)
+    assert most <= 10, [round(t - one_by_one[0], 2) for t in one_by_one]
+    assert len([e for e in audited(bot, "maintenance 777 +") if e.slack_user == "U_TECH"]) == 21  # all rows
+
+
+@given(
+    spans=st.lists(st.tuples(st.integers(0, 400), st.integers(1, 40)), max_size=12),
+    span=st.integers(1, 120),
+)
+def test_longest_held_is_the_most_any_stretch_is_covered(spans: list[tuple[int, int]], span: int) -> None:
+    """The bound's arithmetic, against counting day by day (whole days: the anchors are whole too)."""
+    pairs = [(start, start + length) for start, length in spans]
+    covered = {d for s, e in pairs for d in range(s, e)}
+    brute = max((sum(1 for d in range(a, a + span) if d in covered) for a in range(-span, 450)), default=0)
+    assert longest_held(pairs, span) == brute

@@ -5,10 +5,13 @@ out; the Home's own buttons act (audited), their answer shown in the Home; a vie
 
 from __future__ import annotations
 
+import bisect
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -344,3 +347,93 @@ def test_a_home_click_of_the_wrong_shape_is_answered_on_the_home(home: Home) -> 
     db.close()
     assert card_updates(home, ts) == []
     assert not re.search(r" (ERROR|CRITICAL) |Traceback", home.bot.output())
+
+
+# -- issue 26: a Home that can be flooded -------------------------------------------------------------------
+
+FLOOD = 1_000
+PACED = {"SAMOPS_HOME_REFRESH": "1"}  # the default pace otherwise (50 publishes a minute, 10 s a person)
+FLOOD_ROLES = ROLES + '\n[roles.from_service]\n"Installer" = "technician"\n'
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def most_in_a_minute(calls: list[Any]) -> int:
+    times = sorted(c.at for c in calls)
+    return max((bisect.bisect_left(times, t + 60) - i for i, t in enumerate(times)), default=0)
+
+
+@pytest.mark.slow
+def test_a_flood_of_home_opens_keeps_to_slacks_tiers_and_half_a_core(tmp_path: Path) -> None:
+    """Issue 26: 1,000 `app_home_opened` in ~7 s made 1,000 views.publish and 1,000 users.conversations
+    (Slack allows ~100 and ~50 a minute) and 500 role lookups; 2,000 Homes open kept 72% of a core busy."""
+    db_path = tmp_path / "cache.db"
+    add_alarm(db_path, "C_ALARMS")
+    users = [f"U_FLOOD{i:04d}" for i in range(FLOOD)]
+    with (
+        SlackStandIn(users=dict.fromkeys(MEMBERS), memberships=MEMBERS) as slack,
+        run_bot(
+            tmp_path, slack, db_path=db_path, config=FLOOD_ROLES, env={"SAMOPS_HOME_REFRESH": "1"}
+        ) as bot,
+    ):
+        pid = bot.proc.pid
+        cpu0, t0 = cpu_seconds(pid), time.monotonic()
+        event = {"type": "app_home_opened", "channel": "D1", "tab": "home"}
+        with ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(lambda u: bot.send_event({**event, "user": u}).status_code, users))
+        assert set(codes) == {200}
+        sent_s = time.monotonic() - t0
+        sending_cpu = (cpu_seconds(pid) - cpu0) / sent_s
+        time.sleep(10)  # the refresher keeps publishing at the pace
+        flood_cpu = (cpu_seconds(pid) - cpu0) / (time.monotonic() - t0)
+        for _ in range(3):  # a change in the cache: every open Home is to be looked at again
+            add_alarm(db_path, "C_ALARMS")
+            time.sleep(5)
+        cpu1, t1 = cpu_seconds(pid), time.monotonic()
+        time.sleep(15)  # nothing changes: the refresher must stay quiet, however many Homes are open
+        idle_cpu = (cpu_seconds(pid) - cpu1) / (time.monotonic() - t1)
+        publishes = slack.calls_to("views.publish")
+        conversations = slack.calls_to("users.conversations")
+        infos = slack.calls_to("users.info")
+        print(
+            f"\nsent {FLOOD} opens in {sent_s:.1f} s (CPU {sending_cpu:.0%} of a core meanwhile); CPU"
+            f" {flood_cpu:.0%} over the flood and 10 s after, {idle_cpu:.0%} idle; views.publish"
+            f" {len(publishes)} (most in a minute {most_in_a_minute(publishes)}), users.conversations"
+            f" {len(conversations)} ({most_in_a_minute(conversations)}), users.info {len(infos)}"
+            f" ({most_in_a_minute(infos)})"
+        )
+        assert "Traceback" not in bot.output() and " ERROR " not in bot.output()
+    assert 0 < most_in_a_minute(publishes) <= 100
+    assert 0 < most_in_a_minute(conversations) <= 50
+    assert most_in_a_minute(infos) <= 60 + 2  # role lookups: one a second
+    assert flood_cpu < 0.5 and idle_cpu < 0.1
+
+
+def test_malformed_user_ids_never_reach_slack(home: Home) -> None:
+    """Issue 26: a 10 kB id, `U0X<!channel>`, NUL and empty ids reached users.info and views.publish."""
+    bad = ["U" * 10_000, "U0X<!channel>", "U0X\x00Y", "", " ", "U_TECH\n", None, 42, ["U_TECH"]]
+    before = len(home.slack.calls)
+    for user in bad:
+        event = {"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home"}
+        assert home.bot.send_event(event).status_code < 500
+        payload = {
+            "type": "block_actions", "team": {"id": TEAM_ID}, "user": {"id": user},
+            "container": {"type": "view", "view_id": "V_HOME"},
+            "view": {"id": "V_HOME", "type": "home", "blocks": [], "hash": "1.x"},
+            "trigger_id": home.slack.trigger_id(),
+            "actions": [{"action_id": "alarm_ack", "block_id": "b", "value": "EV-1", "type": "button",
+                         "action_ts": f"{time.time():.6f}"}],
+        }  # fmt: skip
+        answer = home.bot.post_signed(urlencode({"payload": json.dumps(payload)}).encode())
+        assert answer.status_code < 500  # the front or bolt may refuse a payload naming no valid user
+    home.open("U_VIEW")  # the bot still answers, after all of them
+    asked = [c for c in home.slack.calls[before:] if c.method in {"users.info", "views.publish",
+                                                                   "users.conversations"}]  # fmt: skip
+    named = {str(c.params.get("user") or c.params.get("user_id")) for c in asked}
+    assert "U_VIEW" in named and all(re.fullmatch(r"U_[A-Z]+", n) for n in named), named  # the real ones only
+    log = home.bot.output()
+    assert "Traceback" not in log and " ERROR " not in log

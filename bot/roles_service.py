@@ -103,8 +103,11 @@ class ServiceRoles:
         if cached and cached[0] > now:
             return cached[1]
         if not self._take_slot(max_wait):
-            log.info("role lookup of %s put off: more than %.0f lookups a second asked", slack_user,
-                     1.0 / self._spacing)  # fmt: skip
+            log.info(
+                "role lookup of %s put off: more than %.0f lookups a second asked",
+                slack_user,
+                1.0 / self._spacing,
+            )
             return ServiceLookup(why=BUSY)  # not kept: asked again at the next command
         found, ttl = self._ask(slack_user)
         with self._lock:

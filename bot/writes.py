@@ -116,9 +116,16 @@ def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     container = container if isinstance(container, dict) else {}
     user = body.get("user")
     user = user.get("id") if isinstance(user, dict) else None
-    return dedupe_key("action", action.get("action_id"), action.get("value"), action.get("action_ts"),
-                      body.get("trigger_id"), user, container.get("channel_id"),
-                      container.get("message_ts") or container.get("view_id"))  # fmt: skip
+    return dedupe_key(
+        "action",
+        action.get("action_id"),
+        action.get("value"),
+        action.get("action_ts"),
+        body.get("trigger_id"),
+        user,
+        container.get("channel_id"),
+        container.get("message_ts") or container.get("view_id"),
+    )
 
 
 def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
@@ -135,8 +142,9 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
         return WriteOutcome(False, True, "Already done (this request was received before).", reference)
     # Checked here, in the write's own organization, whatever the caller checked: a role from the service
     # holds only where the service gives it (bot/roles.py).
-    if request.org_id is not None and (denied := role_denied(ctx, request.slack_user, request.needs,
-                                                             request.org_id)):  # fmt: skip
+    if request.org_id is not None and (
+        denied := role_denied(ctx, request.slack_user, request.needs, request.org_id)
+    ):
         audit_denied(ctx, request.slack_user, request.command, request.org_id, "role not held there")
         return WriteOutcome(True, False, denied, reference)
     # The request may have reached the service from here on: whatever happens next, the audit row is written
@@ -209,8 +217,10 @@ class AnnouncePace:
         channel = ctx.config.audit.channel
         if not held or not channel:
             return
-        text = (f"➕ {held} more `{escape(kind)}` writes in the last minute, not posted one by one"
-                f" (at most {self._per_minute} a minute): `/sam audit` lists them all.")  # fmt: skip
+        text = (
+            f"➕ {held} more `{escape(kind)}` writes in the last minute, not posted one by one"
+            f" (at most {self._per_minute} a minute): `/sam audit` lists them all."
+        )
         try:
             ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
         except (SlackApiError, SlackClientError, OSError) as err:
@@ -235,8 +245,13 @@ def _record(
             reference=reference,
         )
     except Exception:
-        log.exception("ref=%s AUDIT ROW NOT WRITTEN for %s by %s (%s)", reference, request.command,
-                      request.slack_user, outcome)  # fmt: skip
+        log.exception(
+            "ref=%s AUDIT ROW NOT WRITTEN for %s by %s (%s)",
+            reference,
+            request.command,
+            request.slack_user,
+            outcome,
+        )
 
 
 def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -> tuple[str, str, Any]:

@@ -91,9 +91,17 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     with write_transaction(db):  # checked and added in one transaction: two commands cannot both pass
         over = _over_bounds(db, inv.user_id, resource_id, org_id, start, end, now, scope)
         if not over:
-            window_id = cache.add_window(db, kind=MAINTENANCE, starts_at=start, ends_at=end, created_at=now,
-                                         resource_id=resource_id, org_id=None if resource_id else org_id,
-                                         reason=reason, created_by=inv.user_id)  # fmt: skip
+            window_id = cache.add_window(
+                db,
+                kind=MAINTENANCE,
+                starts_at=start,
+                ends_at=end,
+                created_at=now,
+                resource_id=resource_id,
+                org_id=None if resource_id else org_id,
+                reason=reason,
+                created_by=inv.user_id,
+            )
             made = quiet_window(db, window_id)
     if over:
         audit_denied(ctx, inv.user_id, as_typed(inv.text), org_id, over)
@@ -104,8 +112,9 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     span = f"from {local(start, zone, seconds=True)} to {local(end, zone, seconds=True)}"
     summary = f"planned maintenance {made.id} of {scope} {span}" + (f" — {reason}" if reason else "")
     command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
-    record_cache_write(ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference),
-                       paced="maintenance")  # fmt: skip
+    record_cache_write(
+        ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference), paced="maintenance"
+    )
     return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
 
 
@@ -114,9 +123,12 @@ def _list(inv: Invocation, ctx: AppContext) -> Reply:
     windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id, upcoming=True) if w.kind == MAINTENANCE]
     config = ctx.config.notify
     message = render.windows_list(
-        windows, lambda w: config.zone_for(w.organization), now, "Maintenance windows",
+        windows,
+        lambda w: config.zone_for(w.organization),
+        now,
+        "Maintenance windows",
         f"No maintenance window is in force or planned. Plan one: `{USAGE}`",
-    )  # fmt: skip
+    )
     return Reply(text=message.text, blocks=message.blocks)
 
 
@@ -169,14 +181,20 @@ def _check_span(start: int, end: int, now: int) -> None:
 
 
 def _over_bounds(
-    db: sqlite_utils.Database, user: str, resource_id: int | None, org_id: int | None, start: int, end: int,
-    now: int, scope: str,
-) -> str | None:  # fmt: skip
+    db: sqlite_utils.Database,
+    user: str,
+    resource_id: int | None,
+    org_id: int | None,
+    start: int,
+    end: int,
+    now: int,
+    scope: str,
+) -> str | None:
     """Why the window may not be planned (its bounds, in words), or None. Windows from the TOML
     (`[[notify.maintenance]]`) are the admins' own and count for neither bound."""
     planned = [
         w for w in windows_in_force(db, now, upcoming=True) if w.kind == MAINTENANCE and w.config_key is None
-    ]  # fmt: skip
+    ]
     if sum(1 for w in planned if w.created_by == user) >= OPEN_PER_PERSON:
         return f"you have {OPEN_PER_PERSON} maintenance windows planned or in force, the most one person may"
     org_wide = [w for w in planned if w.resource_id is None and org_id is not None and w.org_id == org_id]

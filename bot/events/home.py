@@ -106,8 +106,15 @@ class HomeTabs:
         cutoff = self.clock() - self.recent_s
         with self._lock:
             for user in [u for u, at in self._opened.items() if at < cutoff]:
-                for kept in (self._opened, self._shown, self._notes, self._hot, self._user_locks,
-                             self._pending, self._urgent_at):  # fmt: skip
+                for kept in (
+                    self._opened,
+                    self._shown,
+                    self._notes,
+                    self._hot,
+                    self._user_locks,
+                    self._pending,
+                    self._urgent_at,
+                ):
                     kept.pop(user, None)
             return list(self._opened)
 
@@ -167,8 +174,9 @@ class HomeTabs:
         scope, why = self.scope_of(user)
         config, url = ctx.config.notify, ctx.dashboard_url
         data = home_data(ctx.db(), user, scope, now_ms())
-        view = home_view(data, answer.sentence(), config.zone_for, url, why, note,
-                         can_act=answer.role >= Role.TECHNICIAN)  # fmt: skip
+        view = home_view(
+            data, answer.sentence(), config.zone_for, url, why, note, can_act=answer.role >= Role.TECHNICIAN
+        )
         return view
 
     def scope_of(self, user: str) -> tuple[HomeScope, str]:

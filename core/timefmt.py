@@ -104,10 +104,10 @@ def _zone_of(name: object) -> ZoneInfo | None:
 def local(
     epoch_ms: int | None, tz: tzinfo | None = None, missing: str = "unknown", seconds: bool = False
 ) -> str:
-    """An absolute time in a zone, and the zone named: 2026-11-20 17:05 CET (UTC when no zone).
+    """An absolute time in a zone, and the zone named: 2026-11-20 17:05 Europe/Berlin (UTC when no zone).
 
-    samops' one way to show a person a moment (cards, replies, lists, digests, the App Home, the pages). A
-    zone whose abbreviation is only an offset ("+03") is named by its IANA name: 17:05 Europe/Istanbul."""
+    samops' one way to show a person a moment (cards, replies, lists, digests, the App Home, the pages, the
+    audit), named as `zone_label` names it."""
     if epoch_ms is None:
         return missing
     try:
@@ -119,10 +119,12 @@ def local(
 
 
 def zone_label(when: datetime) -> str:
-    """How a moment's zone is named: its abbreviation (CET, EST, IST, UTC), else its IANA name."""
-    name = when.tzname() or "UTC"
+    """How a moment's zone is named, the one rule everywhere: its IANA name (America/New_York, UTC), the
+    name who-can, the privilege windows and the dashboard's picker say too. An abbreviation is not used: it
+    differs between winter and summer, "+03" names nothing, and IST is India's, Israel's and Ireland's. A
+    zone without a name (a fixed offset) reads as its abbreviation."""
     key = getattr(when.tzinfo, "key", None)
-    return key if name[:1] in "+-" and isinstance(key, str) else name
+    return key if isinstance(key, str) else when.tzname() or UTC_ZONE
 
 
 def iso(epoch_ms: int | None, tz: tzinfo | None = None) -> str:

@@ -56,7 +56,7 @@ def test_an_org_window_is_audited_with_its_org_word(bot: BotProcess) -> None:
     assert row.command == "maintenance org:1001 now +1h network works"
     assert (row.outcome, row.org_id) == ("ok", 1001)
     assert row.summary.startswith("planned maintenance ") and " of organization 1001 from " in row.summary
-    assert " EST to " in row.summary and row.summary.endswith("EST — network works")
+    assert " America/New_York to " in row.summary and row.summary.endswith("America/New_York — network works")
 
 
 def test_the_users_text_is_stored_once_and_escaped_once_where_shown(bot: BotProcess) -> None:

@@ -106,7 +106,10 @@ def test_posted_at_its_time_once_even_across_a_restart(tmp_path: Path) -> None:
         clock.now = berlin("2026-11-23 07:00")
         settle(n, lambda: posts(slack, "C_SHIFT"))
         [digest] = posts(slack, "C_SHIFT")
-        assert "Shift handover" in digest and "2026-11-22 19:00:00 CET – 2026-11-23 07:00:00 CET" in digest
+        assert (
+            "Shift handover" in digest
+            and "2026-11-22 19:00:00 Europe/Berlin – 2026-11-23 07:00:00 Europe/Berlin" in digest
+        )
         assert f"*Alarms received*\n{expected['received']}" in digest
         assert "*Acknowledged*\n3" in digest and "*Resolved*\n1" in digest
         assert "*Median time to acknowledge*\n4 min" in digest
@@ -129,6 +132,9 @@ def test_posted_at_its_time_once_even_across_a_restart(tmp_path: Path) -> None:
 
         clock.now = berlin("2026-11-23 19:00") + HOUR_MS  # late (down at 19:00): posted once, an hour late
         settle(restarted, lambda: len(posts(slack, "C_SHIFT")) == 2)
-        assert "2026-11-23 07:00:00 CET – 2026-11-23 19:00:00 CET" in posts(slack, "C_SHIFT")[1]
+        assert (
+            "2026-11-23 07:00:00 Europe/Berlin – 2026-11-23 19:00:00 Europe/Berlin"
+            in posts(slack, "C_SHIFT")[1]
+        )
         settle(restarted, lambda: True)
         assert len(posts(slack, "C_SHIFT")) == 2

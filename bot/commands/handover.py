@@ -27,5 +27,5 @@ def handover_now(inv: Invocation, ctx: AppContext) -> Reply:
     now = now_ms()
     # The shift began at this channel's last handover time; a channel without any: the last 24 hours.
     digest = handover(ctx.db(), shift_start(settings, config, now), now, org_id)
-    message = render.handover_digest(digest, config.zone_for(org_id), now)
+    message = render.handover_digest(digest, config.zone_for(org_id), now, config.zone_for)
     return Reply(text=message.text, blocks=message.blocks)

@@ -63,7 +63,8 @@ class Handovers:
             return
         previous = shift_start(settings, self.config, due - 1)
         digest = handover(self.db, previous, due, settings.org)
-        message = render.handover_digest(digest, self.config.zone_for(settings.org), now)
+        zone = self.config.zone_for(settings.org)
+        message = render.handover_digest(digest, zone, now, self.config.zone_for)
         try:
             self.delivery.post(channel, message)
         except (NotYet, DeliveryError) as err:

@@ -98,9 +98,18 @@ def _duration(ms: int) -> str:
     return f"{minutes} min" if minutes < 120 else f"{minutes / 60:.1f} h"
 
 
-def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
+def handover_digest(
+    digest: Handover, zone: ZoneInfo, now: int, zone_for: Callable[[int | None], ZoneInfo] | None = None
+) -> Rendered:
+    """The digest; the shift's span in `zone` (the organization's, or over all of them the default zone),
+    named. Each alarm and each silence is in its own organization's zone (`zone_for`), as its card was."""
+    of = zone_for or (lambda _org: zone)
     span = f"{local(digest.since, zone, seconds=True)} – {local(digest.until, zone, seconds=True)}"
-    scope = f"organization {digest.org_id}" if digest.org_id is not None else "all organizations"
+    scope = (
+        f"organization {digest.org_id}"
+        if digest.org_id is not None
+        else "all organizations, each alarm in its organization's zone"
+    )
     blocks: list[Block] = [header("Shift handover"), context(f"{span} · {scope}")]
     life = digest.lifecycle
     tta = _duration(life.median_tta_ms) if life.median_tta_ms is not None else "–"
@@ -112,8 +121,8 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     ]
     blocks.append(section("*This shift*", figures))
     held = [
-        f"• {local(h.opened_at, zone, seconds=True)} {escape(h.kind or 'alarm')} on "
-        f"{escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
+        f"• {local(h.opened_at, _own(of, h.org_id, digest.org_id), seconds=True)}"
+        f" {escape(h.kind or 'alarm')} on {escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
         + (f" by <@{escape(h.acknowledged_by)}>" if h.acknowledged_by else "")
         + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")
         for h in life.held
@@ -124,7 +133,7 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     blocks.append(section("*Noisiest panels*\n" + (join_lines(noisy) if noisy else "none: no alarms")))
     cams = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_offline]
     blocks.append(section(f"*Cameras offline: {len(cams)}*" + ("\n" + join_lines(cams) if cams else "")))
-    quiet = [window_line(w, zone, now) for w in digest.quiet]
+    quiet = [window_line(w, _own(of, w.org_id, digest.org_id), now) for w in digest.quiet]
     blocks.append(
         section(
             f"*Silences and maintenance in force: {len(quiet)}*" + ("\n" + join_lines(quiet) if quiet else "")
@@ -132,6 +141,11 @@ def handover_digest(digest: Handover, zone: ZoneInfo, now: int) -> Rendered:
     )
     text = f"Shift handover {span}: {counted(digest.alarms_received, 'alarm')} received"
     return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
+
+
+def _own(zone_for: Callable[[int | None], ZoneInfo], org_id: int | None, digest_org: int | None) -> ZoneInfo:
+    """The zone of what belongs to `org_id` (one the cache knows no organization of: the digest's)."""
+    return zone_for(org_id if org_id is not None else digest_org)
 
 
 def group_by_channel(groups: Sequence[HeldGroup]) -> dict[str, list[HeldGroup]]:

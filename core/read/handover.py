@@ -44,6 +44,7 @@ class HeldAlarm:
     resource_id: int | None
     panel_name: str | None
     kind: str | None
+    org_id: int | None = None  # whose zone its time is shown in
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         "SELECT s.event_id AS event_id, s.state AS state, s.assignee AS holder,"
         " s.acknowledged_by AS acknowledged_by,"
         " s.opened_at AS opened_at, a.resource_id AS resource_id, p.name AS panel_name,"
-        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind"
+        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind, a.org_id AS org_id"
         f" {base} LEFT JOIN panels p ON p.resource_id = a.resource_id {held_where}"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",
         [until, *org_params, HELD_SHOWN],

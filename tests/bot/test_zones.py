@@ -36,8 +36,8 @@ def zone_for(org: int | None) -> ZoneInfo:
 
 
 def test_the_one_formatter_names_the_zone() -> None:
-    assert local(T, KOLKATA, seconds=True) == "2026-11-18 16:36:40 IST"
-    assert local(T, BERLIN) == "2026-11-18 12:06 CET"
+    assert local(T, KOLKATA, seconds=True) == "2026-11-18 16:36:40 Asia/Kolkata"
+    assert local(T, BERLIN) == "2026-11-18 12:06 Europe/Berlin"
     assert local(T, ZoneInfo("Europe/Istanbul")) == "2026-11-18 14:06 Europe/Istanbul"  # "+03" names nothing
     assert local(T) == "2026-11-18 11:06 UTC"
 
@@ -51,14 +51,14 @@ def test_already_acknowledged_is_told_in_the_alarms_organization_zone(tmp_path: 
                                              "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
     state = AlarmState("EV-1", State.ACKNOWLEDGED, None, T, T, "U1", None, None, None, T)
     assert unchanged_text(state, "already acknowledged", ctx) == (
-        "Already acknowledged by <@U1> at 2026-11-18 16:36:40 IST."
+        "Already acknowledged by <@U1> at 2026-11-18 16:36:40 Asia/Kolkata."
     )
     resolved = AlarmState("EV-1", State.RESOLVED, None, T, None, None, T, "U2", None, T)
-    assert "at 2026-11-18 16:36:40 IST." in unchanged_text(resolved, "already resolved", ctx)
+    assert "at 2026-11-18 16:36:40 Asia/Kolkata." in unchanged_text(resolved, "already resolved", ctx)
     # /sam alarms: each alarm in its organization's zone; the freshness in that of the one asked about.
     rows = recent_alarms(ctx.db(), AlarmFilter())
     blocks = alarms_blocks(rows, "since 1 h ago", len(rows), None, T, ctx.config.notify.zone_for, 1001).blocks
-    assert "2026-11-18 16:36 IST" in json.dumps(blocks_to_dicts(blocks))
+    assert "2026-11-18 16:36 Asia/Kolkata" in json.dumps(blocks_to_dicts(blocks))
 
 
 def test_a_panels_activities_are_in_its_organizations_zone() -> None:
@@ -66,7 +66,10 @@ def test_a_panels_activities_are_in_its_organizations_zone() -> None:
                                      "activityTime": T})  # fmt: skip
     status = PanelStatus(1, "P", "M", "B", True, 1001, {}, [], [], [alarm], 1, T)
     shown = json.dumps(blocks_to_dicts(panel_blocks(status, zone_for(1001)).blocks))
-    assert "2026-11-18 16:36 IST" in shown and "Live from the service at 2026-11-18 16:36 IST" in shown
+    assert (
+        "2026-11-18 16:36 Asia/Kolkata" in shown
+        and "Live from the service at 2026-11-18 16:36 Asia/Kolkata" in shown
+    )
 
 
 def test_privilege_windows_are_on_the_organizations_clock_as_who_can_reads_them() -> None:
@@ -84,7 +87,7 @@ def test_privilege_windows_are_on_the_organizations_clock_as_who_can_reads_them(
     message = privileges_blocks(9, priv, BERLIN)
     text, blocks = message.text, message.blocks
     assert "Tue 08:00–18:00 (Europe/Berlin)" in text  # ms after the organization's midnight
-    assert "expires 2026-11-18 01:00 CET" in text
+    assert "expires 2026-11-18 01:00 Europe/Berlin" in text
     assert "*Access windows* (Europe/Berlin)" in json.dumps(blocks_to_dicts(blocks))
     # An epoch-ms bound: its time of day in the organization's zone, the same reading as who-can's.
     bound = midnight_utc + 9 * 3_600_000  # 09:00 UTC, 10:00 in Berlin
@@ -94,7 +97,7 @@ def test_privilege_windows_are_on_the_organizations_clock_as_who_can_reads_them(
 
 def test_an_audit_row_is_in_its_organizations_zone() -> None:
     entry = AuditEntry(1, T, "U1", "alarm ack EV-1", 1001, "ok", "acknowledged", "ref-1")
-    assert "`2026-11-18 16:36 IST`" in audit_line(entry, zone_for(entry.org_id))
+    assert "`2026-11-18 16:36 Asia/Kolkata`" in audit_line(entry, zone_for(entry.org_id))
 
 
 def test_the_grant_form_reads_and_says_its_dates_on_the_organizations_clock() -> None:
@@ -126,7 +129,7 @@ def test_a_handover_digest_is_in_its_organizations_zone() -> None:
     digest = Handover(since=T, until=T + 3_600_000, org_id=1001, alarms_received=1, noisiest=(),
                       cameras_offline=(), quiet=())  # fmt: skip
     shown = json.dumps(handover_digest(digest, zone_for(1001), T + 3_600_000).blocks)
-    assert "2026-11-18 16:36:40 IST" in shown and "2026-11-18 17:36:40 IST" in shown
+    assert "2026-11-18 16:36:40 Asia/Kolkata" in shown and "2026-11-18 17:36:40 Asia/Kolkata" in shown
 
 
 def test_where_the_config_names_no_zone_the_bot_reads_the_users_zone_as_the_dashboard(tmp_path: Path) -> None:
@@ -149,3 +152,58 @@ def test_where_the_config_names_no_zone_the_bot_reads_the_users_zone_as_the_dash
     assert fresh.config.notify.zone_for(1002) == BERLIN  # the config's own entry first
     named = build_context(settings, parse_config({"notify": {"timezone": "UTC"}}))
     assert named.config.notify.zone_for(1001) == UTC  # a zone the file sets wins over the users'
+
+
+NEW_YORK, ISTANBUL = ZoneInfo("America/New_York"), ZoneInfo("Europe/Istanbul")
+
+
+def trial_zone_for(org: int | None) -> ZoneInfo:
+    """The new-user trial: 1001 in the config's New York, every other (and the default) Istanbul's users."""
+    return NEW_YORK if org == 1001 else ISTANBUL
+
+
+def test_one_name_for_one_zone_everywhere() -> None:
+    """Cards said `EST`, who-can and the privilege windows `America/New_York`: one rule, the IANA name."""
+    assert local(T, NEW_YORK, seconds=True) == "2026-11-18 06:06:40 America/New_York"
+    assert local(T, ISTANBUL) == "2026-11-18 14:06 Europe/Istanbul"
+    assert local(T, ZoneInfo("UTC")) == local(T) == "2026-11-18 11:06 UTC"
+
+
+def test_privileges_without_org_are_on_the_clock_of_the_groups_organization() -> None:
+    """`/sam privileges 7101` (no org:) read the windows in the default zone though its groups are scoped to
+    1001: now on 1001's clock, as `/sam privileges 7101 org:1001` and who-can read them."""
+    from bot.commands.privileges import windows_org
+
+    priv = UserPrivileges.model_validate(
+        {
+            "userId": 7101,
+            "userPrivilegeValidity": {"accessibleDays": [{"dayOfWeek": 1, "start": 0, "end": 3_600_000}]},
+            "userPrivilegeGroups": [
+                {"id": 1, "privilegeGroupId": 5, "authority": True, "scopePk": 1001},
+                {"id": 2, "privilegeGroupId": 6, "authority": False, "scopePk": 1001},
+            ],
+        }
+    )
+    assert windows_org(None, priv) == 1001
+    assert windows_org(1002, priv) == 1002  # the one asked about
+    assert windows_org(None, UserPrivileges.model_validate({"userId": 1})) is None
+    text = privileges_blocks(7101, priv, trial_zone_for(windows_org(None, priv))).text
+    assert "(America/New_York)" in text and "Istanbul" not in text
+
+
+def test_an_all_organizations_handover_shows_each_alarm_in_its_organizations_zone() -> None:
+    """`/sam handover` over every organization listed 1001's alarm in Istanbul's time while its card said New
+    York's; the shift's span stays in the default zone, named, and says each alarm is in its own."""
+    from bot.render.quiet import handover_digest
+    from core.read.handover import Handover, HeldAlarm, Lifecycle
+
+    held = (HeldAlarm("EV-1", "open", None, None, T, 777, "Depot", "Burglary alarm", org_id=1001),
+            HeldAlarm("EV-2", "open", None, None, T, 778, "Shop", "Fire alarm", org_id=1002))  # fmt: skip
+    digest = Handover(since=T - 3_600_000, until=T + 3_600_000, org_id=None, alarms_received=2, noisiest=(),
+                      cameras_offline=(), quiet=(), lifecycle=Lifecycle(held=held, held_count=2))  # fmt: skip
+    message = handover_digest(digest, trial_zone_for(None), T + 3_600_000, trial_zone_for)
+    shown = json.dumps(message.blocks)
+    assert "2026-11-18 06:06:40 America/New_York Burglary alarm on Depot" in shown
+    assert "2026-11-18 14:06:40 Europe/Istanbul Fire alarm on Shop" in shown
+    assert "2026-11-18 13:06:40 Europe/Istanbul – 2026-11-18 15:06:40 Europe/Istanbul" in message.text
+    assert "each alarm in its organization's zone" in shown

@@ -70,3 +70,25 @@ def test_an_empty_log_is_not_called_filtered(tmp_path: Path) -> None:
     open_cache(tmp_path / "empty.db").close()
     result = run(tmp_path / "empty.db")
     assert result.returncode == 0 and "No audit rows yet." in result.stdout
+
+
+def test_each_row_is_in_its_organizations_zone_named(tmp_path: Path) -> None:
+    """As the Audit page and `/sam audit` read it (`core.timefmt.org_zone`): the config's zone of the row's
+    organization, named; a row of no organization in the config's default zone (it said "when (UTC)")."""
+    path = tmp_path / "cache.db"
+    db = open_cache(path)
+    audit.record(db, slack_user="U_TECH", command="alarm acknowledge EV-9", outcome="ok", summary="ny",
+                 reference="R-ZONE01", at=1_795_000_000_000, org_id=1001)  # fmt: skip
+    audit.record(db, slack_user="U_TECH", command="panel 1", outcome="ok", summary="none",
+                 reference="R-ZONE02", at=1_795_000_000_000, org_id=None)  # fmt: skip
+    db.close()
+    config = tmp_path / "samops.toml"
+    config.write_text('[notify]\ntimezone = "UTC"\n[notify.timezones]\n"1001" = "America/New_York"\n')
+    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "250", "SAMOPS_CONFIG": str(config)}
+    result = subprocess.run(samops_cmd("audit", "--db", str(path)), cwd=ROOT, capture_output=True, text=True,
+                            timeout=120, env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = {line.split("R-ZONE0")[1][:1]: line for line in result.stdout.splitlines() if "R-ZONE0" in line}
+    assert "2026-11-18 06:06 America/New_York" in lines["1"]  # 11:06 UTC
+    assert "2026-11-18 11:06 UTC" in lines["2"]
+    assert "(UTC)" not in result.stdout

@@ -87,9 +87,10 @@ def heat_colour(count: int, most: int) -> str:
     return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(low, high, strict=True))
 
 
-def weekday_hour_table(counts: list[read.WeekdayHourCount]) -> str:
-    """The weekday x hour heat map as an HTML table: one row per weekday, one cell per hour (UTC), each
-    coloured by its count and holding it, so the numbers can be read, not only guessed from a colour."""
+def weekday_hour_table(counts: list[read.WeekdayHourCount], zone_label: str = "UTC") -> str:
+    """The weekday x hour heat map as an HTML table: one row per weekday, one cell per hour (of the zone
+    `zone_label` names, which the counts are in), each coloured by its count and holding it, so the numbers
+    can be read, not only guessed from a colour."""
     seen = {(c.weekday, c.hour): c.count for c in counts}
     most = max(seen.values(), default=0) or 1
     label = "font-weight:normal;padding-right:6px"
@@ -102,12 +103,12 @@ def weekday_hour_table(counts: list[read.WeekdayHourCount]) -> str:
             n = seen.get((day, hour), 0)
             ink = "white" if n / most > 0.5 else "#31333f"
             cells.append(
-                f'<td title="{name} {hour:02d}:00 UTC: {n} alarms" '
+                f'<td title="{name} {hour:02d}:00 {zone_label}: {n} alarms" '
                 f'style="{cell};background:{heat_colour(n, most)};color:{ink}">{n or ""}</td>'
             )
         rows.append(f'<tr><th scope="row" style="{label}">{name}</th>{"".join(cells)}</tr>')
     return (
         '<table style="width:100%;table-layout:fixed;border-collapse:collapse" '
-        'aria-label="Alarms by weekday and hour of day (UTC)">'
+        f'aria-label="Alarms by weekday and hour of day ({zone_label})">'
         f'<thead><tr><th style="width:3em"></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )

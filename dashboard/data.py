@@ -108,9 +108,10 @@ def recent_alarms(path: str, flt: read.AlarmFilter, limit: int = 500) -> list[re
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def weekday_hour_counts(path: str, flt: read.AlarmFilter) -> list[read.WeekdayHourCount]:
+def weekday_hour_counts(path: str, flt: read.AlarmFilter, zone: str) -> list[read.WeekdayHourCount]:
+    """The heat map's cells on the wall clock of `zone` (an IANA name: the cache key)."""
     with _reader(path) as db:
-        return read.weekday_hour_counts(db, flt)
+        return read.weekday_hour_counts(db, flt, timefmt.zone(zone))
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -174,10 +175,10 @@ def incident_timeline(path: str, incident_id: int) -> list[Evidence]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def handling_times(path: str, since: int, until: int, by: str) -> list[read.HandlingFigures]:
-    """The Handling page's time to acknowledge and to resolve, per day or per panel."""
+def handling_times(path: str, since: int, until: int, by: str, zone: str) -> list[read.HandlingFigures]:
+    """The Handling page's time to acknowledge and to resolve, per day (the days of `zone`) or per panel."""
     with _reader(path) as db:
-        return read.handling_times(db, since, until, by=by)
+        return read.handling_times(db, since, until, by=by, zone=timefmt.zone(zone))
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -11,7 +11,7 @@ the page list, which drops the URL's query, lost the choice).
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, tzinfo
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
 import streamlit as st
@@ -59,6 +59,19 @@ def current() -> str:
 
 def tz() -> tzinfo:
     return timefmt.zone(current()) or UTC
+
+
+def off_the_hour(at_ms: int) -> bool:
+    """Whether the viewer's zone is off UTC by part of an hour at `at_ms` (India's +05:30, Nepal's +05:45):
+    charts counted per UTC hour then place an hour in the local hour it starts in."""
+    offset = datetime.fromtimestamp(at_ms / 1000, tz()).utcoffset()
+    return bool(offset and offset.total_seconds() % 3600)
+
+
+def day_start(at_ms: int) -> int:
+    """Epoch-ms of the viewer's midnight that begins the day holding `at_ms`."""
+    local = datetime.fromtimestamp(at_ms / 1000, tz())
+    return int(local.replace(hour=0, minute=0, second=0, microsecond=0).timestamp() * 1000)
 
 
 def label() -> str:

@@ -90,7 +90,7 @@ class HourCount:
 
 @dataclass(frozen=True)
 class WeekdayHourCount:
-    weekday: int  # 0 = Monday ... 6 = Sunday (UTC)
+    weekday: int  # 0 = Monday ... 6 = Sunday (on the clock asked for, UTC by default)
     hour: int  # 0..23 (UTC)
     count: int
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from typing import Any
 
 from core.cache.alarm_sql import alarm_sql
@@ -22,6 +23,7 @@ from core.read.rows import (
     scalar,
 )
 from core.sqlite_lib import sqlite_utils
+from core.timefmt import wall_ms
 
 _KIND = "coalesce(violation_type, event_type, 'unknown')"
 
@@ -95,22 +97,36 @@ def hourly_counts(
     return [HourCount(hour=h, violation_type=k, count=n) for (h, k), n in sorted(counts.items())]
 
 
-def weekday_hour_counts(db: sqlite_utils.Database, flt: AlarmFilter) -> list[WeekdayHourCount]:
+def weekday_hour_counts(
+    db: sqlite_utils.Database, flt: AlarmFilter, tz: tzinfo | None = None
+) -> list[WeekdayHourCount]:
+    """Alarms per weekday and hour of day on the wall clock of `tz` (UTC when None). Counted per UTC hour,
+    then each hour moved to its local weekday and hour: exact for a zone a whole number of hours off UTC
+    (daylight saving included, the offset is taken per hour); in a zone off by a half or quarter hour a UTC
+    hour falls in the local hour it starts in."""
+    per_hour: dict[int, int] = {}
     if flt.alarms_only and flt.resource_id is None and flt.event_type is None and not clean_text(flt.text):
         # Every filter left is a dimension of the hourly rollup.
-        cells: dict[tuple[int, int], int] = {}
         for (hour, _), n in _kind_counts(db, flt.since, flt.until, flt.org_id, flt.violation_type).items():
-            # 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
-            cell = ((hour // DAY_MS + 3) % 7, hour // HOUR_MS % 24)
-            cells[cell] = cells.get(cell, 0) + n
-        return [WeekdayHourCount(weekday=w, hour=h, count=n) for (w, h), n in sorted(cells.items())]
-    clause, params, needs_panel = alarm_where(flt)
-    join = " LEFT JOIN panels p ON p.resource_id = a.resource_id" if needs_panel else ""
-    sql = (
-        f"SELECT (a.activity_time / {DAY_MS} + 3) % 7 AS wd, (a.activity_time / {HOUR_MS}) % 24 AS hr,"
-        f" count(*) AS n FROM activities a{join}{clause} GROUP BY wd, hr ORDER BY wd, hr"
-    )
-    return [WeekdayHourCount(weekday=r["wd"], hour=r["hr"], count=r["n"]) for r in query(db, sql, params)]
+            per_hour[hour] = per_hour.get(hour, 0) + n
+    else:
+        clause, params, needs_panel = alarm_where(flt)
+        join = " LEFT JOIN panels p ON p.resource_id = a.resource_id" if needs_panel else ""
+        sql = (
+            f"SELECT (a.activity_time / {HOUR_MS}) * {HOUR_MS} AS hour, count(*) AS n"
+            f" FROM activities a{join}{clause} GROUP BY hour"
+        )
+        per_hour = {r["hour"]: r["n"] for r in query(db, sql, params)}
+    cells: dict[tuple[int, int], int] = {}
+    for hour, n in per_hour.items():
+        try:
+            wall = wall_ms(hour, tz)
+        except (OverflowError, OSError, ValueError):  # a time no calendar shows (an old cache's): as UTC
+            wall = hour
+        # 1970-01-01 was a Thursday: weekday 3 with Monday = 0.
+        cell = ((wall // DAY_MS + 3) % 7, wall // HOUR_MS % 24)
+        cells[cell] = cells.get(cell, 0) + n
+    return [WeekdayHourCount(weekday=w, hour=h, count=n) for (w, h), n in sorted(cells.items())]
 
 
 def kpis(db: sqlite_utils.Database, now: int) -> Kpis:

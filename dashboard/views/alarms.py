@@ -177,9 +177,17 @@ if incidents_col.toggle(
     incidents_section(org_id, resource_id)
 
 st.subheader("When alarms happen")
-st.caption("Alarms by weekday and hour of day (UTC) for the filters above.")
-heat = data.weekday_hour_counts(path, flt)
+st.caption(
+    f"Alarms by weekday and hour of day ({zones.label()}) for the filters above."
+    + (
+        f" {zones.label()} is off UTC by part of an hour; alarms are counted per UTC hour, each placed in "
+        "the local hour it starts in."
+        if zones.off_the_hour(data.now_ms())
+        else ""
+    )
+)
+heat = data.weekday_hour_counts(path, flt, zones.label())
 if heat:
-    st.html(charts.weekday_hour_table(heat))
+    st.html(charts.weekday_hour_table(heat, zones.label()))
 else:
     st.info("Nothing to map for these filters.")

@@ -1,5 +1,6 @@
 """Handling: how fast alarms are acknowledged and resolved (median and p90, per day and per panel), and the
-alarms still open, by age. The figures are `core.read.handling`'s; days are UTC days."""
+alarms still open, by age. The figures are `core.read.handling`'s; days are the days of the viewer's zone
+(`dashboard.zones`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import streamlit as st
 
 from core import read
 from core.text import counted
-from dashboard import boundary, data, filters, ui
+from dashboard import boundary, data, filters, ui, zones
 
 PERIODS = {"7d": 7, "30d": 30, "90d": 90}
 PERIOD_LABELS = {"7d": "Last 7 days", "30d": "Last 30 days", "90d": "Last 90 days"}
@@ -40,7 +41,7 @@ period = st.selectbox("Period", list(PERIODS), key="handling_period", format_fun
 filters.publish({"period": period if period != "7d" else None})
 st.caption(
     "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time. Median: the middle "
-    "value; p90: 90 % of the alarms were handled at least this fast. Days are UTC days."
+    f"value; p90: 90 % of the alarms were handled at least this fast. Days are {zones.label()} days."
 )
 
 
@@ -48,15 +49,15 @@ st.caption(
 def handling_figures(period: str) -> None:
     now = data.now_ms()
     until = data.floor_to(now, 60_000) + 60_000
-    since = data.floor_to(until - PERIODS[period] * data.DAY_MS, data.DAY_MS)
-    days = data.handling_times(path, since, until, "day")
+    since = zones.day_start(until - PERIODS[period] * data.DAY_MS)
+    days = data.handling_times(path, since, until, "day", zones.label())
     if not days:
         st.info("No alarms were handled in samops in this period (acknowledge them from their Slack cards).")
         return
     st.subheader("Per day")
     st.dataframe(figures_frame(days, "Day"), hide_index=True, width="stretch")
     st.subheader("Per panel, slowest to acknowledge first")
-    panels = data.handling_times(path, since, until, "panel")
+    panels = data.handling_times(path, since, until, "panel", zones.label())
     st.dataframe(figures_frame(panels, "Panel"), hide_index=True, width="stretch")
 
 

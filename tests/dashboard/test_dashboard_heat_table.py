@@ -65,3 +65,9 @@ def test_no_alarms_at_all_draws_a_grey_week() -> None:
     parsed = Cells()
     parsed.feed(charts.weekday_hour_table([]))
     assert {background(cell) for cell in parsed.cells} == {charts.QUIET}
+
+
+def test_the_cells_name_the_zone_they_are_in() -> None:
+    table = charts.weekday_hour_table([read.WeekdayHourCount(weekday=1, hour=9, count=3)], "America/New_York")
+    assert 'title="Tue 09:00 America/New_York: 3 alarms"' in table
+    assert 'aria-label="Alarms by weekday and hour of day (America/New_York)"' in table and "UTC" not in table

@@ -82,3 +82,20 @@ def test_the_default_is_the_organization_zone_the_bot_uses(
     monkeypatch.delenv("SAM_ORGANIZATION_ID")  # no organization configured: the config's own default zone
     other = open_page("views/alarms.py")
     assert zone_box(other) == "UTC"
+
+
+def captions(at: AppTest) -> str:
+    return " ".join(str(c.value) for c in at.caption)
+
+
+def test_the_heat_map_and_the_handling_days_follow_the_chosen_zone(cache: Path) -> None:
+    """The heat map ("… hour of day (UTC)") and the Handling days ("Days are UTC days.") stayed UTC whatever
+    zone was picked; they are in the viewer's zone now, and a zone off UTC by half an hour is said to be."""
+    alarms = open_page("views/alarms.py", tz="Asia/Tokyo")
+    assert "Alarms by weekday and hour of day (Asia/Tokyo)" in captions(alarms)
+    assert "(UTC)" not in captions(alarms) and "part of an hour" not in captions(alarms)
+    heat = " ".join(str(h.proto.body) for h in alarms.get("html"))
+    assert "Asia/Tokyo:" in heat and ":00 UTC:" not in heat
+    assert "off UTC by part of an hour" in captions(open_page("views/alarms.py", tz="Asia/Kolkata"))
+    handling = open_page("views/handling.py", tz="Asia/Tokyo")
+    assert "Days are Asia/Tokyo days." in captions(handling) and "UTC days" not in captions(handling)

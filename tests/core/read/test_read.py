@@ -220,6 +220,22 @@ def test_weekday_hour_counts(db: sqlite_utils.Database) -> None:
     assert [(c.weekday, c.hour, c.count) for c in panel] == [(0, 3, 1), (1, 23, 1)]
 
 
+def test_weekday_hour_counts_on_a_zones_wall_clock(db: sqlite_utils.Database) -> None:
+    """The heat map in the viewer's zone (it was UTC whatever zone was picked): every UTC hour moved to its
+    local weekday and hour, from the rollup and from the activities alike."""
+    from zoneinfo import ZoneInfo
+
+    tokyo = read.weekday_hour_counts(db, read.AlarmFilter(), ZoneInfo("Asia/Tokyo"))  # +09:00
+    assert [(c.weekday, c.hour, c.count) for c in tokyo] == [(0, 10, 2), (0, 12, 1), (2, 7, 1), (2, 8, 2)]
+    panel = read.weekday_hour_counts(db, read.AlarmFilter(text="depot"), ZoneInfo("Asia/Tokyo"))
+    assert [(c.weekday, c.hour, c.count) for c in panel] == [(0, 12, 1), (2, 8, 1)]
+    kolkata = read.weekday_hour_counts(db, read.AlarmFilter(), ZoneInfo("Asia/Kolkata"))  # +05:30
+    assert [(c.weekday, c.hour) for c in kolkata] == [(0, 6), (0, 8), (2, 3), (2, 4)]  # where each starts
+    assert read.weekday_hour_counts(db, read.AlarmFilter(), ZoneInfo("UTC")) == read.weekday_hour_counts(
+        db, read.AlarmFilter()
+    )
+
+
 def test_freshness(db: sqlite_utils.Database) -> None:
     upsert_dicts(
         db,

@@ -3,8 +3,9 @@ core/read (reads), and bot/, dashboard/ and samops/ reach them only through the 
 packages (their `__init__.py`, with an explicit `__all__`).
 
 Read from the source with `ast`, so a module that is never imported by a test is held to it too:
-- no call of `.execute`, `.executemany`, `.executescript` or `.query` outside those two folders, and no
-  string that begins an SQL statement (English prose, as in a docstring, is not one);
+- no call of `.execute`, `.executemany`, `.executescript` or `.query` outside those two folders, no
+  connection opened there (`sqlite3.connect`, `sqlite_utils.Database`) nor its rows read (`.cursor()`,
+  `.fetchall()`…), and no string that begins an SQL statement (English prose, as in a docstring, is not one);
 - in bot/, dashboard/ and samops/, no import of a module inside core.cache or core.read, and no name from
   them (imported, or read as `cache.X` after `from core import cache`) that their `__all__` does not list.
 The simulator is a separate service with its own storage and is not checked.
@@ -26,6 +27,9 @@ STORAGE = ("core/cache", "core/read")  # where SQL may be
 CLIENTS = ("bot", "dashboard", "samops")  # who may see only the faces
 FACES = ("core.cache", "core.read")
 SQL_CALLS = frozenset({"execute", "executemany", "executescript", "query"})
+# Holding a connection of one's own is the other way round the faces: opening one, or reading its rows.
+CONNECTION_CALLS = frozenset({"cursor", "fetchall", "fetchone", "fetchmany"})
+OPENERS = frozenset({("sqlite3", "connect"), ("sqlite_utils", "Database"), ("apsw", "Connection")})
 
 # The start of an SQL statement, in the house's spelling (keywords in capitals): a string that begins so is
 # SQL, while prose that merely mentions "select" or "delete from the cache" is not.
@@ -64,6 +68,14 @@ def _text_of(node: ast.expr) -> str | None:
     return None
 
 
+def _opens_or_reads_a_connection(func: ast.expr) -> bool:
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in CONNECTION_CALLS:
+        return True
+    return isinstance(func.value, ast.Name) and (func.value.id, func.attr) in OPENERS
+
+
 def sql_findings(source: str, path: str) -> list[Finding]:
     """SQL held by the module at `path` (relative, with slashes): calls that run it and statements."""
     found: list[Finding] = []
@@ -74,6 +86,8 @@ def sql_findings(source: str, path: str) -> list[Finding]:
             and node.func.attr in SQL_CALLS
         ):
             found.append(Finding(path, node.lineno, f"calls .{node.func.attr}()"))
+        elif isinstance(node, ast.Call) and _opens_or_reads_a_connection(node.func):
+            found.append(Finding(path, node.lineno, f"holds a connection: {ast.unparse(node.func)}()"))
         elif isinstance(node, ast.Constant | ast.JoinedStr):
             text = _text_of(node)
             if text is not None and SQL_STATEMENT.match(text):
@@ -181,7 +195,11 @@ def test_the_checker_flags_an_execute_planted_in_a_bot_module(tmp_path: Path) ->
     (tmp_path / "bot" / "planted.py").write_text(PLANTED_EXECUTE)
     (tmp_path / "core" / "read" / "fine.py").write_text(PLANTED_EXECUTE)  # where SQL belongs
     found = [str(f) for f in tree_findings(tmp_path)]
-    assert found == ["bot/planted.py:2: calls .execute()", "bot/planted.py:2: holds SQL: 'SELECT 1'"]
+    assert found == [
+        "bot/planted.py:2: holds a connection: db.execute('SELECT 1').fetchone()",
+        "bot/planted.py:2: calls .execute()",
+        "bot/planted.py:2: holds SQL: 'SELECT 1'",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -199,6 +217,9 @@ def test_the_checker_flags_an_execute_planted_in_a_bot_module(tmp_path: Path) ->
         'x = "CREATE UNIQUE INDEX idx ON t (a)"',
         'x = "PRAGMA journal_mode = WAL"',
         'x = "WITH recent AS (SELECT 1) SELECT * FROM recent"',
+        "import sqlite3\nrows = sqlite3.connect(path).cursor().fetchall()",
+        "from core.sqlite_lib import sqlite_utils\ndb = sqlite_utils.Database(path)",
+        "rows = cur.fetchone()",
     ],
 )
 def test_the_checker_flags_sql(source: str) -> None:

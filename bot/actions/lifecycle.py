@@ -38,6 +38,7 @@ from bot.slash.registry import Invocation, Reply
 from bot.writes import (
     WriteOutcome,
     WriteRequest,
+    action_key,
     answer_later,
     audit_denied,
     dedupe_key,
@@ -62,20 +63,6 @@ VERBS = {Change.ACKNOWLEDGED: "acknowledge", Change.ASSIGNED: "take", Change.RES
 NOT_OURS = "This does not match the card samops posted for it; nothing was recorded (ref {ref})."
 
 Answer = Callable[[str], None]
-
-
-def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
-    """One click: Slack repeats the payload (action_ts included) on a retry; a second click has its own."""
-    claim = claimed_card(body)
-    return dedupe_key(
-        "action",
-        action.get("action_id"),
-        action.get("value"),
-        action.get("action_ts"),
-        slack_user(body),
-        claim.channel,
-        claim.ts,
-    )
 
 
 def _say(respond: Respond) -> Answer:

@@ -40,7 +40,7 @@ def most_in_a_minute(calls: list[Call]) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--opens", type=int, default=2000)
     parser.add_argument("--settle", type=float, default=10.0)
     parser.add_argument("--idle", type=float, default=30.0)

@@ -317,8 +317,9 @@ def check_every_part(
 
     # sync wrote it into the data folder's cache, and the notifier (console) delivered it from there.
     wait_for(lambda: cached(db, "SELECT 1 FROM activities WHERE event_id = ?", event), "the sync", proc, log)
+    # The row exists as 'pending' before it is delivered, so wait for its final state, not for the row.
     delivered = "SELECT state FROM notify_outbox WHERE event_id = ?"
-    assert wait_for(lambda: cached(db, delivered, event), "the notifier", proc, log) == [("console",)]
+    wait_for(lambda: cached(db, delivered, event) == [("console",)], "the notifier's delivery", proc, log)
 
     # `samops status`, run in that folder, reads the same cache.
     status = run_samops(cwd, "status")

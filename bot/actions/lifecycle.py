@@ -321,9 +321,10 @@ def _group_target(
 ) -> tuple[str, Card] | None:
     """The clicking user and the storm or incident card, or None once the user was answered."""
     user = slack_user(body)
-    if _refused(ctx, user, command, answer):
-        return None
     card, why = group_card(ctx, claimed_card(body), action.get("value"))
+    # A refusal is audited with the card it was for, as the write would have been (change_card's command).
+    if _refused(ctx, user, f"{command} {card.ts}" if card is not None else command, answer):
+        return None
     if card is None:
         _not_ours(ctx, user, command, why or "", answer)
         return None

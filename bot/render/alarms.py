@@ -122,8 +122,8 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
         )
     else:
         parts.append(":rotating_light: *Open*")
-    if state.assignee:
-        parts.append(f":raising_hand: held by <@{escape(state.assignee)}>")
+    if state.holder:
+        parts.append(f":raising_hand: held by <@{escape(state.holder)}>")
     return " · ".join(parts)
 
 

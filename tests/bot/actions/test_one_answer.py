@@ -11,12 +11,15 @@ import time
 from pathlib import Path
 
 from core import lifecycle, read
+from core.cache import audit
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.lifecycle import State
 from core.read import HomeScope
-from tests.bot.actions.test_lifecycle import ROLES, click, send, updates
-from tests.support.bot import run_bot
+from core.reference import is_reference
+from tests.bot.actions.test_lifecycle import ROLES, STORM_TS, answer, click, resolve_view, send, updates
+from tests.bot.actions.test_lifecycle import seed as seed_lifecycle
+from tests.support.bot import run_bot, submit
 from tests.support.slack_standin import SlackStandIn
 
 CARD_TS = "1700000000.000100"
@@ -82,3 +85,29 @@ def test_who_holds_an_alarm_and_the_handover_figures_are_one_answer(tmp_path: Pa
 
     kpis = read.kpis(db, int(time.time() * 1000))
     assert (kpis.cameras_offline, kpis.cameras_disabled) == (None, 1)  # no status reported: not "0 offline"
+
+
+def test_every_refused_card_action_is_audited_with_its_card(tmp_path: Path) -> None:
+    """A viewer's "Acknowledge all" and "Resolve all", and a Resolve-all form a viewer submits (one a
+    technician opened), are refused; each audit row names the card, as the write would have, with an R-."""
+    db_path = tmp_path / "cache.db"
+    seed_lifecycle(db_path, [], ["EV-S1", "EV-S2"])
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=ROLES) as bot:
+        send(bot, click(slack, "alarm_ack_all", "777", "U_VIEW", "ackall", ts=STORM_TS))
+        assert "needs the technician role" in answer(slack, "ackall")
+        send(bot, click(slack, "alarm_resolve_all", "777", "U_VIEW", "resolveall", ts=STORM_TS))
+        assert "needs the technician role" in answer(slack, "resolveall")
+        views = len(slack.opened_views())
+        send(bot, click(slack, "alarm_resolve_all", "777", "U_TECH", "opened", ts=STORM_TS))
+        view = resolve_view(slack, views)
+        assert submit(bot, view, {"note": "not mine to close"}, "U_VIEW").status_code == 200
+        db = open_cache(db_path)
+        slack.wait_for(lambda: len(audit.recent(db)) == 3, timeout=30)
+    rows = [(e.slack_user, e.command, e.outcome) for e in reversed(audit.recent(db))]
+    assert rows == [
+        ("U_VIEW", f"alarm acknowledge all {STORM_TS}", "denied"),
+        ("U_VIEW", f"alarm resolve all {STORM_TS}", "denied"),
+        ("U_VIEW", f"alarm resolve all {STORM_TS}", "denied"),
+    ]
+    assert all(is_reference(e.reference) for e in audit.recent(db))
+    assert [s.state for s in lifecycle.states(db, ["EV-S1", "EV-S2"]).values()] == [State.OPEN] * 2

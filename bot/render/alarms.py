@@ -142,7 +142,7 @@ def alarm_card(
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
-    if state is not None and (state.state is not State.OPEN or state.assignee):
+    if state is not None and (state.state is not State.OPEN or state.holder):
         blocks.append(context(state_line(state, zone)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import tzinfo
 
 from core import alarms, read, timefmt
+from core.contrast import ink_on
 from dashboard import ui
 
 LABEL = "Alarm list"  # the table's aria-label: how tests and the bench find it among the page's HTML
@@ -55,6 +56,7 @@ MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
 # to parse and sanitize. The class name is ours alone, so the rules touch nothing else on the page.
 _CSS = f"""<style>
 .samops-alarms {{max-height:{MAX_HEIGHT}px;overflow:auto;border:1px solid #e6e9ef;border-radius:6px}}
+.samops-alarms:focus-visible {{outline:2px solid #1c83e1;outline-offset:2px}}
 .samops-alarms table {{width:100%;border-collapse:collapse;font-size:0.8rem;line-height:1.3;
   font-variant-numeric:tabular-nums}}
 .samops-alarms th {{position:sticky;top:0;background:#f0f2f6;text-align:left;font-weight:600;padding:6px 8px;
@@ -62,7 +64,7 @@ _CSS = f"""<style>
 .samops-alarms td {{padding:4px 8px;border-bottom:1px solid #eceef1;vertical-align:top}}
 .samops-alarms td:nth-child(1), .samops-alarms td:nth-child(5),
 .samops-alarms td:nth-child(8) {{white-space:nowrap}}
-.samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;
+.samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;
   white-space:nowrap}}
 </style>"""
 
@@ -71,7 +73,8 @@ def _type_cell(violation_type: str | None) -> str:
     if not violation_type:
         return "<td></td>"
     colour = ui.colour_of(violation_type)  # ours, from a fixed table: never the cache's text
-    return f'<td><span style="background:{colour}">{html.escape(violation_type)}</span></td>'
+    style = f"background:{colour};color:{ink_on(colour)}"  # the ink that reads on it at 4.5:1 or better
+    return f'<td><span style="{style}">{html.escape(violation_type)}</span></td>'
 
 
 def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
@@ -108,6 +111,8 @@ def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
         for r in rows
     )
     return (
-        f'{_CSS}<div class="samops-alarms"><table aria-label="{LABEL}">'
+        # A scrolling region takes keyboard focus (tabindex), so it scrolls with the arrow keys too.
+        f'{_CSS}<div class="samops-alarms" tabindex="0" role="region" aria-label="{LABEL}, scrollable">'
+        f'<table aria-label="{LABEL}">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )

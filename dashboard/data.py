@@ -52,6 +52,12 @@ def freshness(path: str) -> list[read.TableFreshness]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def newest_activity(path: str) -> int | None:
+    with _reader(path) as db:
+        return read.newest_activity(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def organizations(path: str) -> list[tuple[int, str]]:
     with _reader(path) as db:
         return read.organizations(db)

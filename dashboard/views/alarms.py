@@ -163,6 +163,7 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
                     "Detail": [e.text for e in timeline],
                 },
                 hide_index=True,
+                placeholder=ui.EMPTY,
                 width="stretch",
             )
 
@@ -176,7 +177,7 @@ if incidents_col.toggle(
 ):
     incidents_section(org_id, resource_id)
 
-st.subheader("When alarms happen")
+st.header("When alarms happen")
 st.caption(
     f"Alarms by weekday and hour of day ({zones.label()}) for the filters above."
     + (

@@ -17,6 +17,7 @@ from playwright.sync_api import sync_playwright
 from core import alarms, read
 from core.cache.db import open_cache
 from core.clock import now_ms
+from core.contrast import ink_on
 from dashboard import alarm_table, ui
 from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.apptest import open_page
@@ -68,7 +69,8 @@ def test_times_are_in_the_viewers_zone_and_severity_keeps_its_colour() -> None:
     assert shown.attrs["shown_times"][0] == "2026-09-21 19:43:20 Asia/Kolkata"  # 14:13:20 UTC, +05:30
     assert [int(t.timestamp() * 1000) for t in shown["Time"]] == [1_790_000_000_000, 1_789_999_000_000]
     for kind in ("alarm", "warning"):
-        assert f'background:{ui.colour_of(kind)}">{kind}</span>' in body
+        colour = ui.colour_of(kind)  # the severity's colour, in the ink that reads on it (core/contrast.py)
+        assert f'background:{colour};color:{ink_on(colour)}">{kind}</span>' in body
 
 
 def test_sort_orders_keep_the_newest_first_within_a_group() -> None:

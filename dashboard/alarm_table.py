@@ -12,11 +12,12 @@ HTML-escaped here; `st.html` also sanitizes what it is given, which is a second 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import tzinfo
 
 from core import alarms, read, timefmt
 from core.contrast import ink_on
+from core.lifecycle import AlarmState
 from dashboard import ui
 
 LABEL = "Alarm list"  # the table's aria-label: how tests and the bench find it among the page's HTML
@@ -50,7 +51,18 @@ def sort_rows(rows: list[read.AlarmRow], order: str) -> list[read.AlarmRow]:
     return _ORDERS.get(order, _newest)(rows)
 
 
-HEADERS = ("Time", "Type", "Violation", "Panel", "Panel id", "Event", "Description", "Org")
+HEADERS = (
+    "Time",
+    "Type",
+    "State",
+    "Held by",
+    "Violation",
+    "Panel",
+    "Panel id",
+    "Event",
+    "Description",
+    "Org",
+)
 MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
 # One style sheet, not a style on every cell: 500 rows of inline styles made a 475 KB message for the browser
 # to parse and sanitize. The class name is ours alone, so the rules touch nothing else on the page.
@@ -62,8 +74,8 @@ _CSS = f"""<style>
 .samops-alarms th {{position:sticky;top:0;background:#f0f2f6;text-align:left;font-weight:600;padding:6px 8px;
   border-bottom:1px solid #d5d8de;white-space:nowrap}}
 .samops-alarms td {{padding:4px 8px;border-bottom:1px solid #eceef1;vertical-align:top}}
-.samops-alarms td:nth-child(1), .samops-alarms td:nth-child(5),
-.samops-alarms td:nth-child(8) {{white-space:nowrap}}
+.samops-alarms td:nth-child(1), .samops-alarms td:nth-child(3), .samops-alarms td:nth-child(7),
+.samops-alarms td:nth-child(10) {{white-space:nowrap}}
 .samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;
   white-space:nowrap}}
 </style>"""
@@ -90,9 +102,15 @@ def _cells(*texts: object) -> str:
     return "".join(f"<td>{html.escape(str(text))}</td>" for text in texts)
 
 
-def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
-    """The rows as one scrollable HTML table, times in `tz` (named in the Time header), newest first unless
-    the rows come sorted otherwise."""
+def alarms_html(
+    rows: list[read.AlarmRow],
+    tz: tzinfo,
+    zone_label: str,
+    states: Mapping[str, AlarmState] | None = None,
+) -> str:
+    """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
+    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise."""
+    states = states or {}
     heads = [f"Time ({zone_label})", *HEADERS[1:]]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
@@ -100,6 +118,7 @@ def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
         + _time_cell(r.activity_time, tz)
         + _type_cell(r.violation_type)
         + _cells(
+            *ui.state_cells(states.get(r.event_id)),
             r.violation_name or "",
             r.panel_name or "",
             "" if r.resource_id is None else r.resource_id,

@@ -19,6 +19,7 @@ from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.incidents import Evidence
+from core.lifecycle import AlarmState
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
 from core.read import incident_timeline as read_incident_timeline
@@ -111,6 +112,13 @@ def quiet_windows(path: str, now: int) -> list[QuietWindow]:
 def recent_alarms(path: str, flt: read.AlarmFilter, limit: int = 500) -> list[read.AlarmRow]:
     with _reader(path) as db:
         return read.recent_alarms(db, flt, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def alarm_states(path: str, event_ids: tuple[str, ...]) -> dict[str, AlarmState]:
+    """The lifecycle state of each listed alarm samops tracks (core.read.alarm_states)."""
+    with _reader(path) as db:
+        return read.alarm_states(db, event_ids)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 import streamlit as st
 
 from core import alarms, read, timefmt
+from core.lifecycle import AlarmState
 from dashboard import boundary, data, zones
 from dashboard.markup import literal
 from dashboard.paths import db_path
@@ -107,11 +109,26 @@ def timestamps(values: list[int | None]) -> pd.Series:
     return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="ms", utc=True)
 
 
-def alarms_frame(rows: list[read.AlarmRow]) -> pd.DataFrame:
+def state_cells(state: AlarmState | None) -> tuple[str, str]:
+    """An alarm's State and Held by cells: open, acknowledged or resolved, and who holds it (the rule is
+    core/lifecycle.py's, read through core.read.alarm_states); both blank for an alarm samops does not track
+    (one it never posted: older than samops, or held back by a silence or maintenance window)."""
+    if state is None:
+        return "", ""
+    return state.state.value, state.holder or ""
+
+
+def alarms_frame(rows: list[read.AlarmRow], states: Mapping[str, AlarmState] | None = None) -> pd.DataFrame:
+    """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page)."""
+    lifecycle: dict[str, list[str]] = {}
+    if states is not None:
+        cells = [state_cells(states.get(r.event_id)) for r in rows]
+        lifecycle = {"State": [c[0] for c in cells], "Held by": [c[1] for c in cells]}
     return pd.DataFrame(
         {
             "Time": timestamps([r.activity_time for r in rows]),
             "Type": [r.violation_type or "" for r in rows],
+            **lifecycle,
             "Violation": [r.violation_name or "" for r in rows],
             "Panel": [r.panel_name or "" for r in rows],
             "Panel id": pd.Series([r.resource_id for r in rows], dtype="Int64"),

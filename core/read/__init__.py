@@ -68,6 +68,7 @@ from core.read.rows import (
     clean_text,
 )
 from core.read.sparklines import KpiHours, kpi_hours
+from core.read.states import alarm_states
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
 from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
 from core.read.zones import UsersZones, organization_time_zone, users_zone
@@ -105,6 +106,7 @@ __all__ = [
     "WeekdayHourCount",
     "WhoCan",
     "WhoCanEntry",
+    "alarm_states",
     "assess_freshness",
     "camera_problems",
     "camera_summary",

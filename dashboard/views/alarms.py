@@ -127,10 +127,12 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
         st.info("No alarms match these filters.")
         return
     shown = alarm_table.sort_rows(rows, sort)
+    states = data.alarm_states(path, tuple(r.event_id for r in shown))
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
-        ui.show_alarms(ui.alarms_frame(shown), height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
+        frame = ui.alarms_frame(shown, states)
+        ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
-        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label()))
+        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states))
 
 
 alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))

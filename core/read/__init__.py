@@ -26,7 +26,7 @@ from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
 from core.read.cameras import camera_down, camera_problems, camera_summary
 from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
-from core.read.freshness import SYNCED_TABLES, Freshness, freshness
+from core.read.freshness import SYNCED_TABLES, Freshness, freshness, newest_activity
 from core.read.freshness import assess as assess_freshness
 from core.read.handling import Figures as HandlingFigures
 from core.read.handling import (
@@ -131,6 +131,7 @@ __all__ = [
     "iter_alarms",
     "kpi_hours",
     "kpis",
+    "newest_activity",
     "noisiest_panels",
     "open_alarms",
     "open_by_age",

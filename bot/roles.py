@@ -5,7 +5,9 @@ then, for people listed nowhere, the service's own roles mapped by `[roles.from_
 Organizations: the static lists and `default_role` hold in every organization samops serves (whoever runs
 samops vouches for the people listed). A role from the service holds only in the organizations the service
 gives that user (`organizationIds` of operation 13's answer): asked about an organization (an alarm's, a
-panel's, a window's), `explain(user, org_id)` does not count it elsewhere."""
+panel's, a window's), `explain(user, org_id)` does not count it elsewhere. A write that names no
+organization (it may land in any of them) counts it only where it holds in every organization samops serves
+(`explain_everywhere`)."""
 
 from __future__ import annotations
 
@@ -99,11 +101,20 @@ class RoleResolver:
 
     def explain(self, user_id: str, org_id: int | None = None) -> RoleAnswer:
         """The user's role, and why; in organization `org_id` when given (None: their role anywhere)."""
+        return self._explain(user_id, None if org_id is None else (org_id,))
+
+    def explain_everywhere(self, user_id: str, org_ids: tuple[int, ...]) -> RoleAnswer:
+        """The user's role in every one of `org_ids` (the organizations samops serves): a role from the
+        service counts only when the service gives it in all of them; with none known, not at all."""
+        return self._explain(user_id, org_ids)
+
+    def _explain(self, user_id: str, org_ids: tuple[int, ...] | None) -> RoleAnswer:
+        """None: the role anywhere; else the role in all of `org_ids`."""
         for role, key in ((Role.ADMIN, "admins"), (Role.TECHNICIAN, "technicians"), (Role.VIEWER, "viewers")):
             via = self._listed(getattr(self._roles, key), user_id)
             if via is not None:
                 return RoleAnswer(role, f"listed in `[roles] {key}`{via}")
-        from_service, why_not = self._from_service(user_id, org_id)
+        from_service, why_not = self._from_service(user_id, org_ids)
         if from_service is not None:
             return from_service
         if self._roles.default_role == "viewer":
@@ -112,14 +123,15 @@ class RoleResolver:
             )
         return RoleAnswer(Role.NONE, f"not listed, and `[roles] default_role` is none{why_not}")
 
-    def _from_service(self, user_id: str, org_id: int | None) -> tuple[RoleAnswer | None, str]:
+    def _from_service(self, user_id: str, org_ids: tuple[int, ...] | None) -> tuple[RoleAnswer | None, str]:
         """The role the service's roles map to, or None and why not (a clause for the default's answer)."""
         if not self._roles.from_service or self.service is None:
             return None, ""
         found = self.service.lookup(user_id)
-        if org_id is not None and found.roles and org_id not in found.org_ids:
+        if org_ids is not None and found.roles and not (org_ids and set(org_ids) <= set(found.org_ids)):
             where = ", ".join(map(str, found.org_ids)) or "no organization"
-            why = f"the service gives you roles in {where}, not in organization {org_id}"
+            asked = f"organization {org_ids[0]}" if len(org_ids) == 1 else "every organization samops serves"
+            why = f"the service gives you roles in {where}, not in {asked}"
             return None, f"; roles from the service do not apply: {escape(why)}"
         mapping = {name.casefold(): ROLE_NAMES[role] for name, role in self._roles.from_service.items()}
         mapped = [(mapping[r.casefold()], r) for r in found.roles if r.casefold() in mapping]

@@ -31,7 +31,7 @@ from bot.render.common import blocks_to_dicts, escape, section
 from bot.render.forms import write_answer
 from bot.roles import Role
 from bot.slash.registry import Invocation
-from core import cache
+from core import cache, read
 from core.errors import APIError, NotFoundError, OutcomeUnknownError, SamError, TransportError
 from core.redact import mask_secret_words
 from core.reference import is_reference, new_reference
@@ -90,6 +90,23 @@ def role_denied(ctx: AppContext, slack_user: str, needed: Role, org_id: int | No
     return f"Sorry, this needs the {ROLE_WORDS[needed]} role{where}; you are a {ROLE_WORDS[role]}{where}."
 
 
+def role_denied_everywhere(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
+    """`role_denied` for a write that names no organization: it may land in any organization samops serves,
+    so a role from the service counts only when the service gives it in all of them (bot/roles.py)."""
+    db = ctx.db()
+    served = tuple(sorted({org for org, _ in read.organizations(db)} | set(read.panel_org_ids(db))))
+    role = ctx.roles.explain_everywhere(slack_user, served).role
+    if role >= needed:
+        return None
+    if role == Role.NONE:
+        return ctx.roles.refusal()
+    return (
+        f"Sorry, this needs the {ROLE_WORDS[needed]} role in the organization it is about, and it names none"
+        " (your role from the service does not hold in every organization samops serves): add `org:` and"
+        " the organization's number to the command."
+    )
+
+
 def audit_denied(
     ctx: AppContext, slack_user: str, command: str, org_id: int | None = None, why: str = "role too low"
 ) -> str:
@@ -141,11 +158,14 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
         )
         return WriteOutcome(False, True, "Already done (this request was received before).", reference)
     # Checked here, in the write's own organization, whatever the caller checked: a role from the service
-    # holds only where the service gives it (bot/roles.py).
-    if request.org_id is not None and (
-        denied := role_denied(ctx, request.slack_user, request.needs, request.org_id)
-    ):
-        audit_denied(ctx, request.slack_user, request.command, request.org_id, "role not held there")
+    # holds only where the service gives it (bot/roles.py); a write naming none, in all of them.
+    if request.org_id is None:
+        denied = role_denied_everywhere(ctx, request.slack_user, request.needs)
+    else:
+        denied = role_denied(ctx, request.slack_user, request.needs, request.org_id)
+    if denied:
+        why = "role not held there" if request.org_id is not None else "role not held in every organization"
+        audit_denied(ctx, request.slack_user, request.command, request.org_id, why)
         return WriteOutcome(True, False, denied, reference)
     # The request may have reached the service from here on: whatever happens next, the audit row is written
     # (outcome "unknown" when something escaped before the outcome was known).

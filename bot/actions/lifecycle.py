@@ -253,7 +253,10 @@ def change_card(
         summary += f" with a note ({len(note)} characters)"
     if not changing:
         summary += " (no change)"
-    request = WriteRequest(user, f"alarm {verb} all {card.ts}", summary, key, None, reference)
+    # The card's panel names its organization: the role is checked there (a role from the service holds
+    # only where the service gives it); a card with no known panel needs the role in every organization.
+    org_id = read.panel_org(db, card.resource_id) if card.resource_id is not None else None
+    request = WriteRequest(user, f"alarm {verb} all {card.ts}", summary, key, org_id, reference)
 
     def apply_all() -> list[tuple[str, int]]:
         at = now_ms()

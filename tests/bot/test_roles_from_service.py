@@ -293,3 +293,75 @@ def test_an_address_matches_itself_in_any_ascii_case_and_nothing_else(email: str
     wide = "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalpha() else c for c in email)
     if wide != email:
         assert not plain_address(wide) and not same_address(wide, email)
+
+
+# -- a write that names no organization -------------------------------------------------------------------
+
+STORM_1002_TS = "1700000003.000100"
+
+
+def _storm_in_1002(db_path: Path) -> None:
+    """A storm card of panel 888 (organization 1002) over EV-S2, as the notifier records it; panel 777 of
+    1001 too, so samops serves both organizations."""
+    db = open_cache(db_path)
+    now = int(time.time() * 1000)
+    with write_transaction(db):
+        panels = [{"resource_id": 777, "org_id": 1001, "name": "P777"},
+                  {"resource_id": 888, "org_id": 1002, "name": "P888"}]  # fmt: skip
+        upsert_dicts(db, "panels", panels, "resource_id")
+        upsert_activities(db, "activities", [("EV-S2", 888, 1002, now, "Burglary alarm - Door", "violation",
+                                               "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
+        db.execute("INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"
+                   " VALUES ('EV-S2', 'C_ALARMS', 'grouped', ?, ?, 0)", [STORM_1002_TS, now])  # fmt: skip
+        db.execute("INSERT INTO notify_cards (ts, channel, resource_id, opened_at, updated_at, details_rowid)"
+                   " VALUES (?, 'C_ALARMS', 888, ?, ?, 0)", [STORM_1002_TS, now, now])  # fmt: skip
+    lifecycle.open_alarms(db, [("EV-S2", now)], now)
+    db.close()
+
+
+def test_a_write_naming_no_organization_needs_the_service_role_in_every_organization(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """Issue 26's open gap: burak, a technician of 1001 only through the service, acknowledged every alarm of
+    a storm card of organization 1002 (the card-wide write named no organization), and a `/sam sensor
+    rename` without `org:` was checked nowhere. Now the storm card's write is checked in its panel's
+    organization, and a write naming none needs the role in every organization samops serves."""
+    with SamClient(Settings(base_url=sim.base_url)) as client:
+        burak = client.get_user_by_email("burak.arslan106@example.com")
+        sensors = client.list_panel_sensors(100101, org=1001).sensors or []  # the first panel of 1001
+    sensor_id = next(s.id for s in sensors if s.id is not None)
+    assert burak.organization_ids == [1001]
+    db_path = tmp_path / "cache.db"
+    _storm_in_1002(db_path)
+    with (
+        SlackStandIn(users={"U_BURAK": str(burak.email_address)}) as slack,
+        run_bot(tmp_path, slack, simulator=sim, config=CONFIG, db_path=db_path) as bot,
+    ):
+        payload = {
+            "user": {"id": "U_BURAK"}, "channel": {"id": "C_ALARMS"}, "trigger_id": "trigger-all",
+            "container": {"type": "message", "message_ts": STORM_1002_TS, "channel_id": "C_ALARMS"},
+            "response_url": slack.response_url("all"),
+            "actions": [{"action_id": "alarm_ack_all", "block_id": "b", "value": "888", "type": "button",
+                         "action_ts": f"{time.time():.6f}"}],
+        }  # fmt: skip
+        assert bot.send_action(payload).status_code == 200
+        refused = slack.wait_for(lambda: slack.responses("all"), timeout=30)[0].params["text"]
+        assert "technician role in organization 1002" in refused
+
+        rename = f"sensor rename {sensor_id} Not yours"
+        nameless = bot.send_command(rename, user="U_BURAK").text
+        assert "names none" in nameless and "add `org:`" in nameless
+        named = bot.send_command(f"{rename} org:1001", user="U_BURAK").text
+        assert "renamed" in named
+        output = bot.output()
+    assert "Traceback" not in output and " ERROR " not in output
+    db = open_cache(db_path)
+    state = lifecycle.get(db, "EV-S2")
+    assert state is not None and state.acknowledged_by is None
+    denied = [(e.command, e.org_id) for e in audit.recent(db) if e.outcome == "denied"]
+    assert sorted(denied, key=str) == sorted(
+        [("alarm acknowledge all 1700000003.000100", 1002), (f"sensor rename {sensor_id}", None)],
+        key=str,
+    )
+    puts = [e for e in httpx.get(f"{sim.root_url}/_sim/requests", timeout=5).json() if e["method"] != "GET"]
+    assert len([e for e in puts if str(sensor_id) in e["path"]]) == 1  # the named one only

@@ -9,6 +9,7 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
+from bot.cards import CardKind, card_at, claimed_card
 from bot.context import AppContext
 from bot.listener_errors import respond_privately
 from bot.notify.config import NotifyConfig
@@ -120,6 +121,12 @@ def on_silence(
         text = f"Panel {resource_id} is not in samops' cache; nothing was silenced."
         respond_privately(respond, text)
         return
+    if why := _not_the_cards_panel(db, body, resource_id):
+        reference = audit_denied(ctx, user, command, org_id, why)
+        respond_privately(
+            respond, f"This does not match the card samops posted; nothing was silenced (ref {reference})."
+        )
+        return
     config = ctx.config.notify
     at = now_ms()
     shown_until = local(at + minutes * 60_000, config.zone_for(detail.panel.org_id), seconds=True)
@@ -131,6 +138,28 @@ def on_silence(
     # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
     card = quiet_render.window_card(window, config.zone_for(window.organization), at)
     respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)
+
+
+def _not_the_cards_panel(db: sqlite_utils.Database, body: dict[str, Any], resource_id: int) -> str | None:
+    """Why a Silence click disagrees with samops' record of the card it came from (the card is about another
+    panel, is no card of samops, or the container has the wrong shape); None when it agrees. A click that
+    names no message claims no card: the role check in the panel's organization is what holds then."""
+    claim = claimed_card(body)
+    if claim.malformed:
+        return "the click's container is not one Slack sends"
+    if claim.channel is None or claim.ts is None:
+        return None
+    card = card_at(db, claim.channel, claim.ts)
+    if card is None:
+        return f"no card of samops is at {claim.ts} in {claim.channel}"
+    if card.kind is CardKind.ALARM and card.event_id is not None:
+        alarm = cache.get_alarm(db, card.event_id)
+        panel = alarm.resource_id if alarm is not None else None
+    else:
+        panel = card.resource_id
+    if panel != resource_id:
+        return f"the card {card.ts} in {card.channel} is about panel {panel}, not {resource_id}"
+    return None
 
 
 def on_dashboard(ack: Ack) -> None:

@@ -148,3 +148,30 @@ def test_a_retried_or_replayed_silence_click_changes_nothing(tmp_path: Path) -> 
         "alarm silence 777 30m",
     ]
     assert db.execute("SELECT count(*) FROM quiet_windows").fetchone()[0] == 1
+
+
+def test_a_silence_naming_another_panel_than_its_card_is_refused_and_audited(tmp_path: Path) -> None:
+    """Issue 26, item 1, found again against `make run`: a Silence click on panel 777's card whose value
+    named panel 778 silenced 778. samops' record of the card decides: refused, audited, nothing silenced."""
+    db_path = tmp_path / "cache.db"
+    seed(db_path)
+    db = open_cache(db_path)
+    with write_transaction(db):
+        upsert_dicts(db, "panels", [{"resource_id": 778, "org_id": 1001, "name": "Annex"}], "resource_id")
+    db.close()
+    roles = '[roles]\ntechnicians = ["U_BOB"]\n'
+    other = json.dumps({"r": 778, "m": 30})
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=roles) as bot:
+        refused = answered(bot, slack, "other", "alarm_silence_30", other, "U_BOB")
+        assert "does not match the card samops posted" in refused.params["text"]
+        nowhere = click("alarm_silence_30", other, "U_BOB", slack.response_url("nowhere"))
+        nowhere["container"]["message_ts"] = nowhere["message"]["ts"] = "1700000000.999999"
+        bot.send_action(nowhere)
+        [answer] = slack.wait_for(lambda: slack.responses("nowhere"), timeout=30)
+        assert "does not match the card samops posted" in answer.params["text"]
+        output = bot.output()
+    assert "Traceback" not in output and " ERROR " not in output
+    db = open_cache(db_path)
+    assert outbox.silence_until(db, 778) is None
+    denied = [e for e in audit.recent(db) if e.command == "alarm silence 778 30m"]
+    assert [e.outcome for e in denied] == ["denied", "denied"] and all(e.org_id == 1001 for e in denied)

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.commands.maintenance import longest_held
-from core.cache import audit
+from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import DAY_MS, HOUR_MS, MINUTE_MS
@@ -51,6 +51,9 @@ def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterat
         upsert_activities(db, "activities", [("EV-777-1", 777, 1001, now_ms() - MINUTE_MS,
                                                "Burglary on Depot - Door", "violation", "Burglary", "alarm",
                                                2, 1, 1)])  # fmt: skip
+        # EV-777-1's card, as the notifier records it: a Silence click must come from its panel's card.
+        outbox.enqueue(db, [("EV-777-1", "C_TEST", outbox.PENDING)])
+        outbox.mark_delivered(db, ["EV-777-1"], outbox.POSTED, "1700000000.000300")
     db.close()
     with run_bot(tmp, slack, db_path=tmp / "cache.db", config=CONFIG) as bot:
         yield bot

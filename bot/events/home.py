@@ -72,6 +72,9 @@ class HomeTabs:
         self._pending: dict[str, None] = {}  # users to look at (changed, put off), oldest first
         self._hot: dict[str, float] = {}  # user -> until when to look quickly for their click's change
         self._urgent_at: dict[str, float] = {}  # user -> when their own act was last published at once
+        # user -> when their own act (an opening, a click) found no slot: served before the other pending,
+        # newest first, so a person opening their Home after a flood of opens does not wait behind it
+        self._asked: dict[str, float] = {}
         self._blocked_until = 0.0  # a 429's Retry-After: nothing is published before
 
     # -- what the listeners call ---------------------------------------------------------------------
@@ -114,6 +117,7 @@ class HomeTabs:
                     self._user_locks,
                     self._pending,
                     self._urgent_at,
+                    self._asked,
                 ):
                     kept.pop(user, None)
             return list(self._opened)
@@ -132,8 +136,14 @@ class HomeTabs:
         first; lazily, as the refresher stops at the first that finds no slot."""
         with self._lock:
             pending = list(self._pending)
+            asked = sorted(
+                (u for u in pending if u in self._asked), key=self._asked.__getitem__, reverse=True
+            )
         yield from (u for u in pending if u in hot)
-        yield from (u for u in pending if u not in hot and self._user_pace.wait(u, "home") <= 0)
+        yield from (u for u in asked if u not in hot)
+        yield from (
+            u for u in pending if u not in hot and u not in asked and self._user_pace.wait(u, "home") <= 0
+        )
 
     def can_look(self) -> bool:
         """Whether a refresh may be looked at now: a build and a publish slot are free (nothing is built
@@ -214,18 +224,24 @@ class HomeTabs:
     def _refresh(self, user: str, urgent: bool) -> str:
         with self._user_lock(user):
             with self._lock:
+                own_act = urgent
                 urgent = urgent and self.clock() - self._urgent_at.get(user, -URGENT_GAP_S) >= URGENT_GAP_S
                 if not self._may_build(user, urgent):
                     self._pending[user] = None
+                    if own_act:
+                        self._asked[user] = self.clock()
                     return "later"
             view = self.build(user)
             digest = view_hash(view)
             with self._lock:
                 if self._shown.get(user) == digest:
                     self._pending.pop(user, None)
+                    self._asked.pop(user, None)
                     return "unchanged"
                 if not self._take_slot(user, urgent):
                     self._pending[user] = None
+                    if own_act:
+                        self._asked[user] = self.clock()
                     return "later"
             return self._publish(user, view, digest)
 
@@ -281,6 +297,7 @@ class HomeTabs:
         with self._lock:
             self._shown[user] = digest
             self._pending.pop(user, None)
+            self._asked.pop(user, None)
         return "published"
 
     def _user_lock(self, user: str) -> threading.Lock:

@@ -437,3 +437,32 @@ def test_malformed_user_ids_never_reach_slack(home: Home) -> None:
     assert "U_VIEW" in named and all(re.fullmatch(r"U_[A-Z]+", n) for n in named), named  # the real ones only
     log = home.bot.output()
     assert "Traceback" not in log and " ERROR " not in log
+
+
+def test_a_person_opening_their_home_after_a_flood_does_not_wait_behind_it(tmp_path: Path) -> None:
+    """Found in the attacker trial against `make run`: after a burst of Home opens, a real person who opened
+    their Home waited behind every pending one (users.conversations at its tier, ~40 a minute: minutes, not
+    seconds). A person's own act that finds no slot now goes first, newest first, once a slot frees."""
+    db_path = tmp_path / "cache.db"
+    add_alarm(db_path, "C_ALARMS")
+    users = [f"U_FLOOD{i:04d}" for i in range(200)]
+    with (
+        SlackStandIn(users=dict.fromkeys(MEMBERS), memberships=MEMBERS) as slack,
+        run_bot(
+            tmp_path, slack, db_path=db_path, config=FLOOD_ROLES, env={"SAMOPS_HOME_REFRESH": "1"}
+        ) as bot,
+    ):
+        event = {"type": "app_home_opened", "channel": "D1", "tab": "home"}
+        with ThreadPoolExecutor(8) as pool:
+            assert set(pool.map(lambda u: bot.send_event({**event, "user": u}).status_code, users)) == {200}
+        time.sleep(10)  # the flood's own burst is spent: the rest waits for the pace
+        assert len(slack.calls_to("views.publish")) < 100  # most of the flood is still pending
+        opened_at = time.time()
+        assert bot.send_event({**event, "user": "U_TECH"}).status_code == 200
+        [home] = slack.wait_for(
+            lambda: [c for c in slack.calls_to("views.publish") if c.params.get("user_id") == "U_TECH"],
+            timeout=30,
+        )
+        output = bot.output()
+    assert home.at - opened_at < 10, f"published {home.at - opened_at:.1f} s after the person opened it"
+    assert "Traceback" not in output and " ERROR " not in output

@@ -57,8 +57,9 @@ class Backfiller:
         if baseline is None:
             return None
         until = int(baseline) - self.first_history_ms
-        # An install older than the window has watched all of it: nothing to fill.
-        since = min(until, max(int(baseline), self.clock()) - self.days_ms)
+        since = int(baseline) - self.days_ms
+        if self.clock() - self.days_ms >= until:
+            since = until  # an install older than the window has watched all of it: nothing to fill
         with write_transaction(db):
             plan = [(history.PLAN_FROM, since), (history.PLAN_UNTIL, until)]
             save_cursors(

@@ -119,6 +119,9 @@ def handover_digest(
         f"*Resolved*\n{life.resolved}",
         f"*Median time to acknowledge*\n{tta}",
     ]
+    if digest.late_received:
+        # Counted apart: they happened before the shift's alarms, and were timed from their arrival.
+        figures.insert(1, f"*Reported late*\n{digest.late_received} (timed from their arrival)")
     blocks.append(section("*This shift*", figures))
     held = [
         f"• {local(h.opened_at, _own(of, h.org_id, digest.org_id), seconds=True)}"
@@ -140,6 +143,8 @@ def handover_digest(
         )
     )
     text = f"Shift handover {span}: {counted(digest.alarms_received, 'alarm')} received"
+    if digest.late_received:
+        text += f", {digest.late_received} reported late"
     return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
 
 

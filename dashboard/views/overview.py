@@ -15,7 +15,7 @@ NOT_REPORTED = "{} is not reported by the service, so there is nothing to count.
 # Why a camera tile has no bars: the cache keeps each camera's latest state, not a history of it.
 NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw hour by hour."
 
-path = ui.start_page("Overview")
+path = ui.start_page("Overview", period=True)
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)

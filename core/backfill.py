@@ -10,7 +10,7 @@ writes carries no `seen_at`: it is history, never posted to Slack (docs/history.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from core.attribution import paced_activities
 from core.cache.cursors import save_cursors
@@ -74,14 +74,12 @@ class Backfiller:
         if state is None or state.done:
             return False
         done = cursors(db, history.BACKFILL)
-        todo = next(
-            ((org, p) for org, ids in sorted(panels.items()) for p in sorted(ids) if p not in done), None
-        )
+        todo = _next(panels, done)
         if todo is None:
             return False
         org, panel = todo
         found = paced_activities(
-            self.client, self.pacer.for_org(org), [panel], state.since, state.until, org or None
+            self.client, self.pacer.for_org(org), [panel], state.since, state.until - 1, org or None
         )
         rows = [activity_row(a, panel, org or None) for a in found if a.event_id is not None]
         # The panel asked alone is the proof (activity_row would prefer a panel id sent on the record).
@@ -92,6 +90,17 @@ class Backfiller:
         if state.panels_done + 1 >= state.panels:
             log.info("backfill: done, %d panels", state.panels)
         return True
+
+
+def _next(panels: dict[int, list[int]], done: Collection[int]) -> tuple[int, int] | None:
+    """The next panel to fill: the organization with the fewest done goes first, so that the organizations
+    take turns and each one's pace is used (the pacer is per organization)."""
+    left = {org: [p for p in sorted(ids) if p not in done] for org, ids in panels.items()}
+    left = {org: ids for org, ids in left.items() if ids}
+    if not left:
+        return None
+    org = min(left, key=lambda o: (len(panels[o]) - len(left[o]), o))
+    return org, left[org][0]
 
 
 __all__ = ["Backfiller"]

@@ -89,7 +89,7 @@ class Reconciler:
             page_size=1,
             org=org or None,
             start_time=start,
-            end_time=end,
+            end_time=end - 1,  # [start, end), whether the service's end is inclusive or not
         )
         return page.total_records
 
@@ -133,7 +133,7 @@ class Reconciler:
         def known(event_ids: Collection[str]) -> set[str]:
             return known_events(db, event_ids)
 
-        test = GroupTest(self.client, org or None, start, end, known, 1, pace=self.pacer.for_org(org))
+        test = GroupTest(self.client, org or None, start, end - 1, known, 1, pace=self.pacer.for_org(org))
         found = test.run(ids)
         report.windows += 1
         with write_transaction(db):

@@ -83,7 +83,7 @@ class Settings(BaseSettings):
     late_window: float = _env("SAMOPS_LATE_WINDOW", 86_400.0, ge=0)
     reconcile_interval: float = _env("SAMOPS_RECONCILE_INTERVAL", 60.0, gt=0)
     history_days: float = _env("SAMOPS_HISTORY_DAYS", 7.0, ge=0, le=366)
-    history_rate: float = _env("SAMOPS_HISTORY_RATE", 0.25, gt=0)
+    history_rate: float = _env("SAMOPS_HISTORY_RATE", 0.2, gt=0)
 
     # Tiered freshness of the slow tables under `samops sync --every` (core/tiers.py): seconds between
     # refreshes of each panel's (or organization's) records, spread over the interval.

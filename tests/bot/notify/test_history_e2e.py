@@ -24,7 +24,7 @@ from core.clock import DAY_MS, HOUR_MS, MINUTE_MS, now_ms
 from core.settings import Settings
 from tests.bot.notify.test_notify_e2e import card_events, notify_env, run_notify, wait_until
 from tests.support.apptest import open_page
-from tests.support.processes import Simulator, run_simulator, samops_cmd
+from tests.support.processes import Simulator, run_simulator, samops_cmd, stop
 from tests.support.slack_standin import Call, SlackStandIn
 
 POLL_S = 0.5  # SAMOPS_POLL_INTERVAL
@@ -220,3 +220,48 @@ def test_the_backfill_fills_the_week_resumes_after_a_restart_and_posts_nothing(
         at = open_page("views/overview.py")
         assert not any("Complete from" in i.value for i in at.info)
         assert f"backfill done ({len(panels)} panels" in status_output(tmp_path, env)
+
+
+def test_an_idle_fleet_with_reconciliation_and_backfill_on_costs_at_most_1_request_per_second_per_org(
+    tmp_path: Path,
+) -> None:
+    """At samops' defaults, everything `samops up` runs besides the bot and the dashboard: the poller, the
+    reconciliation, the backfill (running through the window) and the tiered sync."""
+    with run_simulator("--alarm-rate", "0", "--panels", "60", seed=19) as sim:
+        orgs = set(demo_panels(sim).values())
+        env = notify_env(tmp_path, sim, None, CONFIG)
+        log = (tmp_path / "sync.log").open("w")
+        sync = subprocess.Popen(
+            samops_cmd("sync", "--every", "30", "--no-activities"),
+            cwd=tmp_path,
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
+        try:
+            with run_notify(tmp_path, env) as notify:
+                wait_until(lambda: polled(tmp_path), 120, "the first poll")
+                wait_until(
+                    lambda: "synced " in (tmp_path / "sync.log").read_text(), 180, "the first sync tick"
+                )
+                httpx.post(f"{sim.root_url}/_sim/stats/reset", timeout=10).raise_for_status()
+                since, filled = stats(sim)["since"], backfilled(tmp_path)
+                time.sleep(75)
+                counted = stats(sim)
+                seconds = (time.time() * 1000 - since) / 1000
+                assert notify.poll() is None and sync.poll() is None
+                filled_in_window = backfilled(tmp_path) - filled
+                reconciled = [
+                    r
+                    for r in httpx.get(f"{sim.root_url}/_sim/requests", timeout=10).json()
+                    if r["path"] == "/api/activities"
+                    and r["at"] >= since
+                    and json.loads(r["body"])["pageSize"] == 1
+                ]
+        finally:
+            stop(sync)
+            log.close()
+    # Both were at work in the window, within the budget of the whole.
+    assert filled_in_window > 0 and reconciled
+    per_org = counted["total"] / seconds / len(orgs)
+    assert per_org <= 1.0, (per_org, counted["operations"], seconds)

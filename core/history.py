@@ -15,6 +15,7 @@ from pathlib import Path
 
 from core.backfill import Backfiller
 from core.cache.db import open_cache
+from core.cache.outbox import get_state
 from core.client import SamClient
 from core.clock import DAY_MS
 from core.errors import SamError
@@ -39,6 +40,7 @@ class History:
         settings = client.settings
         self.stop = stop or threading.Event()
         self.panels = panels  # the poller's, per organization
+        self.first_history_ms = first_history_ms
         self.interval = settings.reconcile_interval
         self.pacer = Pacer(settings.history_rate, self.stop)
         late_ms = int(settings.late_window * 1000)
@@ -84,7 +86,9 @@ class History:
             return due
         if self.reconciler is not None and time.monotonic() >= due:
             due = time.monotonic() + self.interval
-            report = self.reconciler.run(db, panels, polled)
+            baseline = get_state(db, "baseline")
+            floor = 0 if baseline is None else int(baseline) - self.first_history_ms
+            report = self.reconciler.run(db, panels, polled, floor)
             if report.errors:
                 log.warning("history: %s", report.errors[0])
             return due

@@ -61,14 +61,15 @@ class Reconciler:
         self._explained: dict[tuple[int, int, int], int] = {}
 
     def run(
-        self, db: sqlite_utils.Database, panels: dict[int, list[int]], orgs: Collection[int]
+        self, db: sqlite_utils.Database, panels: dict[int, list[int]], orgs: Collection[int], floor: int = 0
     ) -> ReconcileReport:
         """One pass over the organizations in `orgs` (those the poller has read once: before that, their
-        history is the first poll's to read)."""
+        history is the first poll's to read), never before `floor`: where the first poll's history began
+        (before it, what the service holds is history for the backfill, not a late arrival)."""
         report = ReconcileReport()
         now = self.clock()
         end = now - self.overlap_ms
-        start = (now - self.late_window_ms) // SLOT_MS * SLOT_MS
+        start = max(floor, (now - self.late_window_ms) // SLOT_MS * SLOT_MS)
         self._explained = {k: v for k, v in self._explained.items() if k[1] >= start}
         for org, ids in panels.items():
             if org not in orgs or not ids or end <= start:

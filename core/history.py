@@ -58,7 +58,8 @@ class History:
     def close(self) -> None:
         self.stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            # A daemon: a request in flight is not waited for long (`samops up` stops within 5 s).
+            self._thread.join(timeout=2)
 
     def run(self, db_path: Path) -> None:
         db = open_cache(db_path, check_same_thread=False)
@@ -72,6 +73,10 @@ class History:
                 except (SamError, sqlite3.OperationalError) as err:
                     # The service or the cache failed: the next turn asks again, from where it stopped.
                     log.warning("history: %s: %s; trying again", type(err).__name__, err)
+                    self.stop.wait(min(self.interval, 30.0))
+                except Exception:
+                    # A fault of ours must not end late-event detection for the life of the process.
+                    log.exception("history: unexpected failure; trying again")
                     self.stop.wait(min(self.interval, 30.0))
         finally:
             db.conn.close()

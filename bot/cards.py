@@ -77,7 +77,9 @@ def drawing(ctx: AppContext) -> Drawing:
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved)."""
     state = lifecycle.get(d.db, alarm.event_id)
-    return render.alarm_card(alarm, d.zone_for(alarm.org_id), d.data_as_of, d.dashboard_url, state=state)
+    late = read.late_by(d.db, alarm.event_id)
+    zone = d.zone_for(alarm.org_id)
+    return render.alarm_card(alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late)
 
 
 def draw_storm(
@@ -97,7 +99,7 @@ def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentV
     members = [event_id for event_id, _ in cache.incident_alarms(db, incident.id)]
     handled = read.state_counts(db, members)
     held = lifecycle.states(db, members).values()
-    holders = tuple(sorted({s.assignee for s in held if s.assignee and s.state is not State.RESOLVED}))
+    holders = tuple(sorted({s.holder for s in held if s.holder and s.state is not State.RESOLVED}))
     kinds = kinds_of(e.kind for e in timeline)
     return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders)
 

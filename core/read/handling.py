@@ -1,7 +1,8 @@
 """How alarms are handled (core/lifecycle.py's tables): time to acknowledge and to resolve, per day and per
 panel; the alarms still open, by age; the states of a storm card's alarms.
 
-Time to acknowledge is acknowledged_at - opened_at (opened_at is the alarm's own time), time to resolve is
+Time to acknowledge is acknowledged_at - opened_at (opened_at is the alarm's own time, or for an alarm that
+reached samops late, when it arrived: docs/history.md), time to resolve is
 resolved_at - opened_at. The median is the middle value (the mean of the two middle ones for an even count);
 p90 is the nearest-rank 90th percentile: the smallest value with at least 90 % of the values at or below it.
 """
@@ -20,7 +21,8 @@ from zoneinfo import ZoneInfo
 from core.alarms import Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.clock import HOUR_MS, MINUTE_MS
-from core.lifecycle import State
+from core.lifecycle import HOLDER_COLUMN, State, states
+from core.read.history import is_late
 from core.read.rows import query, tuples
 from core.sqlite_lib import sqlite_utils
 
@@ -38,6 +40,7 @@ class Figures:
     resolved: int
     ttr_median: float | None
     ttr_p90: float | None
+    late: int = 0  # alarms that reached samops late (core.read.history): opened, and timed, from then
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,21 @@ class OpenAlarm:
     state: State
     holder: str | None
     age_ms: int
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where an alarm stands in its lifecycle, and who holds it (core.lifecycle's one rule: the assignee)."""
+
+    state: State
+    holder: str | None
+
+
+def standings(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, Standing]:
+    """Where each of these alarms stands (the Alarms page's state column, as the card shows it). An alarm
+    samops has no lifecycle record of is absent: it was never posted to Slack with buttons (it came before
+    the notifier's first start, a silence held it back, or it is not delivered yet)."""
+    return {event_id: Standing(s.state, s.holder) for event_id, s in states(db, event_ids).items()}
 
 
 # Age buckets of open alarms: (upper bound in ms, label); the last catches the rest.
@@ -76,7 +94,8 @@ def p90(values: Sequence[float]) -> float | None:
 _ROWS = (
     "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
     " s.acknowledged_at AS acknowledged_at, s.resolved_at AS resolved_at, a.resource_id AS resource_id,"
-    " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
+    " p.name AS panel_name, a.activity_time AS activity_time, a.seen_at AS seen_at"
+    " FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
     " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.opened_at >= ? AND s.opened_at < ?"
 )
 
@@ -110,7 +129,10 @@ def _figures(key: str, label: str, rows: Iterable[dict[str, Any]]) -> Figures:
     rows = list(rows)
     tta = [r["acknowledged_at"] - r["opened_at"] for r in rows if r["acknowledged_at"] is not None]
     ttr = [r["resolved_at"] - r["opened_at"] for r in rows if r["resolved_at"] is not None]
-    return Figures(key, label, len(rows), len(tta), median(tta), p90(tta), len(ttr), median(ttr), p90(ttr))
+    late = sum(is_late(r["activity_time"] or 0, r["seen_at"]) for r in rows)
+    return Figures(
+        key, label, len(rows), len(tta), median(tta), p90(tta), len(ttr), median(ttr), p90(ttr), late
+    )
 
 
 def open_alarms(db: sqlite_utils.Database, now: int, limit: int = 1000) -> list[OpenAlarm]:
@@ -118,7 +140,7 @@ def open_alarms(db: sqlite_utils.Database, now: int, limit: int = 1000) -> list[
     rows = query(
         db,
         "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
-        " COALESCE(s.assignee, s.acknowledged_by) AS holder, a.resource_id AS resource_id,"
+        f" s.{HOLDER_COLUMN} AS holder, a.resource_id AS resource_id,"
         " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
         " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.state != ?"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",

@@ -108,6 +108,7 @@ def card_events(calls: list[Call]) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.slow  # the longest of the notifier e2e runs (36 s at load 5 with 3 workers)
 def test_every_alarm_reaches_slack_exactly_once_across_a_kill(tmp_path: Path) -> None:
     with run_simulator("--alarm-rate", "400") as sim, SlackStandIn() as slack:
         first_org, second_org = demo_orgs(sim)
@@ -198,6 +199,7 @@ def test_cache_source_posts_what_the_sync_brought(tmp_path: Path, quiet_sim: Sim
             assert "data as of" in str(card.params["attachments"]) and "as of unknown" not in str(card.params)
 
 
+@pytest.mark.slow  # 28 s at load 5 with 3 workers
 def test_a_storm_of_1000_alarms_is_grouped_and_fully_accounted_for(
     tmp_path: Path, quiet_sim: Simulator
 ) -> None:

@@ -80,6 +80,9 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     panels: int = 0
     rejected: dict[RejectionKey, int] = field(default_factory=dict)  # records dropped as invalid
+    # Why nothing of the service was reached this run (its login, or every fetch, failed): an outage, which
+    # a console says once when it starts and once when it ends, not every cycle (core/cli/sync.py).
+    outage: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -115,8 +118,9 @@ def run_sync(
         login, fresh = _login(db, client, options, report.started_at)
     except SamError as exc:
         message = f"login: {exc}"
-        log.error("sync failed: %s", message)
+        log.debug("sync failed: %s", message)
         report.errors.append(message)
+        report.outage = message
         with write_transaction(db):
             for table in TABLES:
                 _record_state(db, table, report.started_at, [message], None)
@@ -159,6 +163,12 @@ def run_sync(
         written += ["organizations", "panels"]
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
+    failures = [message for data in fetched.values() for message in data.errors]
+    if jobs and len(failures) >= len(jobs):
+        report.outage = failures[0]  # not one fetch went through: one line for the run, said by the caller
+    else:
+        for message in failures:
+            log.warning("sync: %s", message)
     for table in tables:
         # A tier with nothing due and nothing from the login: untouched.
         if table not in written and (table not in due or due[table] or fetched[table].by_scope):
@@ -352,7 +362,6 @@ def _fetch_all(
                 rows, cursor = future.result()
             except Exception as exc:  # noqa: BLE001  # one table of one scope failing must not stop the others
                 message = f"{table} of {label}: {exc}"
-                log.warning("sync: %s", message)
                 into.failed_scopes.add(scope)
                 into.errors.append(message)
             else:

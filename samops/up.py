@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import logging
 import os
 import signal
 import socket
@@ -291,6 +292,9 @@ def main(argv: list[str]) -> int:
     try:
         if not start_service(args, where, settings, supervisor):
             return 1
+        if not where.embedded and (refused := login_refused(settings)) is not None:
+            print(f"samops up: {refused}", file=sys.stderr)
+            return USAGE_ERROR
         log(f"cache: {where.cache}")
         if not args.no_notify:
             # First, so that the first alarm does not wait for the first sync (minutes at fleet size).
@@ -347,6 +351,28 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
     }
     log(f"using the embedded simulator at {env['SAM_BASE_URL']}, its demo account {DEMO_SCREEN_NAME}")
     return True
+
+
+def login_refused(settings: Settings) -> str | None:
+    """One login with the configured account before anything starts: a refused one (401 or 403) stops up
+    with one line, instead of every part retrying it (many services lock an account after a few wrong
+    passwords). A service that does not answer yet is only said: the parts keep trying, paced."""
+    from core.client import SamClient  # here: `samops up --help` stays instant
+    from core.client.login_backoff import ADVICE, reason, refused
+    from core.errors import SamError
+
+    once = settings.model_copy(update={"max_retries": 0})  # one request, not the client's retries
+    # The client's own WARNING would repeat the line below (up configures no logging: Python's last resort).
+    logging.getLogger("samops.client").addHandler(logging.NullHandler())
+    try:
+        with SamClient(once) as client:
+            client.login()
+    except SamError as err:
+        if refused(err):
+            who = f"the service at {settings.base_url} refused the login of {settings.screen_name!r}"
+            return f"{who} ({reason(err)}); {ADVICE}"
+        log(f"cannot log in to the service yet ({err}); starting anyway, the parts keep trying")
+    return None
 
 
 def first_sync(env: dict[str, str], supervisor: Supervisor, activities: bool) -> None:

@@ -5,13 +5,17 @@ Every call that needs a login meanwhile fails at once with `LoginRefusedError`, 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from core.clock import now_ms
 from core.errors import APIError, LoginRefusedError
+from core.text import counted, duration
 
 REFUSED_STATUSES = frozenset({401, 403})
 FIRST_WAIT_S = 30.0
@@ -19,18 +23,15 @@ MAX_WAIT_S = 600.0  # at most one login every 10 minutes, however long the passw
 ADVICE = "check SAM_SCREEN_NAME and SAM_PASSWORD (environment or .env)"
 
 
-def refused(err: Exception) -> bool:
+def refused(err: Exception) -> TypeGuard[APIError]:
     """Is `err` the service refusing the credentials of a login?"""
     return isinstance(err, APIError) and err.status_code in REFUSED_STATUSES
 
 
-def duration(seconds: float) -> str:
-    """30 s, 4 min, 10 min: how long a wait is, in the words a console line uses."""
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, rest = divmod(seconds, 60)
-    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+def reason(err: APIError) -> str:
+    """What the service said, without the request: "401 UNAUTHORIZED: invalid screenName or password"."""
+    said = f": {err.message}" if err.message else ""
+    return f"{err.status_code} {err.error or ''}".rstrip() + said
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,26 @@ class Refusal:
     since_ms: int
     next_at_ms: int
     wait_s: float
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Refusal | None:
+        """The refusal `to_json` wrote; None for anything else (a cache written by another version)."""
+        try:
+            return cls(**json.loads(text))
+        except (ValueError, TypeError):
+            return None
+
+    def status(self, now_ms: int) -> str:
+        """For `samops status`: what the service said, since when, and when the next login goes."""
+        since = duration((now_ms - self.since_ms) / 1000)
+        left_ms = self.next_at_ms - now_ms
+        left = f"in {duration(left_ms / 1000)}" if left_ms > 0 else "due now"
+        tries = counted(self.attempts, "refused login")
+        said = f"the service refuses the login ({self.reason}) for {since}, {tries}"
+        return f"{said}; next attempt {left}: {ADVICE}"
 
     def line(self, account: str) -> str:
         """The one WARNING line each refused attempt is worth."""
@@ -87,10 +108,10 @@ class LoginBackoff:
             attempts = self._refusal.attempts + 1 if self._refusal else 1
             wait = min(FIRST_WAIT_S * 2 ** (attempts - 1), MAX_WAIT_S)
             now = now_ms()
-            said = f": {err.message}" if err.message else ""
-            reason = f"{err.status_code} {err.error or ''}".rstrip() + said
             since = self._refusal.since_ms if self._refusal else now
-            self._refusal = Refusal(err.status_code, reason, attempts, since, now + int(wait * 1000), wait)
+            self._refusal = Refusal(
+                err.status_code, reason(err), attempts, since, now + int(wait * 1000), wait
+            )
             self._next_at = self._clock() + wait
             return self._refusal
 

@@ -19,6 +19,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
+# Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` sets
+# SAMOPS_DEMO_ADMIN to it), an admin of the demo, so that every command and form can be tried.
+SLASH_USER = "U_SAMOPS_CLI"
 
 
 def _http_url(value: str) -> str:
@@ -104,6 +107,9 @@ class Settings(BaseSettings):
     bot_port: int = _env("SAMOPS_BOT_PORT", 3000, ge=0, le=65535)
     # Acks and lazy listeners share bolt's executor: it must hold every answer in flight plus the acks.
     bot_workers: int = _env("SAMOPS_BOT_WORKERS", 96, ge=4, le=1024)
+    # A Slack user who is an admin of the demo: `samops up` sets it (to SLASH_USER) only when it runs the
+    # embedded simulator, and the bot honours it only with the simulator's demo account (bot/roles.py).
+    demo_admin: str | None = _env("SAMOPS_DEMO_ADMIN")
 
     # The App Home (bot/events/refresh.py): seconds between looks at the cache for changes; how long after a
     # person last opened their Home it is kept up to date; the most views.publish calls per minute (Slack's
@@ -120,6 +126,11 @@ class Settings(BaseSettings):
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
     dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
     dashboard_url: HttpUrl = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
+
+    @property
+    def demo_account(self) -> bool:
+        """Is the configured account the embedded simulator's demo one?"""
+        return (self.screen_name, self.password.get_secret_value()) == (DEMO_SCREEN_NAME, DEMO_PASSWORD)
 
     @property
     def db_path(self) -> Path:

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO
 
-from core.settings import DEMO_PASSWORD, DEMO_SCREEN_NAME, Settings, reachable_host, settings_or_report
+from core.settings import (
+    DEMO_PASSWORD,
+    DEMO_SCREEN_NAME,
+    SLASH_USER,
+    Settings,
+    reachable_host,
+    settings_or_report,
+)
 
 STOP_GRACE_S = 3.0  # SIGTERM, then SIGKILL: the whole stop stays within 5 s
 BACKOFF_MAX_S = 30.0
@@ -348,8 +355,10 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
         "SAM_BASE_URL": f"http://{LOOPBACK}:{port}/api",
         "SAM_SCREEN_NAME": DEMO_SCREEN_NAME,
         "SAM_PASSWORD": DEMO_PASSWORD,
+        "SAMOPS_DEMO_ADMIN": SLASH_USER,
     }
     log(f"using the embedded simulator at {env['SAM_BASE_URL']}, its demo account {DEMO_SCREEN_NAME}")
+    log(f"roles: {SLASH_USER}, the user of `samops slash`, is an admin of the demo (embedded simulator only)")
     return True
 
 

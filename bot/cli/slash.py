@@ -24,7 +24,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.render.common import blocks_to_text
 from bot.secrets import read_local_secret
-from core.settings import Settings, settings_or_report
+from core.settings import SLASH_USER, Settings, settings_or_report
 
 LINGER_S = 0.5  # after the first answer, how long to wait for more (a command may answer twice)
 
@@ -35,7 +35,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         description="Send a signed slash command to the running bot and print the answer.",
     )
     parser.add_argument("text", help='the command as typed in Slack, e.g. "/sam panel 1001"')
-    parser.add_argument("--as", dest="user", default="U_SAMOPS_CLI", help="Slack user id of the sender")
+    parser.add_argument(
+        "--as",
+        dest="user",
+        default=SLASH_USER,
+        help=f"Slack user id of the sender (default {SLASH_USER}: on the embedded simulator, a demo admin)",
+    )
     parser.add_argument("--channel", default="C_SAMOPS_CLI", help="Slack channel id the command comes from")
     parser.add_argument("--team", default="T_SAMOPS", help="Slack team (workspace) id")
     parser.add_argument(

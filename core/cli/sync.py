@@ -114,7 +114,7 @@ def _progress() -> Generator[Progress, None, None]:
 
 
 def _summary(report: SyncReport, seconds: float) -> str:
-    rows = ", ".join(f"{table} {n}" for table, n in report.rows.items())
+    rows = ", ".join(f"{table} {n}" for table, n in report.rows.items()) or "nothing due"
     deleted = sum(report.deleted.values())
     text = f"synced {counted(report.panels, 'panel')} in {seconds:.1f} s: {rows}"
     if deleted:

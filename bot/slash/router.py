@@ -20,7 +20,7 @@ from bot.listener_errors import REFERENCE, failure_text, log_failure
 from bot.render.common import blocks_to_dicts, escape, plain
 from bot.roles import Role
 from bot.slash.parse import parse_text
-from bot.slash.registry import WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
+from bot.slash.registry import FORM_EVENT, WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
 from core.errors import APIError, NotFoundError, ResponseFormatError, SamError, TransportError
 from core.reference import new_reference
 
@@ -160,6 +160,8 @@ def answer(respond: Respond, reply: Reply) -> None:
     }
     if reply.blocks:
         kwargs["blocks"] = blocks_to_dicts(reply.blocks)
+    if reply.form is not None:  # Slack-shaped message metadata: `samops slash` reads the form from it
+        kwargs["metadata"] = {"event_type": FORM_EVENT, "event_payload": {"view": reply.form.to_dict()}}
     respond(**kwargs)
 
 

@@ -83,6 +83,7 @@ class SyncReport:
     # Why nothing of the service was reached this run (its login, or every fetch, failed): an outage, which
     # a console says once when it starts and once when it ends, not every cycle (core/cli/sync.py).
     outage: str | None = None
+    asked: bool = False  # whether this run sent the service anything (a kept session with nothing due: not)
 
     @property
     def ok(self) -> bool:
@@ -117,6 +118,7 @@ def run_sync(
     try:
         login, fresh = _login(db, client, options, report.started_at)
     except SamError as exc:
+        report.asked = True
         message = f"login: {exc}"
         log.debug("sync failed: %s", message)
         report.errors.append(message)
@@ -162,6 +164,7 @@ def run_sync(
     else:  # a kept session's organizations and panels are what the cache has already
         written += ["organizations", "panels"]
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
+    report.asked = fresh or bool(jobs)
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
     failures = [message for data in fetched.values() for message in data.errors]
     if jobs and len(failures) >= len(jobs):

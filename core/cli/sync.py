@@ -219,7 +219,7 @@ def main(argv: list[str]) -> int:
                     return 1
                 if report.outage is not None:
                     outage.failed(report.outage)
-                else:
+                elif report.asked or outage.since is None:  # a run that asked nothing proves nothing
                     outage.answered()
                     log.info("%s", _summary(report, time.monotonic() - started))
                 code = 0 if report.ok else 1

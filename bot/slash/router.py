@@ -21,7 +21,14 @@ from bot.render.common import blocks_to_dicts, escape, plain
 from bot.roles import Role
 from bot.slash.parse import parse_text
 from bot.slash.registry import FORM_EVENT, WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
-from core.errors import APIError, NotFoundError, ResponseFormatError, SamError, TransportError
+from core.errors import (
+    APIError,
+    LoginRefusedError,
+    NotFoundError,
+    ResponseFormatError,
+    SamError,
+    TransportError,
+)
 from core.reference import new_reference
 
 log = logging.getLogger(__name__)
@@ -51,6 +58,10 @@ def _error_reply(err: Exception, inv: Invocation, cmd: Subcommand) -> tuple[Repl
             f"The service did not answer in time or could not be reached; try again soon (reference `{ref}`)."
         )
         return Reply(text=text), "error"
+    if isinstance(err, LoginRefusedError):  # no request was sent: samops waits before logging in again
+        return Reply(
+            text=f"samops cannot use the service now: {escape(str(err))} (reference `{ref}`)."
+        ), "error"
     if isinstance(err, APIError):
         said = escape(err.message or err.error or "no details")
         return Reply(text=f"The service answered {err.status_code}: {said} (reference `{ref}`)."), "error"

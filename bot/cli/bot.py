@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from bot.config import ConfigError
 from bot.secrets import secure_data_dir
+from core.client.login_backoff import refused
 from core.errors import SamError
 from core.redact import install
 from core.settings import settings_or_report
@@ -106,7 +107,8 @@ def _log_in_early(ctx: AppContext) -> None:
     try:
         ctx.client.login()
     except SamError as err:
-        log.warning("could not log in to the service yet: %s", err)
+        if not refused(err):  # a refused login: the client has said so in its one line, and when it retries
+            log.warning("could not log in to the service yet: %s", err)
 
 
 def _socket_mode(app: App, app_token: str) -> int:

@@ -87,7 +87,9 @@ class AppContext:
             close()
 
 
-def build_context(settings: Settings | None = None, config: BotConfig | None = None) -> AppContext:
+def build_context(
+    settings: Settings | None = None, config: BotConfig | None = None, demo_admin: str | None = None
+) -> AppContext:
     """Everything from the settings (environment and `.env`); `config` defaults to the file `SAMOPS_CONFIG`
     names, which must exist when the user named it."""
     settings = settings or load_settings()
@@ -102,7 +104,10 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
         config=config,
         signing_secret=signing_secret,
         web_client=web_client,
-        roles=RoleResolver(config.roles, web_client, demo_admin=demo_admin(settings)),
+        # The demo's admin only with the demo account: never an admin by flag on a service of your own.
+        roles=RoleResolver(
+            config.roles, web_client, demo_admin=demo_admin if settings.demo_account else None
+        ),
     )
     if ctx.roles.maps_service_roles:
         ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)
@@ -111,11 +116,6 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
     # Where the config names no zone for an organization, its cached users' zone (as the dashboard's).
     ctx.config = config.model_copy(update={"notify": config.notify.reading_users_zones(UsersZones(ctx.db))})
     return ctx
-
-
-def demo_admin(settings: Settings) -> str | None:
-    """The demo's admin `samops up` named for the embedded simulator; never with another account."""
-    return settings.demo_admin if settings.demo_account else None
 
 
 def with_context(func: Callable[..., Any], ctx: AppContext) -> Callable[..., Any]:

@@ -19,8 +19,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
-# Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` sets
-# SAMOPS_DEMO_ADMIN to it), an admin of the demo, so that every command and form can be tried.
+# Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` runs the bot with
+# `--demo-admin` it), an admin of the demo, so that every command and form can be tried.
 SLASH_USER = "U_SAMOPS_CLI"
 
 
@@ -107,9 +107,6 @@ class Settings(BaseSettings):
     bot_port: int = _env("SAMOPS_BOT_PORT", 3000, ge=0, le=65535)
     # Acks and lazy listeners share bolt's executor: it must hold every answer in flight plus the acks.
     bot_workers: int = _env("SAMOPS_BOT_WORKERS", 96, ge=4, le=1024)
-    # A Slack user who is an admin of the demo: `samops up` sets it (to SLASH_USER) only when it runs the
-    # embedded simulator, and the bot honours it only with the simulator's demo account (bot/roles.py).
-    demo_admin: str | None = _env("SAMOPS_DEMO_ADMIN")
 
     # The App Home (bot/events/refresh.py): seconds between looks at the cache for changes; how long after a
     # person last opened their Home it is kept up to date; the most views.publish calls per minute (Slack's

@@ -377,7 +377,6 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
         "SAM_BASE_URL": f"http://{LOOPBACK}:{port}/api",
         "SAM_SCREEN_NAME": DEMO_SCREEN_NAME,
         "SAM_PASSWORD": DEMO_PASSWORD,
-        "SAMOPS_DEMO_ADMIN": SLASH_USER,
     }
     log(f"using the embedded simulator at {env['SAM_BASE_URL']}, its demo account {DEMO_SCREEN_NAME}")
     log(f"roles: {SLASH_USER}, the user of `samops slash`, is an admin of the demo (embedded simulator only)")
@@ -437,7 +436,9 @@ def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -
         supervisor.add("sync", samops("sync", "--every", str(args.sync_every), "--no-activities"))
     parts: dict[str, Child] = {}
     if not args.no_bot:
-        parts["bot"] = supervisor.add("bot", samops("bot"))
+        # On the embedded simulator, samops slash's user is an admin of the demo: every command can be tried.
+        demo = ["--demo-admin", SLASH_USER] if where.embedded else []
+        parts["bot"] = supervisor.add("bot", samops("bot", *demo))
     if not args.no_dashboard:
         parts["dashboard"] = supervisor.add(
             "dashboard", samops("dashboard", "--port", str(where.dashboard_port))

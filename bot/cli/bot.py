@@ -38,6 +38,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="HTTP mode: close a connection whose request head or body takes longer (default 10)",
     )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--demo-admin",
+        metavar="USER_ID",
+        help="a Slack user who is an admin of the demo; honoured only with the simulator's demo account "
+        "(`samops up` passes samops slash's user when it runs the embedded simulator)",
+    )
     return parser.parse_args(argv)
 
 
@@ -69,7 +75,7 @@ def main(argv: list[str]) -> int:
 
     secure_data_dir(settings.data_dir)
     try:
-        ctx = build_context(settings)
+        ctx = build_context(settings, demo_admin=args.demo_admin)
     except ConfigError as err:
         print(f"samops bot: {err}", file=sys.stderr)
         return 2

@@ -14,6 +14,8 @@ TILE_HEIGHT = 190
 NOT_REPORTED = "{} is not reported by the service, so there is nothing to count."
 # Why a camera tile has no bars: the cache keeps each camera's latest state, not a history of it.
 NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw hour by hour."
+# core.cameras' other state of a camera that is down, named as the Cameras page and incident cards name it.
+DISABLED = " Disabled cameras (out of service, never counted as offline): {}; the Cameras page lists them."
 
 path = ui.start_page("Overview")
 
@@ -29,7 +31,8 @@ def kpi_tiles() -> None:
     _tile(tiles[1], "Panels with alarms, 24 h", k.panels_with_alarms_24h, hours.panels_with_alarms,
           "Panels that raised an alarm in the last 24 hours; the bars are panels per hour.")  # fmt: skip
     _tile(tiles[2], "Cameras offline", k.cameras_offline, None,
-          NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY)  # fmt: skip
+          (NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY)
+          + DISABLED.format(k.cameras_disabled))  # fmt: skip
     _tile(tiles[3], "SD-card problems", k.sd_card_problems, None,
           NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else NO_HISTORY)  # fmt: skip
     _tile(tiles[4], "Sensor errors, 24 h", k.sensors_with_errors_24h, hours.sensors_with_errors,

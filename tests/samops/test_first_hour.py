@@ -223,3 +223,28 @@ def test_a_port_held_by_another_samops_part_is_named(tmp_path: Path, sim: Simula
     assert f"port {sim.port} is in use by samops itself (`samops simulator`" in done.stderr, done.stderr
     assert "SAMOPS_BOT_PORT" in done.stderr and "[simulator]" not in done.stdout
     assert os.path.isdir(tmp_path)
+
+
+def test_an_unreachable_service_at_start_is_said_and_up_starts_anyway(tmp_path: Path) -> None:
+    env = samops_free_env(
+        PYTHONPATH=str(ROOT),
+        SAM_BASE_URL=f"http://127.0.0.1:{free_port()}/api",  # nothing listens there
+        SAM_SCREEN_NAME="field-ops",
+        SAM_PASSWORD="field-secret",
+        SAM_MAX_RETRIES="0",
+    )
+    log = tmp_path / "up.log"
+    cmd = samops_cmd("up", "--no-bot", "--no-dashboard", "--no-notify", "--sync-every", "0.5")
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=out, stderr=out)
+    try:
+        wait_for(lambda: "[sync]" in log.read_text(), 120, "the periodic sync")
+        time.sleep(3)  # some cycles of it
+    finally:
+        ctrl_c(proc)
+    text = log.read_text()
+    assert proc.returncode == 0, text
+    assert "[up] cannot log in to the service yet (network error" in text and "starting anyway" in text
+    periodic = [line for line in text.splitlines() if line.startswith("[sync]")]
+    assert sum("the service is unavailable" in line for line in periodic) == 1, text
+    assert "field-secret" not in text and "Traceback" not in text

@@ -16,7 +16,7 @@ import httpx
 from pydantic import ValidationError
 
 from core.client.deadline import DeadlineTransport, deadline
-from core.client.login_backoff import LoginBackoff, refused
+from core.client.login_backoff import LoginBackoff, Refusal, refused
 from core.client.operations import LOGIN, Operation, R
 from core.client.rejections import Rejections
 from core.errors import (
@@ -107,6 +107,7 @@ class BaseClient:
         sleep: Callable[[float], None] = time.sleep,
         retry_after_cap: float = RETRY_AFTER_CAP_S,
         clock: Callable[[], float] = time.monotonic,
+        on_login: Callable[[Refusal | None], None] | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.max_retries = self.settings.max_retries
@@ -123,7 +124,8 @@ class BaseClient:
         self._token: str | None = None
         self._session: LoginResult | None = None
         self.rejections = Rejections()  # records dropped from answers as invalid, per operation
-        self.login_backoff = LoginBackoff(clock)  # a refused login is not asked again at a steady rate
+        # A refused login is not asked again at a steady rate; `on_login` hears of each change (for status).
+        self.login_backoff = LoginBackoff(clock, on_login)
         secret_filter.add(self.settings.password.get_secret_value())
 
     # --- lifetime ---------------------------------------------------------------------------------------

@@ -78,8 +78,13 @@ class Refusal:
 class LoginBackoff:
     """Thread-safe state of the refused logins of one client."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        on_change: Callable[[Refusal | None], None] | None = None,
+    ) -> None:
         self._clock = clock
+        self._on_change = on_change  # told each new refusal, and None when a login works again
         self._lock = threading.Lock()
         self._refusal: Refusal | None = None
         self._next_at = 0.0  # on `clock`, which may not be the wall clock
@@ -109,14 +114,16 @@ class LoginBackoff:
             wait = min(FIRST_WAIT_S * 2 ** (attempts - 1), MAX_WAIT_S)
             now = now_ms()
             since = self._refusal.since_ms if self._refusal else now
-            self._refusal = Refusal(
-                err.status_code, reason(err), attempts, since, now + int(wait * 1000), wait
-            )
-            self._next_at = self._clock() + wait
-            return self._refusal
+            refusal = Refusal(err.status_code, reason(err), attempts, since, now + int(wait * 1000), wait)
+            self._refusal, self._next_at = refusal, self._clock() + wait
+        if self._on_change is not None:
+            self._on_change(refusal)
+        return refusal
 
     def succeeded(self) -> Refusal | None:
         """A login went through: no more back-off. Returns the refusal that ended, if any."""
         with self._lock:
             ended, self._refusal, self._next_at = self._refusal, None, 0.0
-            return ended
+        if ended is not None and self._on_change is not None:
+            self._on_change(None)
+        return ended

@@ -100,10 +100,12 @@ def test_up_stops_at_start_on_a_wrong_password_after_one_login(tmp_path: Path, s
 def test_the_sync_and_the_notifier_back_off_and_status_says_so(tmp_path: Path, sim: Simulator) -> None:
     env = env_for(sim, tmp_path, WRONG)
     before = logins(sim)
-    # Both would log in every cycle: the sync every 0.5 s, the notifier's alarm poller every 0.3 s.
+    # The sync and the notifier would log in every cycle (every 0.5 s, every 0.3 s); the bot at start,
+    # then for each command that needs the service.
     parts = [
         Part(tmp_path, "sync", env, "sync", "--every", "0.5", "--no-activities"),
         Part(tmp_path, "notify", env, "notify", "--source", "service", "--interval", "0.3"),
+        Part(tmp_path, "bot", env | {"SAMOPS_BOT_PORT": str(free_port())}, "bot"),
     ]
     try:
         for part in parts:
@@ -118,16 +120,16 @@ def test_the_sync_and_the_notifier_back_off_and_status_says_so(tmp_path: Path, s
     finally:
         for part in parts:
             part.stop()
-    assert logins(sim) == before + 2  # one each: the next is 30 s away
-    sync, notify = (part.text() for part in parts)
-    for text in (sync, notify):
+    assert logins(sim) == before + 3  # one each: the next is 30 s away
+    sync, notify, bot = (part.text() for part in parts)
+    for text in (sync, notify, bot):
         assert text.count("refused the login of 'demo'") == 1, text
         assert "next attempt in 30 s" in text and "SAM_PASSWORD" in text and WRONG not in text
         assert "ERROR" not in text and "Traceback" not in text
     assert sync.count("the service is unavailable") == 1 and "samops.sync: synced" not in sync
     assert notify.count("the service failed") == 1
     assert status.returncode == 0, status.stderr
-    for part in ("sync", "notify"):
+    for part in ("bot", "sync", "notify"):
         assert f"Login ({part}): the service refuses the login (401" in status.stdout, status.stdout
     assert "next attempt in" in status.stdout and WRONG not in status.stdout
 

@@ -37,11 +37,11 @@ class Clock:
         return self.now
 
 
-def client(sim: Simulator, password: str, clock: Clock) -> SamClient:
+def client(sim: Simulator, password: str, clock: Clock, heard: list | None = None) -> SamClient:
     settings = Settings(
         _env_file=None, base_url=sim.base_url, screen_name="demo", password=password, organization_id=None
     )
-    return SamClient(settings, clock=clock)
+    return SamClient(settings, clock=clock, on_login=None if heard is None else heard.append)
 
 
 def test_a_wrong_password_backs_off_to_one_login_every_ten_minutes(
@@ -78,8 +78,8 @@ def test_a_wrong_password_backs_off_to_one_login_every_ten_minutes(
 
 
 def test_a_login_that_works_again_ends_the_back_off(sim: Simulator) -> None:
-    clock = Clock()
-    with client(sim, "wrong", clock) as sam:
+    clock, heard = Clock(), []
+    with client(sim, "wrong", clock, heard) as sam:
         with pytest.raises(AuthenticationError):
             sam.login()
         sam.settings = sam.settings.model_copy(update={"password": SecretStr("demo")})
@@ -89,3 +89,5 @@ def test_a_login_that_works_again_ends_the_back_off(sim: Simulator) -> None:
         assert sam.login().token is not None
         assert sam.login_backoff.refusal is None
         sam.list_cameras()
+    # What `samops status` is told (the bot records it): the refusal, then its end; nothing per call.
+    assert [h.attempts if h else None for h in heard] == [1, None]

@@ -16,7 +16,7 @@ from bot.render.common import context, escape, section
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError
 from bot.writes import role_denied
-from core.errors import APIError, NotFoundError, SamError, TransportError
+from core.errors import APIError, LoginRefusedError, NotFoundError, SamError, TransportError
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -60,6 +60,8 @@ def failure_text(err: Exception) -> str:
         return "Not found: the service knows no such record here."
     if isinstance(err, TransportError):
         return "The service did not answer in time or could not be reached; try again soon."
+    if isinstance(err, LoginRefusedError):  # no request was sent: samops waits before logging in again
+        return f"samops cannot use the service now: {escape(str(err))}"
     if isinstance(err, APIError):
         return f"The service answered {err.status_code}: {escape(err.message or err.error or 'no details')}"
     if isinstance(err, SamError):

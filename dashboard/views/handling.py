@@ -25,6 +25,7 @@ def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
         {
             label: [r.label for r in rows],
             "Alarms": [r.alarms for r in rows],
+            "Of them late": [r.late for r in rows],
             "Acknowledged": [r.acknowledged for r in rows],
             "TTA median (min)": pd.Series([minutes(r.tta_median) for r in rows], dtype="Float64"),
             "TTA p90 (min)": pd.Series([minutes(r.tta_p90) for r in rows], dtype="Float64"),
@@ -35,12 +36,13 @@ def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
     )
 
 
-path = ui.start_page("Handling")
+path = ui.start_page("Handling", period=True)
 filters.seed("handling_period", "period", filters.choice(list(PERIODS)), default="7d")
 period = st.selectbox("Period", list(PERIODS), key="handling_period", format_func=PERIOD_LABELS.__getitem__)
 filters.publish({"period": period if period != "7d" else None})
 st.caption(
-    "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time. Median: the middle "
+    "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time, or, for an alarm that "
+    "reached samops late (counted apart), from when it arrived. Median: the middle "
     f"value; p90: 90 % of the alarms were handled at least this fast. Days are {zones.label()} days."
 )
 
@@ -54,16 +56,16 @@ def handling_figures(period: str) -> None:
     if not days:
         st.info("No alarms were handled in samops in this period (acknowledge them from their Slack cards).")
         return
-    st.subheader("Per day")
-    st.dataframe(figures_frame(days, "Day"), hide_index=True, width="stretch")
-    st.subheader("Per panel, slowest to acknowledge first")
+    st.header("Per day")
+    st.dataframe(figures_frame(days, "Day"), hide_index=True, placeholder=ui.EMPTY, width="stretch")
+    st.header("Per panel, slowest to acknowledge first")
     panels = data.handling_times(path, since, until, "panel", zones.label())
-    st.dataframe(figures_frame(panels, "Panel"), hide_index=True, width="stretch")
+    st.dataframe(figures_frame(panels, "Panel"), hide_index=True, placeholder=ui.EMPTY, width="stretch")
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def open_by_age() -> None:
-    st.subheader("Open alarms by age")
+    st.header("Open alarms by age")
     now = data.floor_to(data.now_ms(), 60_000)
     alarms = data.open_alarms(path, now)
     buckets = read.open_by_age(alarms)
@@ -90,7 +92,13 @@ def open_by_age() -> None:
         }
     )
     st.caption(f"The {len(oldest)} oldest of {counted(len(alarms), 'alarm')} not resolved")
-    st.dataframe(frame, hide_index=True, width="stretch", column_config={"Opened": ui.time_column("Opened")})
+    st.dataframe(
+        frame,
+        hide_index=True,
+        placeholder=ui.EMPTY,
+        width="stretch",
+        column_config={"Opened": ui.time_column("Opened")},
+    )
 
 
 handling_figures(period)

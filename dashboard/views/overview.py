@@ -17,7 +17,7 @@ NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw h
 # core.cameras' other state of a camera that is down, named as the Cameras page and incident cards name it.
 DISABLED = " Disabled cameras (out of service, never counted as offline): {}; the Cameras page lists them."
 
-path = ui.start_page("Overview")
+path = ui.start_page("Overview", period=True)
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
@@ -54,14 +54,14 @@ def trend_and_noisiest() -> None:
     since = until - 7 * data.DAY_MS
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.subheader("Alarms per hour, last 7 days")
+        st.header("Alarms per hour, last 7 days")
         counts = data.hourly_counts(path, since, until)
         if counts:
             st.vega_lite_chart(*charts.hourly_trend(counts, zones.tz(), zones.label()), width="stretch")
         else:
             st.info("No alarms in the last 7 days.")
     with right:
-        st.subheader("Noisiest panels, last 7 days")
+        st.header("Noisiest panels, last 7 days")
         noisy = data.noisiest_panels(path, since, 10)
         if not noisy:
             st.info("No alarms in the last 7 days.")
@@ -76,6 +76,7 @@ def trend_and_noisiest() -> None:
         st.dataframe(
             frame,
             hide_index=True,
+            placeholder=ui.EMPTY,
             width="stretch",
             column_config={
                 "Alarms": st.column_config.ProgressColumn(
@@ -91,7 +92,7 @@ def quiet_in_force() -> None:
     """Silences and maintenance windows: whose alarms samops records but does not post right now."""
     now = data.floor_to(data.now_ms(), 60_000)
     windows = data.quiet_windows(path, now)
-    st.subheader("Silences and maintenance")
+    st.header("Silences and maintenance")
     if not windows:
         st.caption("No silence or maintenance window is in force or planned: every alarm is posted.")
         return
@@ -109,6 +110,7 @@ def quiet_in_force() -> None:
     st.dataframe(
         frame,
         hide_index=True,
+        placeholder=ui.EMPTY,
         width="stretch",
         column_config={"From": ui.time_column("From"), "Until": ui.time_column("Until")},
     )

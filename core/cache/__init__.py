@@ -79,6 +79,7 @@ from core.cache.quiet import (
 )
 from core.cache.quiet import lift as lift_window
 from core.cache.quiet import overlapping as overlapping_windows
+from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
 from core.cache.transactions import write_transaction
 from core.cache.writes import camera_row, upsert_dicts
@@ -140,6 +141,7 @@ __all__ = [
     "record_evidence",
     "record_failure",
     "record_held",
+    "record_login_refusal",
     "release_claim",
     "save_card",
     "save_task",

@@ -84,12 +84,12 @@ def run(
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
     from bot.notify.source import CacheSource, ServiceSource, Source
-    from core.cache import open_cache
+    from core.cache import RecordsLostError, Service, open_cache
     from core.private import owner_only
     from core.read import UsersZones
 
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
-    db = open_cache(args.db or settings.db_path)
+    db = open_cache(args.db or settings.db_path, service=Service.of(settings))
     config = config.reading_users_zones(UsersZones(lambda: db))  # as the bot's and the dashboard's
     source: Source
     if _source(args, config) == "service":
@@ -109,7 +109,11 @@ def run(
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     mode = "console" if delivery.console else "slack"
     log.info("samops notify: source %s, %s delivery, every %g s", source.name, mode, interval)
-    notifier.run(interval, stop, once=args.once)
+    try:
+        notifier.run(interval, stop, once=args.once)
+    except RecordsLostError as err:
+        log.error("samops notify: %s", err)
+        return 1
     return 0
 
 

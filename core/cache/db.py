@@ -21,7 +21,9 @@ from pathlib import Path
 from core.cache import records
 from core.cache.records import RECORDS_VERSION, records_path, records_version
 from core.cache.schema import RECORDS_APART, SCHEMA_VERSION, migrate, schema_version
+from core.cache.service import Service, folder_lock, stamp, switch_if_other
 from core.cache.sql import execute
+from core.cache.transactions import write_transaction
 from core.private import owner_only, sqlite_files
 from core.settings import load_settings
 from core.sqlite_lib import sqlite_utils
@@ -92,6 +94,7 @@ class _Opened:
     cache: tuple[int, int]  # (st_dev, st_ino)
     records: tuple[int, int]
     check_same_thread: bool
+    service: Service | None
 
 
 _opened: weakref.WeakKeyDictionary[sqlite_utils.Database, _Opened] = weakref.WeakKeyDictionary()
@@ -105,7 +108,19 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino)
 
 
-def _open_files(path: Path, check_same_thread: bool) -> tuple[sqlite_utils.Database, _Opened]:
+def _open_files(
+    path: Path, check_same_thread: bool, service: Service | None
+) -> tuple[sqlite_utils.Database, _Opened]:
+    if service is None:
+        return _open_checked(path, check_same_thread, None)
+    with folder_lock(path):
+        return _open_checked(path, check_same_thread, service)
+
+
+def _open_checked(
+    path: Path, check_same_thread: bool, service: Service | None
+) -> tuple[sqlite_utils.Database, _Opened]:
+    switched = None if service is None else switch_if_other(path, service)
     other = records_path(path)
     split_before = path.is_file() and path.stat().st_size > 0 and not other.exists()
     _create_private_file(path)
@@ -124,23 +139,34 @@ def _open_files(path: Path, check_same_thread: bool) -> tuple[sqlite_utils.Datab
             )
         with _private_umask():
             migrate(db)
+        if service is not None:
+            with write_transaction(db):
+                stamp(db, service, switched)
     except BaseException:
         db.conn.close()
         raise
+    if switched is not None:
+        log.warning("%s", switched)
     cache_id, records_id = _identity(path), _identity(other)
     assert cache_id is not None and records_id is not None  # created above
-    return db, _Opened(path, cache_id, records_id, check_same_thread)
+    return db, _Opened(path, cache_id, records_id, check_same_thread, service)
 
 
-def open_cache(path: str | Path | None = None, check_same_thread: bool = True) -> sqlite_utils.Database:
+def open_cache(
+    path: str | Path | None = None, check_same_thread: bool = True, service: Service | None = None
+) -> sqlite_utils.Database:
     """Open (creating them 0600 if needed) the cache and its records for reading and writing, migrated to
     the current schema; a cache of the layout before records.db has its records moved there.
+
+    With `service` (what the process reads: `Service.of(settings)`), files filled from another service or
+    account are first moved aside and fresh ones started, saying so (core/cache/service.py); the files
+    then record `service`. Without it (tests, tools on a given file) nothing is checked nor recorded.
 
     The files and their -wal/-shm are made owner-only on every open, even when they existed with looser
     modes; the folder is made 0700 when this creates it (a folder the user chose for SAMOPS_DB may be
     shared, so an existing one is left as it is: the data folder is tightened by the programs)."""
     path = Path(path) if path is not None else default_path()
-    db, opened = _open_files(path, check_same_thread)
+    db, opened = _open_files(path, check_same_thread, service)
     _opened[db] = opened
     return db
 
@@ -165,7 +191,7 @@ def reopen_if_replaced(db: sqlite_utils.Database) -> bool:
         )
     if _identity(opened.path) == opened.cache:
         return False
-    fresh, now = _open_files(opened.path, opened.check_same_thread)
+    fresh, now = _open_files(opened.path, opened.check_same_thread, opened.service)
     if now.records != opened.records:  # created anew between the two looks: the same answer as above
         fresh.conn.close()
         raise RecordsLostError(f"{other} was deleted or replaced while samops ran: restore it from a backup")

@@ -49,6 +49,8 @@ def main(argv: list[str]) -> int:
 
     from core import read
     from core.cache.db import CacheUnavailableError, open_reader
+    from core.cache.records import records_path
+    from core.cache.service import Service, recorded
     from core.read import status
 
     found = existing_cache(PROG, args.db)
@@ -66,6 +68,7 @@ def main(argv: list[str]) -> int:
         failing = status.failing_deliveries(db, 5)
         rejected = _rejected(db)
         schedules = _schedules(db, settings)
+        filled_by = recorded(db)
     finally:
         db.close()
 
@@ -90,6 +93,19 @@ def main(argv: list[str]) -> int:
             f"[red]{error}[/red]" if stale else f"[dim]{error}[/dim]",
         )
     console.print(table)
+    from rich.markup import escape
+
+    console.print(f"Records (back this file up): {escape(str(records_path(path)))}", soft_wrap=True)
+    service = filled_by.service
+    console.print(f"Service: {escape(str(service)) if service else 'not recorded yet'}", soft_wrap=True)
+    if service is not None and service != Service.of(settings):
+        console.print(
+            f"  [yellow]now configured: {escape(str(Service.of(settings)))}; the next start moves these files"
+            " aside and starts fresh ones[/yellow]",
+            soft_wrap=True,
+        )
+    if filled_by.switched:
+        console.print(f"  [yellow]service switched {escape(filled_by.switched)}[/yellow]", soft_wrap=True)
     polled, refreshes = schedules
     console.print(
         f"Schedules: activities every {settings.poll_interval:g} s by the alarm poller (`samops notify`), "
@@ -101,7 +117,6 @@ def main(argv: list[str]) -> int:
     for event_id, channel, attempts, error in failing:
         tried = counted(attempts, "attempt")
         console.print(f"  [red]{event_id}[/red] to {channel}: {tried}, last error: {error}")
-    from rich.markup import escape
 
     if rejected:
         console.print(f"Invalid records skipped by the last sync ({ago(rejected[0][1], now)}):")

@@ -23,7 +23,7 @@ PROG = "samops cache"
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Manage the re-syncable cache (records.db is kept).")
-    commands = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = p.add_subparsers(dest="command", required=True)
     reset = commands.add_parser(
         "reset",
         help="empty the cache for a fresh sync; records.db (acknowledgements, silences, audit…) is kept",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import subprocess
 import time
 from collections.abc import Callable
@@ -174,7 +175,8 @@ def wait_until(predicate: Callable[[], T], what: str, proc: subprocess.Popen[byt
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         assert proc.poll() is None, f"samops up exited while waiting for {what}:\n{log.read_text()[-3000:]}"
-        with contextlib.suppress(httpx.HTTPError):
+        # The cache may be gone, or new and not yet migrated, for a moment: ask again.
+        with contextlib.suppress(httpx.HTTPError, sqlite3.Error, IndexError):
             if result := predicate():
                 return result
         time.sleep(0.25)

@@ -88,6 +88,7 @@ def run(
     from core.private import owner_only
     from core.read import UsersZones
 
+    _log_to_stderr()  # first: opening the cache may say that it moved another service's files aside
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     db = open_cache(args.db or settings.db_path, service=Service.of(settings))
     config = config.reading_users_zones(UsersZones(lambda: db))  # as the bot's and the dashboard's
@@ -102,7 +103,6 @@ def run(
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
-    _log_to_stderr()
     notifier = Notifier(db, config, delivery, source, dashboard_url)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

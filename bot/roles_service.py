@@ -6,7 +6,7 @@ Answers are kept for a while (SERVICE_TTL_S; a failed lookup for FAILED_TTL_S), 
 `users.info` and one operation 13 per person per ttl. Without the scope, or with no match, nothing is granted
 and the static lists apply; a missing scope is logged once, at WARNING, never at ERROR.
 
-Bounds (README, Security): lookups are paced to LOOKUPS_PER_S (the service's budget is 1 request/s); one
+Bounds (docs/security.md): lookups are paced to LOOKUPS_PER_S (the service's budget is 1 request/s); one
 that would wait more than MAX_WAIT_S is not made ("busy", nothing granted, not kept). The service's answer
 counts only when its e-mail is the one asked for, compared ignoring ASCII case only, and an address with
 characters that Unicode folds or normalizes into others (U+212A KELVIN SIGN into `k`, fullwidth letters) is

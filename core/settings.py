@@ -1,5 +1,5 @@
-"""samops' one configuration: every variable of the README's settings table, read from the environment and
-`.env` in the current folder (the environment wins; see `.env.example`).
+"""samops' one configuration: every variable of the settings table (docs/settings.md), read from the
+environment and `.env` in the current folder (the environment wins; see `.env.example`).
 
 Every program builds it through `load_settings`, so an invalid value stops any of them at start-up with
 the same one line naming the variable.

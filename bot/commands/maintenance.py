@@ -5,7 +5,7 @@ technicians, `/sam maintenance <panel | org:ID> <from> <to> [reason]` to plan on
 the next such time, today's up to a minute late; `to`: the first such time after `from`, so 22:00 06:00
 runs over midnight); `YYYY-MM-DD HH:MM`; `+2h`, `+30m`, `+1d` (for `to`: after `from`).
 
-Bounds (README, Security), so that no one can hold an organization's alarms back for long or flood the audit
+Bounds (docs/security.md), so that no one can hold an organization's alarms back for long or flood the audit
 channel: a window lasts at most LONGEST_MS and starts within FURTHEST_MS; the windows planned in Slack hold
 one organization, or one panel (its own and its organization's), at most HELD_MS in any HELD_SPAN_MS; one
 person has at most OPEN_PER_PERSON windows not over yet; and the audit channel gets at most

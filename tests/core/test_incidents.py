@@ -112,7 +112,7 @@ def test_arrival_order_does_not_split_parts_a_window_apart(gaps: list[int], rng:
     each part arrives close to one already there (the first part, then any order among its neighbours);
     in any order nothing is lost, and every part is within the window of its incident's span. (Two parts
     more than two windows apart that arrive first stay two incidents: a part bridging them joins the earlier,
-    it does not merge them; see the README.)"""
+    it does not merge them; see docs/incidents.md.)"""
     times = list(itertools.accumulate(gaps, initial=T0))
     parts = [Evidence(ALARM, t, 1, 7, f"e{i}", "") for i, t in enumerate(times)]
     [incident] = correlate(parts[::-1] if rng.random() < 0.5 else parts, WINDOW)

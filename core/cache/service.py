@@ -65,7 +65,8 @@ def folder_lock(cache: Path) -> Generator[None, None, None]:
     """Hold the data folder's lock (a file beside the cache), so that the processes that start together
     (`samops up`: the notifier and the first sync) decide a switch once, not each on its own."""
     cache.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(cache.with_name(cache.name + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+    # A hidden name: `rm .samops/cache.db*` must not take the lock file away from under a holder.
+    fd = os.open(cache.with_name(f".{cache.name}.lock"), os.O_CREAT | os.O_RDWR, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

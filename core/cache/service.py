@@ -46,7 +46,10 @@ class Service:
 
     @classmethod
     def of(cls, settings: Settings) -> Service:
-        return cls(str(settings.base_url).rstrip("/"), settings.screen_name)
+        # Without any user:password@ in the URL: this is said on the console and in `samops status`.
+        parts = urlsplit(str(settings.base_url))
+        url = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+        return cls(url.rstrip("/"), settings.screen_name)
 
     def __str__(self) -> str:
         return f"{self.url} as {self.account}"

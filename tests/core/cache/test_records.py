@@ -17,6 +17,7 @@ from core.cache import schema
 from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
 from core.cache.records import RECORDS_TABLES, copy_out_of_main, records_path
 from core.cache.service import Service
+from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 from tests.support.cache_files import connect
 from tests.support.seed_cache import old_cache
@@ -186,3 +187,9 @@ def test_another_service_moves_the_old_files_aside_and_starts_fresh(
     with contextlib.closing(connect(aside / "cache.db")) as conn:  # the old service's files, whole
         assert conn.execute("SELECT name FROM panels").fetchall() == [("Depot of A",)]
         assert conn.execute("SELECT count(*) FROM audit_log").fetchone() == (1,)
+
+
+def test_the_service_said_never_carries_a_password_in_its_url() -> None:
+    service = Service.of(Settings(base_url="https://ops:hunter2@sam.example.com/api/"))
+    assert service == Service("https://sam.example.com/api", "demo")
+    assert "hunter2" not in str(service)

@@ -299,3 +299,35 @@ def check_deletion(
     post_signed(bot, click(slack, "alarm_ack", second, second_ts, "ack-2"))
     wait_until(lambda: acknowledged(second), "the acknowledgement after the deletion", proc, log)
     assert set(before["audit"]) < set(team_records(db)["audit"])
+
+
+def test_deleting_the_records_while_the_sync_runs_stops_it_with_one_line(tmp_path: Path) -> None:
+    with run_simulator("--alarm-rate", "0", "--panels", "4", seed=3) as sim:
+        write_env(tmp_path, sim.base_url, "demo", "demo")
+        db = tmp_path / ".samops" / "cache.db"
+        proc = subprocess.Popen(
+            samops_cmd("sync", "--every", "0.5"),
+            cwd=tmp_path,
+            env=clean_env(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while True:  # the first sync has filled the cache
+                assert proc.poll() is None and time.monotonic() < deadline
+                with contextlib.suppress(sqlite3.Error):
+                    if rows(db, "SELECT 1 FROM panels"):
+                        break
+                time.sleep(0.2)
+            for file in db.parent.glob("records.db*"):
+                file.unlink()
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 1
+    [line] = [x for x in err.splitlines() if "records.db" in x]
+    assert "was deleted or replaced while samops ran" in line and "restore it from a backup" in line
+    assert "Traceback" not in err

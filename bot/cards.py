@@ -97,7 +97,7 @@ def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentV
     members = [event_id for event_id, _ in cache.incident_alarms(db, incident.id)]
     handled = read.state_counts(db, members)
     held = lifecycle.states(db, members).values()
-    holders = tuple(sorted({s.assignee for s in held if s.assignee and s.state is not State.RESOLVED}))
+    holders = tuple(sorted({s.holder for s in held if s.holder and s.state is not State.RESOLVED}))
     kinds = kinds_of(e.kind for e in timeline)
     return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders)
 

@@ -6,7 +6,8 @@ violationType at all; `is_alarm` says it in Python, `core.cache.alarm_sql.alarm_
 SQL lives in core/cache and core/read), both over VIOLATION.
 
 Severity comes from the spec's violationType values. Each has a level (the colour family of a Slack card:
-red, yellow or gray), an icon for Slack lists and a colour for the dashboard's tables and charts.
+red, yellow or gray), an icon for Slack lists and a colour for the dashboard's tables and charts, with the
+ink that reads on it (core/contrast.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
+
+from core.contrast import ink_on
 
 VIOLATION = "violation"  # the eventType of an alarm
 
@@ -73,6 +76,11 @@ class Kind:
     level: Level
     icon: str  # Slack emoji in list lines
     colour: str  # the dashboard's colour, for tables and charts
+
+    @property
+    def ink(self) -> str:
+        """The text colour of a badge in `colour`: white or dark, whichever reads at 4.5:1 or better."""
+        return ink_on(self.colour)
 
 
 # Most severe first: "problems first" orders by this, and the dashboard's legend reads in it.

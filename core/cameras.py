@@ -3,6 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+# The one word for each state a camera can be down in, everywhere (the Overview, the Cameras page, `/sam
+# cameras`, the handover and incident cards): the service reports it offline, or its `enabled` is false.
+OFFLINE = "offline"
+DISABLED = "disabled"
+
 # Camera values that mean all is well; the spec does not enumerate them, so anything else is a problem.
 CAMERA_OK_STATUS = frozenset({"online", "on", "1", "normal", "ok", "connected", "true"})
 SD_CARD_OK = frozenset({"normal", "ok", "1", "healthy", "good", "none", "no_card", "nocard", "not_present"})
@@ -15,10 +22,10 @@ def camera_problems(
     summary (`enabled`), so a missing status is "not reported", never "offline"."""
     problems: list[str] = []
     if enabled is False:
-        problems.append("disabled")
+        problems.append(DISABLED)
     state = (status or "").strip().lower()
     if state in ("offline", "off", "0", "false", "disconnected"):
-        problems.append("offline")
+        problems.append(OFFLINE)
     elif state and state not in CAMERA_OK_STATUS:
         problems.append(f"status: {status}")
     if sd_card is not None and sd_card.strip().lower() not in SD_CARD_OK:
@@ -26,3 +33,10 @@ def camera_problems(
     if (bind_status or "").strip().lower() in ("unbound", "unbind", "0", "false"):
         problems.append("not bound")
     return tuple(problems)
+
+
+def camera_down(problems: Iterable[str]) -> str | None:
+    """Whether a camera is down, from `camera_problems`: OFFLINE when the service reports it so, else
+    DISABLED when it is out of service; None when it is neither (an SD-card fault, an unknown status)."""
+    found = set(problems)
+    return OFFLINE if OFFLINE in found else DISABLED if DISABLED in found else None

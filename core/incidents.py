@@ -1,7 +1,8 @@
 """Site incidents: the rule that joins evidence on one site into one incident (pure; no cache, no clock).
 
 Evidence is what happened on a site: an alarm, a tamper or supervision error, a sensor going to error, a
-camera of the site going offline. Evidence of the same site joins an incident when its own time (the
+camera of the site going offline or being disabled (core/cameras.py names each state).
+Evidence of the same site joins an incident when its own time (the
 activity's `activityTime`; for a camera, when the change was first seen) lies within the incident's span
 widened by the window on both sides. So parts that ARRIVE out of order still join: a part arriving late with
 an earlier time joins the incident whose span ± window covers it, and the timeline is ordered by time.
@@ -20,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.alarms import is_alarm
+from core.cameras import DISABLED, OFFLINE
 
 DEFAULT_WINDOW_MS = 10 * 60_000
 
@@ -28,8 +30,11 @@ ALARM = "alarm"
 TAMPER = "tamper"
 SUPERVISION = "supervision error"
 SENSOR_ERROR = "sensor error"
-CAMERA_OFFLINE = "camera offline"
-KINDS = (ALARM, TAMPER, SUPERVISION, SENSOR_ERROR, CAMERA_OFFLINE)
+CAMERA_OFFLINE = "camera offline"  # the service reports the camera offline
+CAMERA_DISABLED = "camera disabled"  # its `enabled` turned false: out of service, not known to be offline
+KINDS = (ALARM, TAMPER, SUPERVISION, SENSOR_ERROR, CAMERA_OFFLINE, CAMERA_DISABLED)
+CAMERA_KINDS = {OFFLINE: CAMERA_OFFLINE, DISABLED: CAMERA_DISABLED}  # core.cameras.camera_down's word -> kind
+CAMERA_REF = "camera:"  # how a camera change's ref starts; every other ref is an activity's eventId
 
 ERROR = "error"  # the spec's eventType and violationType of an error
 
@@ -44,6 +49,11 @@ class Evidence:
     org: int | None
     ref: str
     text: str = ""
+
+    @property
+    def event_id(self) -> str | None:
+        """The activity's eventId (what operators quote to the service's support); None for a camera."""
+        return None if self.ref.startswith(CAMERA_REF) else self.ref
 
 
 def evidence_kind(

@@ -44,6 +44,12 @@ ALLOWED: dict[Change, frozenset[State]] = {
 
 MAX_NOTE = 2000
 
+# Who holds an alarm: the person it is assigned to ("I'm on it", or assigned), and nobody else. Acknowledging
+# says someone saw it, not that they are dealing with it, so an alarm acknowledged and taken by nobody is
+# nobody's. This is the one rule: `AlarmState.holder`, and this column for the reads that select it in SQL
+# (the card, the App Home, the Handling page, the digest and the Alarms page all read one or the other).
+HOLDER_COLUMN = stored.HOLDER_COLUMN
+
 
 @dataclass(frozen=True)
 class AlarmState:
@@ -60,8 +66,8 @@ class AlarmState:
 
     @property
     def holder(self) -> str | None:
-        """Who holds the alarm: its assignee, else whoever acknowledged it."""
-        return self.assignee or self.acknowledged_by
+        """Who holds the alarm (HOLDER_COLUMN's rule): its assignee; acknowledging alone holds nothing."""
+        return self.assignee
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ HTML-escaped here; `st.html` also sanitizes what it is given, which is a second 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import tzinfo
 
 from core import alarms, read, timefmt
+from core.contrast import ink_on
 from dashboard import ui
 
 LABEL = "Alarm list"  # the table's aria-label: how tests and the bench find it among the page's HTML
@@ -49,20 +50,32 @@ def sort_rows(rows: list[read.AlarmRow], order: str) -> list[read.AlarmRow]:
     return _ORDERS.get(order, _newest)(rows)
 
 
-HEADERS = ("Time", "Type", "Violation", "Panel", "Panel id", "Event", "Description", "Org")
+HEADERS = (
+    "Time",
+    "Type",
+    "State",
+    "Held by",
+    "Violation",
+    "Panel",
+    "Panel id",
+    "Event",
+    "Description",
+    "Org",
+)
 MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
 # One style sheet, not a style on every cell: 500 rows of inline styles made a 475 KB message for the browser
 # to parse and sanitize. The class name is ours alone, so the rules touch nothing else on the page.
 _CSS = f"""<style>
 .samops-alarms {{max-height:{MAX_HEIGHT}px;overflow:auto;border:1px solid #e6e9ef;border-radius:6px}}
+.samops-alarms:focus-visible {{outline:2px solid #1c83e1;outline-offset:2px}}
 .samops-alarms table {{width:100%;border-collapse:collapse;font-size:0.8rem;line-height:1.3;
   font-variant-numeric:tabular-nums}}
 .samops-alarms th {{position:sticky;top:0;background:#f0f2f6;text-align:left;font-weight:600;padding:6px 8px;
   border-bottom:1px solid #d5d8de;white-space:nowrap}}
 .samops-alarms td {{padding:4px 8px;border-bottom:1px solid #eceef1;vertical-align:top}}
-.samops-alarms td:nth-child(1), .samops-alarms td:nth-child(5),
-.samops-alarms td:nth-child(8) {{white-space:nowrap}}
-.samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;
+.samops-alarms td:nth-child(1), .samops-alarms td:nth-child(3), .samops-alarms td:nth-child(7),
+.samops-alarms td:nth-child(10) {{white-space:nowrap}}
+.samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;
   white-space:nowrap}}
 </style>"""
 
@@ -71,7 +84,8 @@ def _type_cell(violation_type: str | None) -> str:
     if not violation_type:
         return "<td></td>"
     colour = ui.colour_of(violation_type)  # ours, from a fixed table: never the cache's text
-    return f'<td><span style="background:{colour}">{html.escape(violation_type)}</span></td>'
+    style = f"background:{colour};color:{ink_on(colour)}"  # the ink that reads on it at 4.5:1 or better
+    return f'<td><span style="{style}">{html.escape(violation_type)}</span></td>'
 
 
 def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
@@ -87,9 +101,15 @@ def _cells(*texts: object) -> str:
     return "".join(f"<td>{html.escape(str(text))}</td>" for text in texts)
 
 
-def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
-    """The rows as one scrollable HTML table, times in `tz` (named in the Time header), newest first unless
-    the rows come sorted otherwise."""
+def alarms_html(
+    rows: list[read.AlarmRow],
+    tz: tzinfo,
+    zone_label: str,
+    states: Mapping[str, read.Standing] | None = None,
+) -> str:
+    """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
+    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise."""
+    states = states or {}
     heads = [f"Time ({zone_label})", *HEADERS[1:]]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
@@ -97,6 +117,7 @@ def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
         + _time_cell(r.activity_time, tz)
         + _type_cell(r.violation_type)
         + _cells(
+            *ui.state_cells(states.get(r.event_id)),
             r.violation_name or "",
             r.panel_name or "",
             "" if r.resource_id is None else r.resource_id,
@@ -108,6 +129,8 @@ def alarms_html(rows: list[read.AlarmRow], tz: tzinfo, zone_label: str) -> str:
         for r in rows
     )
     return (
-        f'{_CSS}<div class="samops-alarms"><table aria-label="{LABEL}">'
+        # A scrolling region takes keyboard focus (tabindex), so it scrolls with the arrow keys too.
+        f'{_CSS}<div class="samops-alarms" tabindex="0" role="region" aria-label="{LABEL}, scrollable">'
+        f'<table aria-label="{LABEL}">'
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
     )

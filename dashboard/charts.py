@@ -16,6 +16,7 @@ from datetime import tzinfo
 from typing import Any
 
 from core import alarms, read, timefmt
+from core.contrast import ink_on
 from dashboard import ui
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -87,6 +88,13 @@ def heat_colour(count: int, most: int) -> str:
     return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(low, high, strict=True))
 
 
+# Text for screen readers only: the weekday column's header names it, the eye sees the weekdays below.
+_HIDDEN = (
+    '<span style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);'
+    'white-space:nowrap">{}</span>'
+)
+
+
 def weekday_hour_table(counts: list[read.WeekdayHourCount], zone_label: str = "UTC") -> str:
     """The weekday x hour heat map as an HTML table: one row per weekday, one cell per hour (of the zone
     `zone_label` names, which the counts are in), each coloured by its count and holding it, so the numbers
@@ -101,14 +109,15 @@ def weekday_hour_table(counts: list[read.WeekdayHourCount], zone_label: str = "U
         cells = []
         for hour in range(24):
             n = seen.get((day, hour), 0)
-            ink = "white" if n / most > 0.5 else "#31333f"
+            fill = heat_colour(n, most)
             cells.append(
                 f'<td title="{name} {hour:02d}:00 {zone_label}: {n} alarms" '
-                f'style="{cell};background:{heat_colour(n, most)};color:{ink}">{n or ""}</td>'
+                f'style="{cell};background:{fill};color:{ink_on(fill)}">{n or ""}</td>'
             )
         rows.append(f'<tr><th scope="row" style="{label}">{name}</th>{"".join(cells)}</tr>')
     return (
         '<table style="width:100%;table-layout:fixed;border-collapse:collapse" '
         f'aria-label="Alarms by weekday and hour of day ({zone_label})">'
-        f'<thead><tr><th style="width:3em"></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f'<thead><tr><th scope="col" style="width:3em">{_HIDDEN.format("Day")}</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
     )

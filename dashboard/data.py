@@ -52,6 +52,12 @@ def freshness(path: str) -> list[read.TableFreshness]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def newest_activity(path: str) -> int | None:
+    with _reader(path) as db:
+        return read.newest_activity(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def organizations(path: str) -> list[tuple[int, str]]:
     with _reader(path) as db:
         return read.organizations(db)
@@ -105,6 +111,13 @@ def quiet_windows(path: str, now: int) -> list[QuietWindow]:
 def recent_alarms(path: str, flt: read.AlarmFilter, limit: int = 500) -> list[read.AlarmRow]:
     with _reader(path) as db:
         return read.recent_alarms(db, flt, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def standings(path: str, event_ids: tuple[str, ...]) -> dict[str, read.Standing]:
+    """The lifecycle state of each listed alarm samops tracks (core.read.standings)."""
+    with _reader(path) as db:
+        return read.standings(db, event_ids)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

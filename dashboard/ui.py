@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -17,11 +18,22 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
     from streamlit.elements.lib.column_types import ColumnConfig  # what st.column_config.* return
 
+EMPTY = "—"  # what a table's empty cell shows (Streamlit's grid writes "None" unless told)
 NO_DATA = "No data yet — run `samops sync` to fill the cache, then reload this page."
 
 # One colour per violationType, most severe first (core.alarms), shared by tables and charts.
 SEVERITY_COLOURS: dict[str, str] = {kind.name: kind.colour for kind in alarms.KINDS}
 OTHER_COLOUR = "#8ecae6"
+
+# Streamlit draws st.caption in its text colour at 60 % (#828180 on white: 3.9:1, under WCAG's 4.5:1).
+# Inheriting the text colour at 80 % reads at about 6.5:1 and still sets captions apart, in the light theme
+# and the dark one alike (docs/accessibility.md).
+_READABLE_CAPTIONS = '<style>[data-testid="stCaptionContainer"]{color:inherit;opacity:.8}</style>'
+
+
+def readable_captions() -> None:
+    """Captions at a readable contrast on every page: the frame (dashboard/app.py) calls it on each run."""
+    st.html(_READABLE_CAPTIONS)
 
 
 def _unreadable(path: object, exc: BaseException) -> str:
@@ -52,21 +64,34 @@ def start_page(title: str) -> str:
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def freshness_banner(path: str) -> None:
+    """What is fresh, each named: the last successful sync and the newest activity in the cache. The oldest
+    table's time ("data as of" before issue 22) is a slow tier's, minutes old while the sync runs every few
+    seconds; it is named only when it is what makes the cache stale (core/read/freshness.py)."""
     now = data.now_ms()
-    view = data.assess(data.freshness(path), now)
-    as_of = f"data as of {timefmt.age(view.as_of, now)} ({when(view.as_of)})"
+    tables = data.freshness(path)
+    view = data.assess(tables, now)
+    synced = f"last successful sync {timefmt.age(view.last_sync, now)} ({when(view.last_sync)})"
     if view.failing:
         names = literal(", ".join(t.table for t in view.failing))
         latest = max(view.failing, key=lambda t: t.last_error_at or 0)
         st.error(
             f"**Sync failing** ({names}) since {when(latest.last_error_at)}: "
-            f"{literal(data.one_line(latest.last_error))} — showing the last cache, {as_of}.",
+            f"{literal(data.one_line(latest.last_error))} — showing the last cache, {synced}.",
             icon=":material/sync_problem:",
         )
     elif view.stale:
-        st.error(f"**Stale** — {as_of}; the sync has not succeeded since.", icon=":material/schedule:")
+        oldest = min((t for t in tables if t.last_success), key=lambda t: t.last_success or 0, default=None)
+        if oldest is None or oldest.last_success == view.last_sync:  # nothing has succeeded since
+            st.error(f"**Stale** — {synced}; the sync has not succeeded since.", icon=":material/schedule:")
+        else:  # the sync runs, but one table lags (a tier stretched at fleet size: core/tiers.py)
+            lags = f"{literal(oldest.table)} synced {timefmt.age(oldest.last_success, now)}"
+            st.error(f"**Stale** — {lags}; {synced}.", icon=":material/schedule:")
     else:
-        st.caption(f":material/check_circle: Live — {as_of}")
+        newest = data.newest_activity(path)
+        activity = (
+            f"newest activity {timefmt.age(newest, now)} ({when(newest)})" if newest else "no activity yet"
+        )
+        st.caption(f":material/check_circle: Live — {synced} · {activity}")
 
 
 def when(epoch_ms: int | None) -> str:
@@ -83,11 +108,28 @@ def timestamps(values: list[int | None]) -> pd.Series:
     return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="ms", utc=True)
 
 
-def alarms_frame(rows: list[read.AlarmRow]) -> pd.DataFrame:
+def state_cells(state: read.Standing | None) -> tuple[str, str]:
+    """An alarm's State and Held by cells: open, acknowledged or resolved, and who holds it (the rule is
+    core/lifecycle.py's, read through core.read.standings); both blank for an alarm samops does not track
+    (one it never posted: older than samops, or held back by a silence or maintenance window)."""
+    if state is None:
+        return "", ""
+    return state.state.value, state.holder or ""
+
+
+def alarms_frame(
+    rows: list[read.AlarmRow], states: Mapping[str, read.Standing] | None = None
+) -> pd.DataFrame:
+    """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page)."""
+    lifecycle: dict[str, list[str]] = {}
+    if states is not None:
+        cells = [state_cells(states.get(r.event_id)) for r in rows]
+        lifecycle = {"State": [c[0] for c in cells], "Held by": [c[1] for c in cells]}
     return pd.DataFrame(
         {
             "Time": timestamps([r.activity_time for r in rows]),
             "Type": [r.violation_type or "" for r in rows],
+            **lifecycle,
             "Violation": [r.violation_name or "" for r in rows],
             "Panel": [r.panel_name or "" for r in rows],
             "Panel id": pd.Series([r.resource_id for r in rows], dtype="Int64"),
@@ -111,6 +153,7 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
     st.dataframe(
         shown,
         hide_index=True,
+        placeholder=EMPTY,
         width="stretch",
         height=height,
         column_config={

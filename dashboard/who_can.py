@@ -14,7 +14,7 @@ from core.access_windows import local_words, notify_section
 from core.clock import MINUTE_MS, now_ms
 from core.settings import load_settings
 from core.timefmt import org_zone
-from dashboard import data
+from dashboard import data, ui
 
 
 @st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
@@ -30,7 +30,7 @@ def _who_can(path: str, resource_id: int, org_id: int | None, minute: int) -> tu
 def section(path: str, panel: read.PanelRow) -> None:
     now = now_ms()
     answer, zone = _who_can(path, panel.resource_id, panel.org_id, data.floor_to(now, MINUTE_MS))
-    st.markdown(f"#### Who can operate it now · {len(answer.can)}")
+    st.markdown(f"### Who can operate it now · {len(answer.can)}")
     if answer.fetched_at is None:
         st.info(f"Not read from the service yet: ask `/sam who-can {panel.resource_id}` in Slack.")
         return
@@ -44,7 +44,7 @@ def section(path: str, panel: read.PanelRow) -> None:
             "Until / why not": [_when(e, zone, answer.at) for e in rows],
         }
     )
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(frame, hide_index=True, placeholder=ui.EMPTY, width="stretch")
     st.caption(
         f"Authorizations as read from the service at {data.utc(answer.fetched_at)}; times in {zone.key}."
     )

@@ -126,8 +126,8 @@ def on_silence(
     # Nothing between the silence and its audit row can raise: the words are ready before the write.
     window = silence(db, resource_id, minutes, user, at)
     summary = f"silenced panel {resource_id} until {shown_until}"
-    reference = f"silence-{resource_id}-{window.ends_at}"
-    record_cache_write(ctx, WriteRequest(user, command, summary, "", org_id, reference))
+    # Its audit row gets an R- reference like every other (record_cache_write).
+    record_cache_write(ctx, WriteRequest(user, command, summary, "", org_id))
     # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
     card = quiet_render.window_card(window, config.zone_for(window.organization), at)
     respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)

@@ -321,9 +321,10 @@ def _group_target(
 ) -> tuple[str, Card] | None:
     """The clicking user and the storm or incident card, or None once the user was answered."""
     user = slack_user(body)
-    if _refused(ctx, user, command, answer):
-        return None
     card, why = group_card(ctx, claimed_card(body), action.get("value"))
+    # A refusal is audited with the card it was for, as the write would have been (change_card's command).
+    if _refused(ctx, user, f"{command} {card.ts}" if card is not None else command, answer):
+        return None
     if card is None:
         _not_ours(ctx, user, command, why or "", answer)
         return None
@@ -493,6 +494,16 @@ def on_resolve_all(
     )
 
 
+def resolve_command(meta: ResolveMeta | None) -> str:
+    """The audit log's command for a Resolve form: its alarm, or "all" and the card the form was opened on
+    (as change_card names it), so a refused submission is audited with its card too."""
+    if meta is None:
+        return "alarm resolve ?"
+    if meta.e is not None:
+        return f"alarm resolve {meta.e}"
+    return f"alarm resolve all {meta.ts}" if meta.ts else "alarm resolve all"
+
+
 def read_note(meta: ResolveMeta, view: dict[str, Any]) -> tuple[ResolveForm | None, dict[str, str]]:
     """The note: optional free text, lines kept; control characters other than layout are refused."""
     if (meta.e is None) == (not meta.all) or (meta.all and (meta.channel is None or meta.ts is None)):
@@ -568,6 +579,6 @@ RESOLVE: WriteModal[ResolveMeta, ResolveForm] = WriteModal(
     meta_type=ResolveMeta,
     lost="this form lost its alarm; click Resolve on the card again",
     read=read_note,
-    command=lambda meta: f"alarm resolve {(meta.e or 'all') if meta else '?'}",
+    command=resolve_command,
     write=resolve,
 )

@@ -6,8 +6,10 @@ keeps them). An alarm posted alone makes its card the incident's "first card". W
 that card is edited in place into the incident card; an incident that has no card yet when one of its alarms
 is due gets one posted. Later alarms of the incident are recorded in the outbox as 'grouped' under the
 card's ts (as storm cards do), so they are never posted on their own, and never counted into a storm card;
-the card is tracked among the storm cards (notify_cards), whose machinery lists grouped alarms in the card's
-thread, so every alarm is named in Slack however long the timeline grows.
+the card is tracked among the storm cards (notify_cards), whose machinery lists its alarms in the card's
+thread: the grouped ones and the alarm the card was first posted for, whose event id its own card showed
+until it became the incident's. The timeline names each activity's event id too; so every alarm's id is in
+Slack however long the timeline grows.
 
 Edits are restart-safe: an incident counts the changes of its evidence (`version`) and records the version
 its card shows (`edited`); what a crash left unedited is edited on the next cycle. As for every post, a
@@ -106,6 +108,7 @@ class IncidentCards:
                 with write_transaction(self.db):
                     cache.set_incident_card(self.db, incident.id, channel, ts)
                     cache.mark_incident_edited(self.db, incident.id, incident.version)
+                    cache.track_card(self.db, ts, channel, incident.resource_id, now_ms())
                 incident = cache.get_incident(self.db, incident.id)
                 assert incident is not None
             if incident.channel != channel or incident.card_ts is None:
@@ -145,3 +148,5 @@ class IncidentCards:
             cards.refresh(self.drawing(), card, self.delivery.update)
             with write_transaction(self.db):
                 cache.mark_incident_edited(self.db, incident.id, incident.version)
+                # Its thread names every alarm of the card, the one it was first posted for included.
+                cache.track_card(self.db, incident.card_ts, channel, incident.resource_id, now_ms())

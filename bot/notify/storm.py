@@ -92,7 +92,7 @@ class StormCards:
 
     def post_details(self, channel: str) -> None:
         """List the newly grouped alarms in their card's thread (replies, never broadcast)."""
-        per_reply = self.config.storm.details_per_reply
+        per_reply = min(self.config.storm.details_per_reply, render.DETAILS_FIT)
         for card in self.recent_cards(channel):
             while batch := cache.undetailed(self.db, card, per_reply):
                 zone = self.config.zone_for(batch[0].alarm.org_id)

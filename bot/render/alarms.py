@@ -122,8 +122,8 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
         )
     else:
         parts.append(":rotating_light: *Open*")
-    if state.assignee:
-        parts.append(f":raising_hand: held by <@{escape(state.assignee)}>")
+    if state.holder:
+        parts.append(f":raising_hand: held by <@{escape(state.holder)}>")
     return " · ".join(parts)
 
 
@@ -142,7 +142,7 @@ def alarm_card(
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
-    if state is not None and (state.state is not State.OPEN or state.assignee):
+    if state is not None and (state.state is not State.OPEN or state.holder):
         blocks.append(context(state_line(state, zone)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
@@ -193,15 +193,25 @@ def storm_card(
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
 
+# The most storm_details lines one reply holds whole: lines of at most 500 characters, five to a section,
+# within MAX_BLOCKS sections. More would be cut off, and with them their event ids.
+DETAIL_LINE = 500
+DETAILS_FIT = MAX_BLOCKS * 5
+
+
 def storm_details(alarms: Sequence[Alarm], zone: ZoneInfo) -> Rendered:
-    """A thread reply listing alarms, one line each, in as many sections as they need."""
-    lines = [
-        f"`{local(a.activity_time, zone, seconds=True)}` "
-        f"{escape(a.violation_name or a.event_type or 'alarm')}"
-        f" — {escape(a.description or '')} (`{escape(a.event_id)}`)"
-        for a in alarms
-    ]
-    blocks = sections(clip(line, 500) for line in lines)[:MAX_BLOCKS]
+    """A thread reply listing alarms (at most DETAILS_FIT), one line each, in the sections they need."""
+    lines = []
+    for a in alarms:
+        # The event id ends the line whole (operators quote it to the service's support): the text before
+        # it is what a long description clips.
+        tail = f" (`{escape(a.event_id)}`)"
+        text = (
+            f"`{local(a.activity_time, zone, seconds=True)}` "
+            f"{escape(a.violation_name or a.event_type or 'alarm')} — {escape(a.description or '')}"
+        )
+        lines.append(clip(text, max(DETAIL_LINE - len(tail), 40)) + tail)
+    blocks = sections(lines)[:MAX_BLOCKS]
     return Rendered(text=counted(len(alarms), "alarm"), blocks=[b.to_dict() for b in blocks])
 
 

@@ -141,8 +141,8 @@ def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
         parts.append("*open*")
     else:
         parts.append(f"acknowledged by <@{escape(state.acknowledged_by or '?')}>")
-    if state is not None and state.assignee:
-        parts.append(f"held by <@{escape(state.assignee)}>")
+    if state is not None and state.holder:
+        parts.append(f"held by <@{escape(state.holder)}>")
     parts.append(f"`{escape(alarm.event_id)}`")
     return clip(f"{head}\n{' · '.join(parts)}", 2900)
 

@@ -21,7 +21,7 @@ from bot.render.alarms import (
     panel_buttons,
 )
 from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escape, join_lines, section
-from core.incidents import ALARM, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
+from core.incidents import ALARM, CAMERA_DISABLED, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
 from core.lifecycle import State, incident_state
 from core.timefmt import local
 
@@ -31,6 +31,7 @@ ICONS = {
     SUPERVISION: ":satellite_antenna:",
     SENSOR_ERROR: ":x:",
     CAMERA_OFFLINE: ":video_camera:",
+    CAMERA_DISABLED: ":no_entry_sign:",
 }
 MAX_LINE = 300
 EMOJI = {State.OPEN: ":rotating_light:", State.ACKNOWLEDGED: ":eyes:", State.RESOLVED: ":white_check_mark:"}
@@ -57,13 +58,14 @@ def _clock(ms: int, zone: ZoneInfo) -> str:
 
 
 def timeline_lines(timeline: Sequence[Evidence], zone: ZoneInfo) -> list[str]:
-    return [
-        clip(
-            f"`{_clock(e.time, zone)}` {ICONS.get(e.kind, '•')} *{escape(e.kind)}* — {escape(e.text)}",
-            MAX_LINE,
-        )
-        for e in timeline
-    ]
+    """One line per piece of evidence; an activity's line ends with its eventId, which operators quote to the
+    service's support, so the text is clipped rather than the id."""
+    lines = []
+    for e in timeline:
+        head = f"`{_clock(e.time, zone)}` {ICONS.get(e.kind, '•')} *{escape(e.kind)}* — "
+        tail = f" (`{escape(e.event_id)}`)" if e.event_id is not None else ""
+        lines.append(head + clip(escape(e.text), max(MAX_LINE - len(head) - len(tail), 20)) + tail)
+    return lines
 
 
 def incident_card(view: IncidentView, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str) -> Rendered:

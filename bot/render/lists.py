@@ -136,7 +136,7 @@ def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> Ren
         else []
     )
     windows = [window_words(d.day_of_week, d.start, d.end, zone) for d in days]
-    starts = date_words(validity.validity_start if validity else None, "from the start", zone)
+    starts = date_words(validity.validity_start if validity else None, "the start", zone)
     expires = date_words(validity.expiration if validity else None, "never", zone)
     groups = sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0)
     group_lines = [

@@ -94,6 +94,9 @@ def held_summary(window: QuietWindow, groups: Sequence[HeldGroup], zone: ZoneInf
 
 
 def _duration(ms: int) -> str:
+    """Seconds under a minute (a 20 s median is no "0 min"), minutes under two hours, then hours."""
+    if ms < 59_500:
+        return f"{round(ms / 1000)} s"
     minutes = round(ms / 60_000)
     return f"{minutes} min" if minutes < 120 else f"{minutes / 60:.1f} h"
 
@@ -120,6 +123,15 @@ def handover_digest(
         f"*Median time to acknowledge*\n{tta}",
     ]
     blocks.append(section("*This shift*", figures))
+    # The figures count different things; say which, so "received 26, open 9" does not read as a sum.
+    blocks.append(
+        context(
+            f"Received: alarms whose own time is in this shift, {life.tracked} of them posted with buttons"
+            " (the rest came before samops notify first started, were held back by a silence, or are not"
+            " delivered yet). Acknowledged, resolved: in this shift, whenever the alarm came. Still open or"
+            " acknowledged: every alarm posted and not yet resolved, from this shift or before."
+        )
+    )
     held = [
         f"• {local(h.opened_at, _own(of, h.org_id, digest.org_id), seconds=True)}"
         f" {escape(h.kind or 'alarm')} on {escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
@@ -133,6 +145,9 @@ def handover_digest(
     blocks.append(section("*Noisiest panels*\n" + (join_lines(noisy) if noisy else "none: no alarms")))
     cams = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_offline]
     blocks.append(section(f"*Cameras offline: {len(cams)}*" + ("\n" + join_lines(cams) if cams else "")))
+    if digest.cameras_disabled:  # core.cameras' other word for a camera that is down: out of service
+        off = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_disabled]
+        blocks.append(section(f"*Cameras disabled: {len(off)}*\n" + join_lines(off)))
     quiet = [window_line(w, _own(of, w.org_id, digest.org_id), now) for w in digest.quiet]
     blocks.append(
         section(

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.cache.sql import execute
+from core.cameras import camera_down as down
 from core.cameras import camera_problems
-from core.incidents import CAMERA_OFFLINE, Evidence, Span, place
+from core.incidents import CAMERA_KINDS, CAMERA_OFFLINE, CAMERA_REF, Evidence, Span, place
 from core.sqlite_lib import sqlite_utils
 
 _COLUMNS = (
@@ -214,11 +215,12 @@ class CameraChange:
 
     @property
     def ref(self) -> str:
-        return f"camera:{self.id}"
+        return f"{CAMERA_REF}{self.id}"
 
     def evidence(self, panel: int) -> Evidence:
         text = f"{self.name or 'camera'} ({self.camera_id}) {self.problem}"
-        return Evidence(CAMERA_OFFLINE, self.first_seen, panel, self.org_id, f"{self.ref}:{panel}", text)
+        kind = CAMERA_KINDS.get(self.problem, CAMERA_OFFLINE)
+        return Evidence(kind, self.first_seen, panel, self.org_id, f"{self.ref}:{panel}", text)
 
 
 def record_camera_change(
@@ -249,20 +251,14 @@ def camera_changes_since(db: sqlite_utils.Database, since: int) -> list[CameraCh
 
 
 def camera_down(status: str | None, enabled: bool | None) -> str | None:
-    """What makes a camera evidence of an incident, from core.cameras' problems: "offline" when the
-    service sends a status; when it does not (operation 17 as the spec has it: a Resource summary with
-    `enabled` only), "disabled" is the one sign of a camera leaving service, so it counts."""
-    problems = camera_problems(status, None, None, enabled)
-    if "offline" in problems:
-        return "offline"
-    if status is None and "disabled" in problems:
-        return "disabled"
-    return None
+    """What makes a camera evidence of an incident: core.cameras' one judgement of a camera being down,
+    "offline" (the service reports it so) or "disabled" (`enabled` false, all operation 17 promises)."""
+    return down(camera_problems(status, None, None, enabled))
 
 
 def note_camera_changes(db: sqlite_utils.Database, rows: Sequence[dict[str, Any]], now: int) -> int:
-    """Before cameras are written: record each camera that goes down (offline, or disabled when no status
-    is sent) since the cache last saw it, first seen `now`. A camera seen for the first time is no change
+    """Before cameras are written: record each camera that goes down (offline or disabled) since the cache
+    last saw it, first seen `now`. A camera seen for the first time is no change
     (it may have been down for months). Returns how many changes were recorded."""
     ids = [r["resource_id"] for r in rows if r.get("resource_id") is not None]
     before: dict[int, str | None] = {}

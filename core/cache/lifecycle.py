@@ -16,6 +16,9 @@ STATE_COLUMNS = (
     " updated_at"
 )
 _CHUNK = 500  # SQLite's variable limit
+# core.lifecycle's rule of who holds an alarm (AlarmState.holder), as the alarm_state column the reads select
+# it from: the assignee alone.
+HOLDER_COLUMN = "assignee"
 
 
 def state_row(db: sqlite_utils.Database, event_id: str) -> tuple[Any, ...] | None:

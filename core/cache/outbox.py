@@ -300,13 +300,16 @@ def card_counts(db: sqlite_utils.Database, ts: str) -> CardCounts:
 
 
 def undetailed(db: sqlite_utils.Database, card: CardThread, limit: int) -> list[OutboxEntry]:
-    """Alarms grouped into `card` whose details are not yet in its thread, oldest first."""
+    """Alarms of `card` whose details are not yet in its thread, oldest first: those grouped into it, and an
+    incident card's first alarm (posted alone as that card, before the card became the incident's), whose
+    event id would otherwise be nowhere in Slack once its card shows the incident."""
     rows = execute(
         db,
         f"SELECT {_ALARM_COLUMNS}, o.channel, o.state, o.ts, o.attempts, o.rowid FROM notify_outbox o "
         "JOIN activities a ON a.event_id = o.event_id LEFT JOIN panels p ON p.resource_id = a.resource_id "
-        "WHERE o.ts = ? AND o.state = 'grouped' AND o.rowid > ? ORDER BY o.rowid LIMIT ?",
-        [card.ts, card.details_rowid, limit],
+        "WHERE o.ts = ? AND o.channel = ? AND o.state IN ('grouped', 'posted') AND o.rowid > ?"
+        " ORDER BY o.rowid LIMIT ?",
+        [card.ts, card.channel, card.details_rowid, limit],
     ).fetchall()
     return [OutboxEntry(_alarm(r), r[9], r[10], r[11], r[12] or 0, r[13]) for r in rows]
 

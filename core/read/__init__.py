@@ -24,19 +24,21 @@ CONTRACT: these names are what `bot/` and `dashboard/` are written against (docs
 from core.alarms import SEVERITY
 from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
-from core.read.cameras import camera_problems, camera_summary
+from core.read.cameras import camera_down, camera_problems, camera_summary
 from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
-from core.read.freshness import SYNCED_TABLES, Freshness, freshness
+from core.read.freshness import SYNCED_TABLES, Freshness, freshness, newest_activity
 from core.read.freshness import assess as assess_freshness
 from core.read.handling import Figures as HandlingFigures
 from core.read.handling import (
     OpenAlarm,
+    Standing,
     card_alarms,
     card_states,
     handling_times,
     open_alarms,
     open_by_age,
     open_on_cards,
+    standings,
     state_counts,
 )
 from core.read.handover import Handover, handover
@@ -100,12 +102,14 @@ __all__ = [
     "PanelUser",
     "QuietWindow",
     "SensorRow",
+    "Standing",
     "TableFreshness",
     "UsersZones",
     "WeekdayHourCount",
     "WhoCan",
     "WhoCanEntry",
     "assess_freshness",
+    "camera_down",
     "camera_problems",
     "camera_summary",
     "card_alarms",
@@ -127,6 +131,7 @@ __all__ = [
     "iter_alarms",
     "kpi_hours",
     "kpis",
+    "newest_activity",
     "noisiest_panels",
     "open_alarms",
     "open_by_age",
@@ -142,6 +147,7 @@ __all__ = [
     "recent_alarms",
     "search",
     "site_panels",
+    "standings",
     "state_counts",
     "unrecorded_errors",
     "users_zone",

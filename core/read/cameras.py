@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.cameras import CAMERA_OK_STATUS, SD_CARD_OK, camera_problems
+from core.cameras import CAMERA_OK_STATUS, DISABLED, OFFLINE, SD_CARD_OK, camera_down, camera_problems
 from core.read.rows import CameraRow, clean_text, like, query, record, where
 from core.sqlite_lib import sqlite_utils
 
@@ -37,4 +37,12 @@ def camera_summary(
     return cameras
 
 
-__all__ = ["CAMERA_OK_STATUS", "SD_CARD_OK", "camera_problems", "camera_summary"]
+__all__ = [
+    "CAMERA_OK_STATUS",
+    "DISABLED",
+    "OFFLINE",
+    "SD_CARD_OK",
+    "camera_down",
+    "camera_problems",
+    "camera_summary",
+]

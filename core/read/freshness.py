@@ -1,5 +1,11 @@
 """How fresh the cache is: each synced table's last success, last error and row count, and whether what is
-shown from it is stale (`assess`: the one judgement the dashboard's banner and the App Home both show)."""
+shown from it is stale (`assess`: the one judgement the dashboard's banner and the App Home both show).
+
+Two times answer "how fresh": the last successful sync (`Freshness.last_sync`, the newest success of any
+table: the alarm poller's every few seconds) and the oldest table's (`as_of`: sensors, cameras and the other
+tiered tables refresh every ten minutes or more, core/tiers.py). The dashboard's banner says the first, and
+the newest activity the cache holds (`newest_activity`) beside it; "data as of" the oldest read as if the
+sync had stopped (issue 22)."""
 
 from __future__ import annotations
 
@@ -64,6 +70,7 @@ class Freshness:
     failing: tuple[TableFreshness, ...]  # tables whose last error is newer than their last success
     stale: bool
     has_data: bool
+    last_sync: int | None = None  # the newest last success: when samops last heard from the service
 
 
 def assess(tables: list[TableFreshness], now: int) -> Freshness:
@@ -72,4 +79,11 @@ def assess(tables: list[TableFreshness], now: int) -> Freshness:
     as_of = min(successes) if successes else None
     stale = as_of is None or now - as_of > STALE_AFTER_MS
     has_data = bool(successes) or any(t.rows for t in tables)
-    return Freshness(as_of=as_of, failing=failing, stale=stale, has_data=has_data)
+    last_sync = max(successes) if successes else None
+    return Freshness(as_of=as_of, failing=failing, stale=stale, has_data=has_data, last_sync=last_sync)
+
+
+def newest_activity(db: sqlite_utils.Database) -> int | None:
+    """The time of the newest activity in the cache (one step down the activity_time index)."""
+    found = scalar(db, "SELECT max(activity_time) FROM activities")
+    return None if found is None else int(found)

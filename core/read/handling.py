@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 from core.alarms import Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.clock import HOUR_MS, MINUTE_MS
-from core.lifecycle import State
+from core.lifecycle import HOLDER_COLUMN, State, states
 from core.read.rows import query, tuples
 from core.sqlite_lib import sqlite_utils
 
@@ -49,6 +49,21 @@ class OpenAlarm:
     state: State
     holder: str | None
     age_ms: int
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where an alarm stands in its lifecycle, and who holds it (core.lifecycle's one rule: the assignee)."""
+
+    state: State
+    holder: str | None
+
+
+def standings(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, Standing]:
+    """Where each of these alarms stands (the Alarms page's state column, as the card shows it). An alarm
+    samops has no lifecycle record of is absent: it was never posted to Slack with buttons (it came before
+    the notifier's first start, a silence held it back, or it is not delivered yet)."""
+    return {event_id: Standing(s.state, s.holder) for event_id, s in states(db, event_ids).items()}
 
 
 # Age buckets of open alarms: (upper bound in ms, label); the last catches the rest.
@@ -118,7 +133,7 @@ def open_alarms(db: sqlite_utils.Database, now: int, limit: int = 1000) -> list[
     rows = query(
         db,
         "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
-        " COALESCE(s.assignee, s.acknowledged_by) AS holder, a.resource_id AS resource_id,"
+        f" s.{HOLDER_COLUMN} AS holder, a.resource_id AS resource_id,"
         " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
         " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.state != ?"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",

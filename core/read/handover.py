@@ -11,9 +11,9 @@ import statistics
 from dataclasses import dataclass, field
 
 from core.cache.alarm_sql import alarm_sql
-from core.lifecycle import State
+from core.lifecycle import HOLDER_COLUMN, State
 from core.read.alarms import AlarmFilter, count_alarms
-from core.read.cameras import camera_summary
+from core.read.cameras import DISABLED, OFFLINE, camera_down, camera_summary
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import CameraRow, query, scalar, tuples
 from core.sqlite_lib import sqlite_utils
@@ -38,7 +38,7 @@ class HeldAlarm:
 
     event_id: str
     state: str
-    holder: str | None  # the assignee
+    holder: str | None  # core.lifecycle's rule (HOLDER_COLUMN)
     acknowledged_by: str | None
     opened_at: int
     resource_id: int | None
@@ -50,10 +50,13 @@ class HeldAlarm:
 @dataclass(frozen=True)
 class Lifecycle:
     held: tuple[HeldAlarm, ...] = ()  # the oldest HELD_SHOWN
-    held_count: int = 0
-    acknowledged: int = 0  # in the shift
-    resolved: int = 0  # in the shift
+    held_count: int = 0  # every alarm posted and not resolved at the handover, from this shift or before
+    acknowledged: int = 0  # acknowledged in the shift, whenever the alarm came
+    resolved: int = 0  # resolved in the shift, whenever the alarm came
     median_tta_ms: int | None = None  # over the alarms acknowledged in the shift
+    # Of the alarms received in the shift, those posted to Slack with buttons (they have a lifecycle); the
+    # rest came before the notifier's first start, were held back by a silence, or are not delivered yet.
+    tracked: int = 0
 
 
 @dataclass(frozen=True)
@@ -66,21 +69,23 @@ class Handover:
     cameras_offline: tuple[CameraRow, ...]
     quiet: tuple[QuietWindow, ...]  # silences and maintenance windows in force at `until`
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    cameras_disabled: tuple[CameraRow, ...] = ()  # `enabled` false; never counted as offline
 
 
 def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None) -> Handover:
     """The digest of the shift [since, until), for one organization or (None) all of them."""
     received = count_alarms(db, AlarmFilter(org_id=org_id, since=since, until=until))
-    cameras = tuple(c for c in camera_summary(db, org_id, problems_only=True) if "offline" in c.problems)
+    down = [(camera_down(c.problems), c) for c in camera_summary(db, org_id, problems_only=True)]
     return Handover(
         since=since,
         until=until,
         org_id=org_id,
         alarms_received=received,
         noisiest=tuple(_noisiest(db, since, until, org_id)),
-        cameras_offline=cameras,
+        cameras_offline=tuple(c for state, c in down if state == OFFLINE),
         quiet=tuple(windows_in_force(db, until, org_id)),
         lifecycle=_lifecycle(db, since, until, org_id),
+        cameras_disabled=tuple(c for state, c in down if state == DISABLED),
     )
 
 
@@ -104,7 +109,7 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
     held_where = f"WHERE s.state IN ('{State.OPEN}', '{State.ACKNOWLEDGED}') AND s.opened_at < ? {org}"
     held = query(
         db,
-        "SELECT s.event_id AS event_id, s.state AS state, s.assignee AS holder,"
+        f"SELECT s.event_id AS event_id, s.state AS state, s.{HOLDER_COLUMN} AS holder,"
         " s.acknowledged_by AS acknowledged_by,"
         " s.opened_at AS opened_at, a.resource_id AS resource_id, p.name AS panel_name,"
         " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind, a.org_id AS org_id"
@@ -113,6 +118,13 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         [until, *org_params, HELD_SHOWN],
     )
     held_count = int(scalar(db, f"SELECT count(*) {base} {held_where}", [until, *org_params]))
+    tracked = int(
+        scalar(
+            db,
+            f"SELECT count(*) {base} WHERE s.opened_at >= ? AND s.opened_at < ? AND {ALARM_SQL} {org}",
+            [since, until, *org_params],
+        )
+    )
     resolved = int(
         scalar(
             db,
@@ -135,4 +147,5 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         acknowledged=len(waits),
         resolved=resolved,
         median_tta_ms=int(statistics.median(waits)) if waits else None,
+        tracked=tracked,
     )

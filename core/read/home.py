@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from core.alarms import KINDS, LEVELS, Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
-from core.lifecycle import AlarmState, State, states
+from core.lifecycle import HOLDER_COLUMN, AlarmState, State, states
 from core.read.freshness import Freshness, assess, freshness
 from core.read.incidents import IncidentSummary, open_incidents
 from core.read.quiet import QuietWindow, windows_in_force
@@ -78,7 +78,7 @@ def home_data(db: sqlite_utils.Database, user: str, scope: Scope, now: int, limi
     order = f" ORDER BY {_LEVEL_SQL}, a.activity_time DESC, a.event_id LIMIT ?"
     alarms = _alarms(db, where + order, [*params, limit])
     total = int(scalar(db, f"SELECT count(*) {_FROM}{where}", params))
-    mine = " AND s.assignee = ?"
+    mine = f" AND s.{HOLDER_COLUMN} = ?"
     assigned = _alarms(db, f"{mine} ORDER BY a.activity_time DESC, a.event_id LIMIT ?", [user, limit])
     assigned_total = int(scalar(db, f"SELECT count(*) {_FROM}{mine}", [user]))
     return HomeData(

@@ -112,6 +112,7 @@ class Kpis:
     sd_card_problems: int | None  # None: no SD-card status reported
     sensors_with_errors_24h: int  # distinct (panel, violation name) with eventType "error" in 24 h
     alarms_per_hour_24h: list[int] = field(default_factory=list)  # 24 values, oldest first, for sparklines
+    cameras_disabled: int = 0  # `enabled` false (a spec field, so always known); core.cameras.DISABLED
 
 
 Params = Sequence[Any]

@@ -7,6 +7,7 @@ from typing import Any
 
 from core.cache.alarm_sql import alarm_sql
 from core.cache.schema import TIME_KINDS_INDEX
+from core.cameras import DISABLED, OFFLINE, camera_down
 from core.clock import DAY_MS, HOUR_MS
 from core.read.alarms import ALARM_SQL, AlarmFilter, alarm_where
 from core.read.cameras import camera_summary
@@ -163,14 +164,13 @@ def kpis(db: sqlite_utils.Database, now: int) -> Kpis:
     return Kpis(
         alarms_24h=sum(per_hour),
         panels_with_alarms_24h=panels,
-        cameras_offline=sum(
-            1 for c in cameras if any(p == "offline" or p.startswith("status:") for p in c.problems)
-        )
-        if reported
-        else None,
+        # One rule with the Cameras page and incident cards (core.cameras.camera_down): offline is what the
+        # service reports offline; a disabled camera is counted as disabled, never as offline.
+        cameras_offline=sum(1 for c in cameras if camera_down(c.problems) == OFFLINE) if reported else None,
         sd_card_problems=sum(1 for c in cameras if any(p.startswith("sd card:") for p in c.problems))
         if sd_reported
         else None,
         sensors_with_errors_24h=errors,
         alarms_per_hour_24h=per_hour,
+        cameras_disabled=sum(1 for c in cameras if camera_down(c.problems) == DISABLED),
     )

@@ -127,10 +127,12 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
         st.info("No alarms match these filters.")
         return
     shown = alarm_table.sort_rows(rows, sort)
+    states = data.standings(path, tuple(r.event_id for r in shown))
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
-        ui.show_alarms(ui.alarms_frame(shown), height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
+        frame = ui.alarms_frame(shown, states)
+        ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
-        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label()))
+        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states))
 
 
 alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))
@@ -163,6 +165,7 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
                     "Detail": [e.text for e in timeline],
                 },
                 hide_index=True,
+                placeholder=ui.EMPTY,
                 width="stretch",
             )
 
@@ -176,7 +179,7 @@ if incidents_col.toggle(
 ):
     incidents_section(org_id, resource_id)
 
-st.subheader("When alarms happen")
+st.header("When alarms happen")
 st.caption(
     f"Alarms by weekday and hour of day ({zones.label()}) for the filters above."
     + (

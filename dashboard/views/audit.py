@@ -82,6 +82,7 @@ def audit_table() -> None:
     st.dataframe(
         frame,
         hide_index=True,
+        placeholder=ui.EMPTY,
         width="stretch",
         height=min(36 + 35 * len(frame), 560),
         column_config={"When": ui.time_column("When")},

@@ -85,6 +85,7 @@ def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
     st.dataframe(
         frame,
         hide_index=True,
+        placeholder=ui.EMPTY,
         width="stretch",
         height=min(36 + 35 * len(frame), 700),
         column_config={

@@ -54,16 +54,16 @@ def handling_figures(period: str) -> None:
     if not days:
         st.info("No alarms were handled in samops in this period (acknowledge them from their Slack cards).")
         return
-    st.subheader("Per day")
-    st.dataframe(figures_frame(days, "Day"), hide_index=True, width="stretch")
-    st.subheader("Per panel, slowest to acknowledge first")
+    st.header("Per day")
+    st.dataframe(figures_frame(days, "Day"), hide_index=True, placeholder=ui.EMPTY, width="stretch")
+    st.header("Per panel, slowest to acknowledge first")
     panels = data.handling_times(path, since, until, "panel", zones.label())
-    st.dataframe(figures_frame(panels, "Panel"), hide_index=True, width="stretch")
+    st.dataframe(figures_frame(panels, "Panel"), hide_index=True, placeholder=ui.EMPTY, width="stretch")
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def open_by_age() -> None:
-    st.subheader("Open alarms by age")
+    st.header("Open alarms by age")
     now = data.floor_to(data.now_ms(), 60_000)
     alarms = data.open_alarms(path, now)
     buckets = read.open_by_age(alarms)
@@ -90,7 +90,13 @@ def open_by_age() -> None:
         }
     )
     st.caption(f"The {len(oldest)} oldest of {counted(len(alarms), 'alarm')} not resolved")
-    st.dataframe(frame, hide_index=True, width="stretch", column_config={"Opened": ui.time_column("Opened")})
+    st.dataframe(
+        frame,
+        hide_index=True,
+        placeholder=ui.EMPTY,
+        width="stretch",
+        column_config={"Opened": ui.time_column("Opened")},
+    )
 
 
 handling_figures(period)

@@ -14,6 +14,8 @@ TILE_HEIGHT = 190
 NOT_REPORTED = "{} is not reported by the service, so there is nothing to count."
 # Why a camera tile has no bars: the cache keeps each camera's latest state, not a history of it.
 NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw hour by hour."
+# core.cameras' other state of a camera that is down, named as the Cameras page and incident cards name it.
+DISABLED = " Disabled cameras (out of service, never counted as offline): {}; the Cameras page lists them."
 
 path = ui.start_page("Overview")
 
@@ -29,7 +31,8 @@ def kpi_tiles() -> None:
     _tile(tiles[1], "Panels with alarms, 24 h", k.panels_with_alarms_24h, hours.panels_with_alarms,
           "Panels that raised an alarm in the last 24 hours; the bars are panels per hour.")  # fmt: skip
     _tile(tiles[2], "Cameras offline", k.cameras_offline, None,
-          NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY)  # fmt: skip
+          (NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY)
+          + DISABLED.format(k.cameras_disabled))  # fmt: skip
     _tile(tiles[3], "SD-card problems", k.sd_card_problems, None,
           NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else NO_HISTORY)  # fmt: skip
     _tile(tiles[4], "Sensor errors, 24 h", k.sensors_with_errors_24h, hours.sensors_with_errors,
@@ -51,14 +54,14 @@ def trend_and_noisiest() -> None:
     since = until - 7 * data.DAY_MS
     left, right = st.columns([3, 2], gap="large")
     with left:
-        st.subheader("Alarms per hour, last 7 days")
+        st.header("Alarms per hour, last 7 days")
         counts = data.hourly_counts(path, since, until)
         if counts:
             st.vega_lite_chart(*charts.hourly_trend(counts, zones.tz(), zones.label()), width="stretch")
         else:
             st.info("No alarms in the last 7 days.")
     with right:
-        st.subheader("Noisiest panels, last 7 days")
+        st.header("Noisiest panels, last 7 days")
         noisy = data.noisiest_panels(path, since, 10)
         if not noisy:
             st.info("No alarms in the last 7 days.")
@@ -73,6 +76,7 @@ def trend_and_noisiest() -> None:
         st.dataframe(
             frame,
             hide_index=True,
+            placeholder=ui.EMPTY,
             width="stretch",
             column_config={
                 "Alarms": st.column_config.ProgressColumn(
@@ -88,7 +92,7 @@ def quiet_in_force() -> None:
     """Silences and maintenance windows: whose alarms samops records but does not post right now."""
     now = data.floor_to(data.now_ms(), 60_000)
     windows = data.quiet_windows(path, now)
-    st.subheader("Silences and maintenance")
+    st.header("Silences and maintenance")
     if not windows:
         st.caption("No silence or maintenance window is in force or planned: every alarm is posted.")
         return
@@ -106,6 +110,7 @@ def quiet_in_force() -> None:
     st.dataframe(
         frame,
         hide_index=True,
+        placeholder=ui.EMPTY,
         width="stretch",
         column_config={"From": ui.time_column("From"), "Until": ui.time_column("Until")},
     )

@@ -65,7 +65,7 @@ def panel_view(resource_id: int) -> None:
         st.warning(f"Panel {resource_id} is not in the cache.")
         return
     panel = detail.panel
-    st.subheader(literal(panel.name) if panel.name else f"panel {panel.resource_id}")
+    st.header(literal(panel.name) if panel.name else f"panel {panel.resource_id}")
     facts: list[str | None] = [
         f"id {panel.resource_id}",
         literal(panel.brand or ""),
@@ -85,24 +85,25 @@ def panel_view(resource_id: int) -> None:
 
     sensors_col, controllers_col = st.columns([3, 2], gap="large")
     with sensors_col:
-        st.markdown(f"#### Sensors · {sum(map(len, detail.sensors_by_type.values()))}")
+        st.markdown(f"### Sensors · {sum(map(len, detail.sensors_by_type.values()))}")
         if not detail.sensors_by_type:
             st.info("This panel has no sensors.")
         for sensor_type, sensors in sorted(detail.sensors_by_type.items()):
             st.markdown(f"**{literal((sensor_type or 'other').capitalize())}** · {len(sensors)}")
-            st.dataframe(sensors_frame(sensors), hide_index=True, width="stretch")
+            st.dataframe(sensors_frame(sensors), hide_index=True, placeholder=ui.EMPTY, width="stretch")
     with controllers_col:
-        st.markdown(f"#### Controllers · {len(detail.controllers)}")
+        st.markdown(f"### Controllers · {len(detail.controllers)}")
         if detail.controllers:
             st.dataframe(
                 controllers_frame(detail.controllers),
                 hide_index=True,
+                placeholder=ui.EMPTY,
                 width="stretch",
                 column_config={"Updated": ui.time_column("Updated")},
             )
         else:
             st.info("This panel has no controllers.")
-    st.markdown(f"#### Last activities · {len(detail.last_activities)}")
+    st.markdown(f"### Last activities · {len(detail.last_activities)}")
     if detail.last_activities:
         ui.show_alarms(ui.alarms_frame(detail.last_activities))
     else:

@@ -12,6 +12,7 @@ from bot.render.alarms import severity
 from bot.render.panels import PanelStatus, activity_line, panel_blocks
 from core.alarms import KINDS, SEVERITY, is_alarm, kind_of, level_of, severity_rank
 from core.cache.alarm_sql import alarm_sql
+from core.contrast import DARK_INK, LIGHT_INK, READABLE, contrast, ink_on
 from core.models import Activity
 
 # Values the service sends, the spec's and some it might: case variants, empty text, nothing.
@@ -69,3 +70,17 @@ def test_panel_counts_alarms_as_the_cache_does() -> None:
     assert "Last 4 activities* — 3 alarms" in text
     assert activity_line(activities[1], ZoneInfo("UTC")).startswith(":rotating_light: *")
     assert activity_line(activities[3], ZoneInfo("UTC")).startswith("• ")
+
+
+def test_every_severity_badge_reads_at_wcag_contrast() -> None:
+    """Each kind keeps its colour (told apart at a glance) and gets the ink that reads on it at 4.5:1."""
+    for kind in KINDS:
+        assert contrast(kind.ink, kind.colour) >= READABLE, kind
+    error = kind_of("error")
+    assert error is not None and round(contrast(LIGHT_INK, error.colour), 2) == 2.05  # white on it: issue 22
+
+
+def test_contrast_is_measured_as_wcag_does() -> None:
+    assert round(contrast("#000000", "#ffffff"), 1) == 21.0
+    assert contrast("#777777", "#777777") == 1.0
+    assert ink_on("#ffffff") == DARK_INK and ink_on("#000000") == LIGHT_INK

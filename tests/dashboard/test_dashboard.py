@@ -112,8 +112,36 @@ def test_overview_shows_the_kpis_the_read_api_computes(seeded: Seeded) -> None:
     noisiest = frame(at)
     assert set(noisiest["Panel"]) <= {f"{name} ({rid})" for rid, name in seeded.panels.items()}
     assert list(noisiest["Alarms"]) == sorted(noisiest["Alarms"], reverse=True)
-    assert "Live — data as of 1 min ago" in texts(at)
+    # what is fresh, each named (issue 22): the sync's last success, then the newest activity
+    assert "Live — last successful sync 1 min ago" in texts(at) and "· newest activity" in texts(at)
     assert not at.error
+
+
+def test_the_banner_says_when_the_sync_last_succeeded_not_the_slowest_tier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: every page said "Live — data as of 8 min ago" while the sync ran every 30 s, because the
+    time shown was the oldest table's (sensors and cameras refresh every ten minutes)."""
+    now = now_ms()
+    seed = seed_cache(tmp_path / "cache.db", now, activities=0)
+    db = open_cache(seed.path)
+    with db.conn:
+        db.conn.execute(
+            "UPDATE sync_state SET last_success = ? WHERE table_name = 'sensors'", [now - 8 * 60_000]
+        )
+        db.conn.execute(
+            "UPDATE sync_state SET last_success = ? WHERE table_name = 'activities'", [now - 20_000]
+        )
+        db.conn.execute(
+            "INSERT INTO activities (event_id, resource_id, org_id, activity_time, event_type)"
+            " VALUES ('ev-newest', 5001, 1001, ?, 'violation')",
+            [now - 3 * 60_000],
+        )
+    db.conn.close()
+    use_cache(monkeypatch, seed.path)
+    caption = next(c.value for c in open_page(PAGES[0]).caption if "Live" in c.value)
+    assert caption.startswith(":material/check_circle: Live — last successful sync just now (")
+    assert "· newest activity 3 min ago (" in caption and "8 min" not in caption
 
 
 def test_stale_cache_is_shown_with_a_red_stale_banner(
@@ -274,7 +302,7 @@ def test_overview_camera_tiles_say_why_they_are_empty(seeded: Seeded) -> None:
 def test_panel_page_shows_sensors_by_type_controllers_and_activities(seeded: Seeded) -> None:
     panel = 5004
     at = open_page(PAGES[3], panel=str(panel))
-    assert at.subheader[0].value == seeded.panels[panel]
+    assert at.header[0].value == seeded.panels[panel]
     tables = [frame(at, i) for i in range(len(at.dataframe))]
     sensors = pd.concat([df for df in tables if "Sensor" in df.columns])
     assert set(sensors["Sensor"]) == set(seeded.sensors[panel])
@@ -294,7 +322,7 @@ def test_panel_search_narrows_the_picker(seeded: Seeded) -> None:
     at.text_input(key="panels_q").input("Dock").run()
     picker = at.selectbox(key="panels_panel")
     assert picker.options == ["Dock gate panel 5 (5005)"]
-    assert at.subheader[0].value == "Dock gate panel 5"
+    assert at.header[0].value == "Dock gate panel 5"
     assert at.query_params["panel"] == "5005"
 
 

@@ -14,9 +14,11 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import sync_playwright
 
-from core import alarms, read
+from core import alarms, lifecycle, read
 from core.cache.db import open_cache
 from core.clock import now_ms
+from core.contrast import ink_on
+from core.lifecycle import Change
 from dashboard import alarm_table, ui
 from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.apptest import open_page
@@ -68,7 +70,8 @@ def test_times_are_in_the_viewers_zone_and_severity_keeps_its_colour() -> None:
     assert shown.attrs["shown_times"][0] == "2026-09-21 19:43:20 Asia/Kolkata"  # 14:13:20 UTC, +05:30
     assert [int(t.timestamp() * 1000) for t in shown["Time"]] == [1_790_000_000_000, 1_789_999_000_000]
     for kind in ("alarm", "warning"):
-        assert f'background:{ui.colour_of(kind)}">{kind}</span>' in body
+        colour = ui.colour_of(kind)  # the severity's colour, in the ink that reads on it (core/contrast.py)
+        assert f'background:{colour};color:{ink_on(colour)}">{kind}</span>' in body
 
 
 def test_sort_orders_keep_the_newest_first_within_a_group() -> None:
@@ -134,6 +137,39 @@ def test_the_interactive_grid_is_one_toggle_away_and_in_the_url(seeded: Seeded) 
     grid = at.dataframe[0].value
     ranks = [alarms.severity_rank(t[0] if t else None) for t in grid["Type"]]
     assert ranks == sorted(ranks)  # the chosen order holds in the grid too
+
+
+def test_the_state_column_says_open_acknowledged_resolved_and_who_holds_it(seeded: Seeded) -> None:
+    """Issue 22: the Alarms page had no state column. The states and the holder are core/lifecycle.py's
+    (read through core.read.standings); an alarm samops never posted has none, and shows none."""
+    db = open_cache(seeded.path)
+    newest = "SELECT event_id, activity_time FROM activities ORDER BY activity_time DESC"
+    times = {int(r[1]) // 1000: str(r[0]) for r in db.execute(newest)}  # the table shows whole seconds
+    acked, resolved, still_open, taken = list(times.values())[:4]
+    opened = now_ms() - 10 * 60_000
+    lifecycle.open_alarms(db, [(e, opened) for e in (acked, resolved, still_open, taken)], opened)
+    lifecycle.apply(db, acked, Change.ACKNOWLEDGED, "U_ACK", opened + 60_000, opened_at=opened)
+    lifecycle.apply(db, resolved, Change.RESOLVED, "U_RES", opened + 60_000, opened_at=opened, note="ok")
+    lifecycle.apply(db, taken, Change.ASSIGNED, "U_TAKE", opened + 60_000, opened_at=opened)
+    expected = read.standings(db, [acked, resolved, still_open, taken])
+    db.close()
+
+    at = open_page("views/alarms.py")
+    shown = alarms_table(at)
+    assert shown is not None
+    found = {
+        times[int(row["Time"].timestamp())]: (row["State"], row["Held by"])
+        for row in shown.to_dict("records")
+    }
+    for event, state in expected.items():
+        assert found[event] == (state.state.value, state.holder or "")
+    assert found[still_open] == ("open", "") and found[acked][0] == "acknowledged"
+    assert found[resolved][0] == "resolved" and found[taken][1] == "U_TAKE"
+    assert {found[e] for e in found if e not in expected} == {("", "")}  # never posted: no state
+
+    at.toggle(key="alarms_grid").set_value(True).run()  # the grid carries the same columns
+    grid = at.dataframe[0].value
+    assert list(grid.columns[:4]) == ["Time", "Type", "State", "Held by"]
 
 
 # --- a real browser ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import re
 from html.parser import HTMLParser
 
 from core import read
+from core.contrast import READABLE, contrast
 from dashboard import charts
 
 
@@ -71,3 +72,15 @@ def test_the_cells_name_the_zone_they_are_in() -> None:
     table = charts.weekday_hour_table([read.WeekdayHourCount(weekday=1, hour=9, count=3)], "America/New_York")
     assert 'title="Tue 09:00 America/New_York: 3 alarms"' in table
     assert 'aria-label="Alarms by weekday and hour of day (America/New_York)"' in table and "UTC" not in table
+
+
+def test_every_cell_reads_at_wcag_contrast_and_every_header_has_a_name() -> None:
+    counts = [read.WeekdayHourCount(weekday=0, hour=h, count=h) for h in range(24)]  # every shade
+    parsed = Cells()
+    table = charts.weekday_hour_table(counts)
+    parsed.feed(table)
+    for cell in parsed.cells:
+        ink = re.search(r";color:(#[0-9a-f]{6})", cell["style"])
+        assert ink and contrast(ink.group(1), background(cell)) >= READABLE, cell
+    assert "<th></th>" not in table and '<th style="width:3em"></th>' not in table
+    assert ">Day</span></th>" in table  # the weekday column's header, for screen readers

@@ -166,7 +166,7 @@ def test_every_page_shows_hostile_service_text_as_text(page: str, cache: Seeded,
     assert_clean(at, errors)
     assert_shown_as_text(at, HOSTILE)
     if page == "panels":
-        assert at.subheader[0].value == literal(HOSTILE)
+        assert at.header[0].value == literal(HOSTILE)
         assert any(literal(HOSTILE) in c.value for c in at.caption)  # brand and model
         assert HOSTILE in at.selectbox(key="panels_panel").format_func(PANEL)  # an option: plain text
 

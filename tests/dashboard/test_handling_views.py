@@ -75,6 +75,14 @@ def test_handling_page_shows_the_figures_counted_by_hand(cache: Path) -> None:
     assert not at.error
 
 
+def test_handling_tables_show_a_dash_not_none_in_empty_cells(cache: Path) -> None:
+    """Issue 22: Streamlit's grid writes "None" in a missing value's cell unless given a placeholder."""
+    at = open_page("views/handling.py")
+    panels: pd.DataFrame = at.dataframe[1].value
+    assert bool(panels["TTR median (min)"].isna().to_numpy().any())  # nothing resolved: empty cells
+    assert [table.proto.placeholder for table in at.dataframe] == ["—"] * len(at.dataframe)
+
+
 def test_audit_page_filters_and_masks(cache: Path) -> None:
     at = open_page("views/audit.py")
     shown = at.dataframe[0].value

@@ -13,6 +13,7 @@ from core import lifecycle
 from core.cache import audit, outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.reference import is_reference
 from tests.support.bot import BotProcess, blocks_text, run_bot
 from tests.support.slack_standin import SlackStandIn
 
@@ -92,6 +93,7 @@ def test_acknowledge_twice_silence_and_panel_status(tmp_path: Path) -> None:
         "denied",
     )
     assert (entry.slack_user, entry.command, entry.outcome) == ("U_BOB", "alarm silence 777 120m", "ok")
+    assert is_reference(entry.reference) and is_reference(denied.reference)  # R-XXXXXX, like every row
 
 
 def test_acknowledge_and_silence_refuse_what_the_cache_does_not_hold(tmp_path: Path) -> None:

@@ -198,7 +198,7 @@ def test_storm_card_acknowledge_all_and_resolve_all(tmp_path: Path) -> None:
     assert lifecycle.get(db, "EV-S2").acknowledged_by == "U_OTHER"  # type: ignore[union-attr]
     commands = [(e.command, e.outcome) for e in reversed(audit.recent(db))]
     assert commands == [
-        ("alarm acknowledge all", "denied"),
+        (f"alarm acknowledge all {STORM_TS}", "denied"),  # its card named, as the write would be
         (f"alarm acknowledge all {STORM_TS}", "ok"),
         (f"alarm resolve all {STORM_TS}", "ok"),
         (f"alarm acknowledge all {STORM_TS}", "ok"),

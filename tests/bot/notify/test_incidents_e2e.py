@@ -114,7 +114,7 @@ def test_an_incident_out_of_order_is_one_card_acknowledged_as_a_whole(tmp_path: 
             [(ts, channel, count)] = query(db, "SELECT card_ts, channel, evidence FROM incidents")
             assert (edit.params["ts"], edit.params["channel"], channel, count) == (ts, CHANNEL, CHANNEL, 3)
             text = card_text(edit)
-            assert f"Incident on {panel_name} ({panel}): alarm, tamper, camera offline" in text
+            assert f"Incident on {panel_name} ({panel}): alarm, tamper, camera disabled" in text
             # The timeline in time order, not in the order the parts arrived.
             order = [
                 text.index("Burglary alarm"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from bot.render.alarms import alarm_card
+from bot.render.alarms import DETAILS_FIT, alarm_card, storm_details
 from bot.render.who_can import WHO_CAN_ACTION
 from core.alarms import Alarm
 
@@ -22,3 +22,16 @@ def test_a_card_asks_who_can_operate_its_panel() -> None:
 
 def test_a_card_without_a_panel_has_no_who_can_button() -> None:
     assert WHO_CAN_ACTION not in card_actions(None)
+
+
+def test_a_full_storm_reply_keeps_every_event_id() -> None:
+    """The most lines a reply is given, each as long as a line may be: no line (and no id) is cut off."""
+    long = "x" * 700
+    alarms = [
+        Alarm(f"EV-{i:04d}", 7, 1, 1_700_000_000_000 + i, long, "violation", "Burglary", "alarm", "Depot")
+        for i in range(DETAILS_FIT)
+    ]
+    reply = storm_details(alarms, ZoneInfo("UTC"))
+    text = str(reply.blocks)
+    assert len(reply.blocks or []) <= 50
+    assert all(f"`EV-{i:04d}`" in text for i in range(DETAILS_FIT))

@@ -76,6 +76,14 @@ class Settings(BaseSettings):
     poll_interval: float = _env("SAMOPS_POLL_INTERVAL", 5.0, gt=0)
     poll_overlap: float = _env("SAMOPS_POLL_OVERLAP", 120.0, ge=0)
     poll_concurrency: int = _env("SAMOPS_POLL_CONCURRENCY", 8, ge=1, le=64)
+    # History (docs/history.md), beside the poller: how far back reconciliation makes sure the cache holds
+    # every activity the service holds (late arrivals), seconds between its passes, how many days the
+    # backfill fills after the first start (the dashboard's default window), and the requests per second
+    # per organization that reconciliation and the backfill share (within the idle budget of 1/s).
+    late_window: float = _env("SAMOPS_LATE_WINDOW", 86_400.0, ge=0)
+    reconcile_interval: float = _env("SAMOPS_RECONCILE_INTERVAL", 60.0, gt=0)
+    history_days: float = _env("SAMOPS_HISTORY_DAYS", 7.0, ge=0, le=366)
+    history_rate: float = _env("SAMOPS_HISTORY_RATE", 0.2, gt=0)
 
     # Tiered freshness of the slow tables under `samops sync --every` (core/tiers.py): seconds between
     # refreshes of each panel's (or organization's) records, spread over the interval.

@@ -28,7 +28,7 @@ from bot.notify.quiet import QuietHours
 from bot.notify.source import Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
-from core import cache, lifecycle
+from core import cache, lifecycle, read
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
@@ -141,6 +141,11 @@ class Notifier:
             since = cache.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
             found = cache.undiscovered_alarms(self.db, since)
             cache.advance_watermark(self.db, found, now_ms())
+            # Late arrivals (docs/history.md): found by when samops saw them, their own time long past.
+            arrived = cache.undiscovered_arrivals(self.db, cache.seen_since(self.db, self.baseline()))
+            cache.advance_seen_watermark(self.db, len(arrived))
+            listed = {a.event_id for a in found}
+            found += sorted((a for a in arrived if a.event_id not in listed), key=lambda a: a.activity_time)
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
                 (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
@@ -159,7 +164,16 @@ class Notifier:
     def _open_lifecycle(self, found: list[Alarm], held: Mapping[str, int]) -> None:
         """Alarms to be posted start their lifecycle open (in discovery's transaction); those held back by a
         silence or maintenance window are recorded only."""
-        opened = [(a.event_id, a.activity_time) for a in found if a.event_id not in held]
+        seen = read.seen_times(self.db, [a.event_id for a in found])
+        # A late alarm's time to acknowledge starts when it reached samops, not when it happened.
+        opened = [
+            (
+                a.event_id,
+                seen[a.event_id] if read.is_late(a.activity_time, seen.get(a.event_id)) else a.activity_time,
+            )
+            for a in found
+            if a.event_id not in held
+        ]
         lifecycle.open_alarms(self.db, opened, self.clock())
 
     def escalate(self) -> int:

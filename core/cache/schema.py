@@ -437,7 +437,15 @@ def _v11_site_incidents(db: sqlite_utils.Database) -> None:
     execute(db, "CREATE INDEX IF NOT EXISTS camera_changes_seen ON camera_changes (first_seen)")
 
 
-def _v12_records_apart(db: sqlite_utils.Database) -> None:
+def _v12_activities_seen_at(db: sqlite_utils.Database) -> None:
+    # When samops first saw an activity arrive (core/cache/writes.py), NULL for history it read rather than
+    # watched (a first poll's day, the backfill): a late arrival is found, and posted, by this time, not by
+    # its own activityTime (docs/history.md).
+    execute(db, "ALTER TABLE activities ADD COLUMN seen_at INT")
+    execute(db, "CREATE INDEX IF NOT EXISTS idx_activities_seen_at ON activities (seen_at)")
+
+
+def _v13_records_apart(db: sqlite_utils.Database) -> None:
     # samops' own records live in records.db from here on (core/cache/records.py). `migrate` has copied
     # them there in a transaction of its own before this step drops the cache's copies: two files commit
     # apart, so the copy is done (and repeatable) before anything is dropped.
@@ -459,9 +467,10 @@ MIGRATIONS: list[Migration] = [
     _v9_quiet_windows,
     _v10_panel_access,
     _v11_site_incidents,
-    _v12_records_apart,
+    _v12_activities_seen_at,
+    _v13_records_apart,
 ]
-RECORDS_APART = 12  # the version from which the records tables live in records.db
+RECORDS_APART = 13  # the version from which the records tables live in records.db
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

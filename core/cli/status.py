@@ -68,6 +68,7 @@ def main(argv: list[str]) -> int:
         failing = status.failing_deliveries(db, 5)
         rejected = _rejected(db)
         schedules = _schedules(db, settings)
+        backfill = read.backfill_progress(db)
         filled_by = recorded(db)
     finally:
         db.close()
@@ -113,6 +114,7 @@ def main(argv: list[str]) -> int:
     )
     for name, every, oldest in refreshes:
         console.print(f"  {name} every {every}, spread over it; oldest refresh {ago(oldest, now)}")
+    console.print(_history_line(backfill, settings))
     console.print(f"Notifier backlog: {backlog:,} pending")
     for event_id, channel, attempts, error in failing:
         tried = counted(attempts, "attempt")
@@ -125,6 +127,24 @@ def main(argv: list[str]) -> int:
             f"  [yellow]{escape(key.describe(count))}[/yellow]", soft_wrap=True
         )  # one line, greppable
     return 0
+
+
+def _history_line(backfill: Any, settings: Any) -> str:
+    """Late events and the backfill of the dashboard's week (docs/history.md), in one line."""
+    from core.timefmt import utc
+
+    window, every = settings.late_window / 3600, settings.reconcile_interval
+    late = f"late events: the last {window:g} h reconciled every {every:g} s"
+    if backfill is None:
+        days = settings.history_days
+        return f"History: {late}; the backfill of {days:g} days waits for the alarm poller's first poll"
+    panels = counted(backfill.panels, "panel")
+    if backfill.done:
+        return f"History: {late}; backfill done ({panels}, from {utc(backfill.since)})"
+    return (
+        f"History: {late}; backfill {backfill.panels_done:,} of {panels} done; "
+        f"complete from {utc(backfill.until)}, filling back to {utc(backfill.since)}"
+    )
 
 
 def _schedules(db: Any, settings: Any) -> tuple[int | None, list[tuple[str, str, int | None]]]:

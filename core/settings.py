@@ -19,6 +19,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
+# Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` runs the bot with
+# `--demo-admin` it), an admin of the demo, so that every command and form can be tried.
+SLASH_USER = "U_SAMOPS_CLI"
 
 
 def _http_url(value: str) -> str:
@@ -128,6 +131,11 @@ class Settings(BaseSettings):
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
     dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
     dashboard_url: HttpUrl = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
+
+    @property
+    def demo_account(self) -> bool:
+        """Is the configured account the embedded simulator's demo one?"""
+        return (self.screen_name, self.password.get_secret_value()) == (DEMO_SCREEN_NAME, DEMO_PASSWORD)
 
     @property
     def db_path(self) -> Path:

@@ -25,7 +25,7 @@ from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.quiet import QuietHours
-from bot.notify.source import Source
+from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
 from core import cache, lifecycle, read
@@ -34,7 +34,7 @@ from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
 from core.errors import SamError
 from core.sqlite_lib import sqlite_utils
-from core.text import counted
+from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
@@ -54,6 +54,7 @@ class Notifier:
     _service_failing_since: int | None = None
     storm: StormCards = field(init=False)
     _service_error: str = ""
+    _login_recorded: str | None = None
     # Silences, maintenance, handovers and escalation run on it (tests pass a fake clock).
     clock: Callable[[], int] = now_ms
     quiet: QuietHours = field(init=False)
@@ -129,11 +130,31 @@ class Notifier:
         try:
             self.source.poll(self.db, self.baseline())
         except SamError as err:
-            self._service_failing_since = self._service_failing_since or now_ms()
             self._service_error = f"{type(err).__name__}: {err}"
-            log.warning("notify: the service failed: %s", self._service_error)
+            if self._service_failing_since is None:  # an outage is one line when it starts, one when it ends
+                self._service_failing_since = now_ms()
+                log.warning(
+                    "notify: the service failed: %s (polls go on; a line when it answers again)",
+                    self._service_error,
+                )
             return
+        finally:
+            self._record_login()
+        if self._service_failing_since is not None:
+            lasted = duration((now_ms() - self._service_failing_since) / 1000)
+            log.warning("notify: the service answers again, after %s unavailable", lasted)
         self._service_failing_since = None
+
+    def _record_login(self) -> None:
+        """The service client's refused-login back-off into the cache for `samops status`, when it changed."""
+        if not isinstance(self.source, ServiceSource):
+            return
+        refusal = self.source.client.login_backoff.refusal
+        now = refusal.to_json() if refusal is not None else None
+        if now != self._login_recorded:
+            with write_transaction(self.db):
+                cache.record_login_refusal(self.db, "notify", now)
+            self._login_recorded = now
 
     def discover(self) -> int:
         """Record every new alarm in the outbox ('pending', or 'silenced'), in one transaction."""

@@ -82,6 +82,7 @@ from core.cache.quiet import (
 from core.cache.quiet import lift as lift_window
 from core.cache.quiet import overlapping as overlapping_windows
 from core.cache.service import Service
+from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
 from core.cache.transactions import write_transaction
 from core.cache.writes import camera_row, upsert_dicts
@@ -145,6 +146,7 @@ __all__ = [
     "record_evidence",
     "record_failure",
     "record_held",
+    "record_login_refusal",
     "release_claim",
     "reopen_if_replaced",
     "save_card",

@@ -45,6 +45,7 @@ def ago(at: int | None, now: int) -> str:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from core import read
@@ -67,6 +68,7 @@ def main(argv: list[str]) -> int:
         backlog = status.outbox_backlog(db)
         failing = status.failing_deliveries(db, 5)
         rejected = _rejected(db)
+        refusals = status.login_refusals(db)
         schedules = _schedules(db, settings)
         backfill = read.backfill_progress(db)
         filled_by = recorded(db)
@@ -94,8 +96,6 @@ def main(argv: list[str]) -> int:
             f"[red]{error}[/red]" if stale else f"[dim]{error}[/dim]",
         )
     console.print(table)
-    from rich.markup import escape
-
     console.print(f"Records (back this file up): {escape(str(records_path(path)))}", soft_wrap=True)
     service = filled_by.service
     console.print(f"Service: {escape(str(service)) if service else 'not recorded yet'}", soft_wrap=True)
@@ -107,6 +107,11 @@ def main(argv: list[str]) -> int:
         )
     if filled_by.switched:
         console.print(f"  [yellow]service switched {escape(filled_by.switched)}[/yellow]", soft_wrap=True)
+    from core.client.login_backoff import Refusal
+
+    for part, text in refusals:
+        if (refusal := Refusal.from_json(text)) is not None:  # one line each, greppable
+            console.print(f"[red]Login ({part}): {escape(refusal.status(now))}[/red]", soft_wrap=True)
     polled, refreshes = schedules
     console.print(
         f"Schedules: activities every {settings.poll_interval:g} s by the alarm poller (`samops notify`), "
@@ -119,7 +124,6 @@ def main(argv: list[str]) -> int:
     for event_id, channel, attempts, error in failing:
         tried = counted(attempts, "attempt")
         console.print(f"  [red]{event_id}[/red] to {channel}: {tried}, last error: {error}")
-
     if rejected:
         console.print(f"Invalid records skipped by the last sync ({ago(rejected[0][1], now)}):")
     for key, _, count in rejected:

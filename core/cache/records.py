@@ -157,7 +157,7 @@ def copy_out_of_main(db: sqlite_utils.Database) -> int:
 
 
 def drop_from_main(db: sqlite_utils.Database) -> None:
-    """The cache's migration to version 12: its copies of the records tables go (copied out before)."""
+    """The cache's migration to RECORDS_APART (13): its copies of the records tables go (copied before)."""
     for table in tables_in_main(db):
         db.conn.execute(f"DROP TABLE main.[{table}]")
 

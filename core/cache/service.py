@@ -35,6 +35,8 @@ log = logging.getLogger("samops.cache")
 
 URL, ACCOUNT, SWITCHED = "service_url", "service_account", "service_switched"
 PREVIOUS = "previous"  # the folder, beside the files, that old services' files move to
+EMBEDDED = "the embedded simulator"  # what a loopback simulator's demo account is recorded as
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,11 @@ class Service:
     def of(cls, settings: Settings) -> Service:
         # Without any user:password@ in the URL: this is said on the console and in `samops status`.
         parts = urlsplit(str(settings.base_url))
+        if parts.hostname in LOOPBACK_HOSTS and settings.demo_account:
+            # The embedded simulator (or one like it) as its demo account: one service whatever its port,
+            # which `samops up` moves when 8080 is taken; counting each port apart would move the records
+            # aside on every such start.
+            return cls(EMBEDDED, settings.screen_name)
         url = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
         return cls(url.rstrip("/"), settings.screen_name)
 

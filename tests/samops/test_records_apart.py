@@ -135,7 +135,7 @@ def test_another_service_in_dotenv_shows_only_its_data_and_says_so(tmp_path: Pat
 
         assert synced.returncode == 0, synced.stderr
         [line] = [x for x in synced.stderr.splitlines() if "now configured" in x]
-        assert f"{first.base_url} as demo" in line and f"{second.base_url} as field-ops" in line
+        assert "the embedded simulator as demo" in line and f"{second.base_url} as field-ops" in line
         assert "nothing deleted" in line and "s3cret-9" not in synced.stderr
         # Exactly what a fresh folder synced from the second service holds: nothing of the first is left.
         fresh = tmp_path / "only-second"
@@ -151,7 +151,7 @@ def test_another_service_in_dotenv_shows_only_its_data_and_says_so(tmp_path: Pat
         status = run_samops(tmp_path, "status")
         assert status.returncode == 0, status.stderr
         assert f"Service: {second.base_url} as field-ops" in status.stdout
-        assert "service switched" in status.stdout and f"{first.base_url} as demo" in status.stdout
+        assert "service switched" in status.stdout and "the embedded simulator as demo" in status.stdout
     [aside] = (tmp_path / ".samops" / "previous").iterdir()
     assert set(rows(aside / "cache.db", "SELECT resource_id, name FROM panels")) == first_panels
 

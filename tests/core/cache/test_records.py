@@ -193,3 +193,16 @@ def test_the_service_said_never_carries_a_password_in_its_url() -> None:
     service = Service.of(Settings(base_url="https://ops:hunter2@sam.example.com/api/"))
     assert service == Service("https://sam.example.com/api", "demo")
     assert "hunter2" not in str(service)
+
+
+def test_the_embedded_simulator_is_one_service_whatever_its_port() -> None:
+    """`samops up` moves the simulator off 8080 when that port is taken: its demo account stays one service,
+    so a start on another port keeps the team's records; another account, or a host not on loopback, does
+    not."""
+
+    def of(url: str, **account: str) -> Service:
+        return Service.of(Settings(base_url=url, **account))
+
+    assert of("http://127.0.0.1:8080/api") == of("http://127.0.0.1:38417/api") == of("http://localhost:9/api")
+    assert of("http://127.0.0.1:8080/api") != of("http://127.0.0.1:8080/api", screen_name="field-ops")
+    assert of("http://127.0.0.1:8080/api") != of("https://sam.example.com/api")

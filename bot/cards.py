@@ -77,7 +77,9 @@ def drawing(ctx: AppContext) -> Drawing:
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved)."""
     state = lifecycle.get(d.db, alarm.event_id)
-    return render.alarm_card(alarm, d.zone_for(alarm.org_id), d.data_as_of, d.dashboard_url, state=state)
+    late = read.late_by(d.db, alarm.event_id)
+    zone = d.zone_for(alarm.org_id)
+    return render.alarm_card(alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late)
 
 
 def draw_storm(

@@ -28,7 +28,7 @@ from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
 from core.text import counted
-from core.timefmt import local
+from core.timefmt import age, local
 
 ACK = "alarm_ack"
 TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
@@ -127,8 +127,22 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     return " · ".join(parts)
 
 
+def late_line(alarm: Alarm, late_ms: int, zone: ZoneInfo) -> str:
+    """What a late alarm's card says: it happened a while before it reached samops (docs/history.md)."""
+    seen = alarm.activity_time + late_ms
+    return (
+        f":hourglass: *Late:* happened {age(alarm.activity_time, seen)}, reported now"
+        f" (reached samops at {local(seen, zone, seconds=True)})"
+    )
+
+
 def alarm_card(
-    alarm: Alarm, zone: ZoneInfo, data_as_of: int | None, dashboard_url: str, state: AlarmState | None = None
+    alarm: Alarm,
+    zone: ZoneInfo,
+    data_as_of: int | None,
+    dashboard_url: str,
+    state: AlarmState | None = None,
+    late_ms: int | None = None,
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -140,6 +154,8 @@ def alarm_card(
         f"*Kind*\n{or_dash(alarm.violation_type or alarm.event_type)}",
     ]
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
+    if late_ms is not None:
+        blocks.append(context(late_line(alarm, late_ms, zone)))
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if state is not None and (state.state is not State.OPEN or state.holder):

@@ -6,7 +6,9 @@ samops sits in them or in `core.read` (tests/test_storage_boundary.py holds both
 to stand alone is given its module's word here (`audit.record` is `record_audit`). core/read builds on this
 package, never the other way round; core's own modules import the modules here directly.
 
-- `db`: opening the file (`open_cache` to write, `open_reader` for pages); `transactions`: one write at once;
+- `db`: opening the files (`open_cache` to write, `open_reader` for pages; `reopen_if_replaced` once per
+  poll); `records`: which tables are the team's own, in records.db; `service`: one service per cache;
+  `transactions`: one write at once;
 - `outbox`: what the notifier discovered, posted and still has to post, its cards and its small state;
 - `incidents`: site incidents, their evidence and cards; `quiet`: silences and maintenance windows;
 - `claims`: keys taken once across processes; `audit`: what people did through the bot; `tasks`: task forms;
@@ -22,7 +24,7 @@ from core.cache.audit import recent as recent_audit
 from core.cache.audit import record as record_audit
 from core.cache.claims import claim_once, is_claimed
 from core.cache.claims import release as release_claim
-from core.cache.db import CacheUnavailableError, open_cache, open_reader
+from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
 from core.cache.incidents import IncidentRow, camera_changes_since, note_camera_changes
 from core.cache.incidents import alarms as incident_alarms
 from core.cache.incidents import by_card as incident_by_card
@@ -43,6 +45,7 @@ from core.cache.outbox import (
     CardCounts,
     CardThread,
     OutboxEntry,
+    advance_seen_watermark,
     advance_watermark,
     alarms_before,
     any_state,
@@ -60,11 +63,13 @@ from core.cache.outbox import (
     pending_channels,
     record_failure,
     save_card,
+    seen_since,
     set_state,
     silence_until,
     track_card,
     undetailed,
     undiscovered_alarms,
+    undiscovered_arrivals,
 )
 from core.cache.quiet import (
     add_window,
@@ -76,6 +81,8 @@ from core.cache.quiet import (
 )
 from core.cache.quiet import lift as lift_window
 from core.cache.quiet import overlapping as overlapping_windows
+from core.cache.service import Service
+from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
 from core.cache.transactions import write_transaction
 from core.cache.writes import camera_row, upsert_dicts
@@ -94,7 +101,10 @@ __all__ = [
     "IncidentRow",
     "KnownTask",
     "OutboxEntry",
+    "RecordsLostError",
+    "Service",
     "add_window",
+    "advance_seen_watermark",
     "advance_watermark",
     "alarms_before",
     "any_state",
@@ -136,9 +146,12 @@ __all__ = [
     "record_evidence",
     "record_failure",
     "record_held",
+    "record_login_refusal",
     "release_claim",
+    "reopen_if_replaced",
     "save_card",
     "save_task",
+    "seen_since",
     "set_incident_card",
     "set_state",
     "silence_panel",
@@ -146,6 +159,7 @@ __all__ = [
     "track_card",
     "undetailed",
     "undiscovered_alarms",
+    "undiscovered_arrivals",
     "upsert_dicts",
     "write_transaction",
 ]

@@ -92,7 +92,11 @@ def role_denied(ctx: AppContext, slack_user: str, needed: Role, org_id: int | No
 
 def role_denied_everywhere(ctx: AppContext, slack_user: str, needed: Role) -> str | None:
     """`role_denied` for a write that names no organization: it may land in any organization samops serves,
-    so a role from the service counts only when the service gives it in all of them (bot/roles.py)."""
+    so a role from the service counts only when the service gives it in all of them (bot/roles.py). Only
+    that is checked here: a role too low anywhere is the caller's to refuse, as it always was (a local run's
+    forms, a unit's write)."""
+    if ctx.roles.role_of(slack_user) < needed:
+        return None
     db = ctx.db()
     served = tuple(sorted({org for org, _ in read.organizations(db)} | set(read.panel_org_ids(db))))
     role = ctx.roles.explain_everywhere(slack_user, served).role

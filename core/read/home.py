@@ -15,6 +15,7 @@ from core.alarms import KINDS, LEVELS, Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
 from core.lifecycle import HOLDER_COLUMN, AlarmState, State, states
+from core.priorities import Priorities, Priority
 from core.read.freshness import Freshness, assess, freshness
 from core.read.incidents import IncidentSummary, open_incidents
 from core.read.quiet import QuietWindow, windows_in_force
@@ -44,6 +45,8 @@ class HomeAlarm:
     alarm: Alarm
     state: AlarmState | None  # None only if its record went between the two reads: open, then
     channel: str  # where the notifier posted it
+    priority: Priority | None = None  # when the read was given the priorities
+    overdue: bool = False  # still open past its priority's SLA
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,9 @@ class HomeData:
     user: str
     scope: Scope
     incidents: tuple[IncidentSummary, ...]  # open and acknowledged in scope, latest first, capped
-    alarms: tuple[HomeAlarm, ...]  # open and acknowledged in scope, most severe then newest first, capped
+    # open and acknowledged in scope, capped: by priority then oldest first when the read was given the
+    # priorities, else most severe then newest first
+    alarms: tuple[HomeAlarm, ...]
     alarms_total: int  # how many there are in all
     assigned: tuple[HomeAlarm, ...]  # not resolved and assigned to the user, anywhere; newest first, capped
     assigned_total: int
@@ -73,13 +78,36 @@ class HomeData:
     now: int
 
 
-def home_data(db: sqlite_utils.Database, user: str, scope: Scope, now: int, limit: int = 15) -> HomeData:
+def priority_sql(db: sqlite_utils.Database, priorities: Priorities, table: str = "a") -> str:
+    """An SQL expression giving the priority's number (1 for P1) of the alarm in `table` (an `activities`
+    row), through a function registered on `db`'s connection: a read can order by priority and keep its
+    LIMIT, whatever the rules."""
+    name, rank = priorities.rank_sql()
+    db.conn.create_function(name, 5, rank, deterministic=True)
+    columns = ("violation_name", "violation_type", "event_type", "org_id", "resource_id")
+    return f"{name}({', '.join(f'{table}.{c}' for c in columns)})"
+
+
+def home_data(
+    db: sqlite_utils.Database,
+    user: str,
+    scope: Scope,
+    now: int,
+    limit: int = 15,
+    priorities: Priorities | None = None,
+) -> HomeData:
+    """With `priorities`, the alarms where the person works come by priority, then oldest first (the
+    longest waiting), each with its priority and whether it is overdue."""
     where, params = _scope_sql(scope)
-    order = f" ORDER BY {_LEVEL_SQL}, a.activity_time DESC, a.event_id LIMIT ?"
-    alarms = _alarms(db, where + order, [*params, limit])
+    if priorities is None:
+        order = f" ORDER BY {_LEVEL_SQL}, a.activity_time DESC, a.event_id LIMIT ?"
+    else:
+        order = f" ORDER BY {priority_sql(db, priorities)}, a.activity_time, a.event_id LIMIT ?"
+    alarms = _alarms(db, where + order, [*params, limit], priorities, now)
     total = int(scalar(db, f"SELECT count(*) {_FROM}{where}", params))
     mine = f" AND s.{HOLDER_COLUMN} = ?"
-    assigned = _alarms(db, f"{mine} ORDER BY a.activity_time DESC, a.event_id LIMIT ?", [user, limit])
+    tail = f"{mine} ORDER BY a.activity_time DESC, a.event_id LIMIT ?"
+    assigned = _alarms(db, tail, [user, limit], priorities, now)
     assigned_total = int(scalar(db, f"SELECT count(*) {_FROM}{mine}", [user]))
     return HomeData(
         user=user,
@@ -120,10 +148,25 @@ def _incidents(db: sqlite_utils.Database, scope: Scope, limit: int) -> tuple[Inc
     return tuple(mine[:limit])
 
 
-def _alarms(db: sqlite_utils.Database, tail: str, params: list[object]) -> tuple[HomeAlarm, ...]:
+def _alarms(
+    db: sqlite_utils.Database, tail: str, params: list[object], priorities: Priorities | None, now: int
+) -> tuple[HomeAlarm, ...]:
     rows = query(db, f"SELECT {ALARM_COLUMNS}, o.channel AS channel {_FROM}{tail}", params)
     found = states(db, [r["event_id"] for r in rows])
-    return tuple(HomeAlarm(alarm_from(r), found.get(r["event_id"]), r["channel"]) for r in rows)
+    return tuple(
+        _home_alarm(alarm_from(r), found.get(r["event_id"]), r["channel"], priorities, now) for r in rows
+    )
+
+
+def _home_alarm(
+    alarm: Alarm, state: AlarmState | None, channel: str, priorities: Priorities | None, now: int
+) -> HomeAlarm:
+    if priorities is None:
+        return HomeAlarm(alarm, state, channel)
+    still_open = state is None or state.state is State.OPEN
+    return HomeAlarm(
+        alarm, state, channel, priorities.of(alarm), still_open and priorities.overdue(alarm, now)
+    )
 
 
 def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:

@@ -24,13 +24,15 @@ P4 = "none"
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from core.alarms import Alarm, kind_of
 from core.clock import MINUTE_MS
@@ -211,3 +213,29 @@ def sla_text(minutes: float | None) -> str:
     if minutes >= 60 and minutes % 60 == 0:
         return f"{minutes / 60:g} h"
     return f"{minutes:g} min"
+
+
+class _PrioritySections(BaseModel):
+    """The two sections of the TOML this module owns; the rest of the file is the bot's to check."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    priorities: tuple[PriorityRule, ...] = ()
+    sla: SlaConfig = SlaConfig()
+
+
+def load_priorities(config_path: Path) -> Priorities:
+    """The priorities of the TOML at `config_path`, for a process that reads no other part of it (the
+    dashboard): the defaults when the file is missing or not TOML (the bot says why at its start); a
+    ValueError of one line naming the field when an entry is bad."""
+    try:
+        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return Priorities()
+    try:
+        sections = _PrioritySections.model_validate(data)
+    except ValidationError as err:
+        raise ValueError(
+            "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in err.errors(include_url=False))
+        ) from None
+    return Priorities(sections.priorities, sections.sla)

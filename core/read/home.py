@@ -18,6 +18,7 @@ from core.lifecycle import HOLDER_COLUMN, AlarmState, State, states
 from core.priorities import Priorities, Priority
 from core.read.freshness import Freshness, assess, freshness
 from core.read.incidents import IncidentSummary, open_incidents
+from core.read.priority_order import priority_sql
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import marks, query, scalar
 from core.sqlite_lib import sqlite_utils
@@ -76,16 +77,6 @@ class HomeData:
     quiet: tuple[QuietWindow, ...]  # silences and maintenance windows in force, soonest end first
     fresh: Freshness
     now: int
-
-
-def priority_sql(db: sqlite_utils.Database, priorities: Priorities, table: str = "a") -> str:
-    """An SQL expression giving the priority's number (1 for P1) of the alarm in `table` (an `activities`
-    row), through a function registered on `db`'s connection: a read can order by priority and keep its
-    LIMIT, whatever the rules."""
-    name, rank = priorities.rank_sql()
-    db.conn.create_function(name, 5, rank, deterministic=True)
-    columns = ("violation_name", "violation_type", "event_type", "org_id", "resource_id")
-    return f"{name}({', '.join(f'{table}.{c}' for c in columns)})"
 
 
 def home_data(

@@ -160,7 +160,9 @@ def _home_alarm(
     )
 
 
-def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
+def fingerprint(
+    db: sqlite_utils.Database, now: int, priorities: Priorities | None = None
+) -> tuple[object, ...]:
     """Changes whenever a Home could: an alarm's state, a new alarm in the outbox, a quiet window made,
     lifted or ending, the freshness shown (its time, failing tables, stale or not). A few indexed reads:
     cheap enough to run every few seconds whatever the history. The poller's own sync time, which moves
@@ -170,4 +172,26 @@ def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
     evidence = scalar(db, "SELECT max(rowid) FROM incident_evidence")  # a camera offline joining, too
     quiet = tuple(w.id for w in windows_in_force(db, now))
     fresh = assess(freshness(db, count_rows=False), now)
-    return (changes, outbox, evidence, quiet, fresh.as_of, tuple(t.table for t in fresh.failing), fresh.stale)
+    found = (
+        changes,
+        outbox,
+        evidence,
+        quiet,
+        fresh.as_of,
+        tuple(t.table for t in fresh.failing),
+        fresh.stale,
+    )
+    return found if priorities is None else (*found, _overdue_count(db, now, priorities))
+
+
+def _overdue_count(db: sqlite_utils.Database, now: int, priorities: Priorities) -> int:
+    """How many open alarms are past their SLA: it grows when one crosses, so the Home marking it is
+    republished though nothing else changed. Read over the open alarms only (alarm_state's index)."""
+    due = " ".join(f"WHEN {int(p)} THEN {ms}" for p in Priority if (ms := priorities.sla_ms(p)) is not None)
+    if not due:
+        return 0
+    sql = (
+        f"SELECT count(*) {_FROM} AND s.state = '{State.OPEN.value}'"
+        f" AND a.activity_time + (CASE {priority_sql(db, priorities)} {due} END) <= ?"
+    )
+    return int(scalar(db, sql, [now]))

@@ -209,3 +209,21 @@ def test_with_priorities_alarms_come_by_priority_then_oldest_first_overdue_marke
     capped = home_data(db, "U_TECH", scope, NOW, limit=2, priorities=rules)
     assert [a.alarm.event_id for a in capped.alarms] == ["EV-GRAY", "EV-ACKED"]
     assert capped.alarms_total == 5
+
+
+def test_with_priorities_the_fingerprint_moves_when_an_alarm_crosses_its_sla(
+    db: sqlite_utils.Database,
+) -> None:
+    from core.priorities import Priorities
+
+    add_alarm(db, "EV-P1", NOW - 60_000, "C_ALARMS", kind="alarm")  # P1: due at NOW + 60 s
+    add_alarm(db, "EV-P4", NOW - 60_000, "C_ALARMS", kind="gray")  # P4: never due
+    rules = Priorities()
+    first = fingerprint(db, NOW, rules)
+    assert fingerprint(db, NOW + 59_000, rules) == first  # time alone: nothing a Home shows changed
+    crossed = fingerprint(db, NOW + 60_000, rules)
+    assert crossed != first
+    assert fingerprint(db, NOW + 10 * 60_000, rules) == crossed  # crossed once
+    with write_transaction(db):
+        lifecycle.apply(db, "EV-P1", Change.ACKNOWLEDGED, "U1", NOW + 61_000, opened_at=NOW - 60_000)
+    assert fingerprint(db, NOW + 10 * 60_000, rules) != crossed

@@ -172,7 +172,7 @@ class Notifier:
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
-        return Escalator(self.db, self.config, self.delivery, self.clock).run()
+        return Escalator(self.db, self.config, self.delivery, self.clock, self.priorities).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL

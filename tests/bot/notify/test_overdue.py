@@ -24,10 +24,11 @@ from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
 
 
-def priority_notifier(db: Any, slack: SlackStandIn, clock: FakeClock, **toml: Any) -> Notifier:
-    config = parse_config(
-        {"notify": {"default_channel": "C_ALL", "storm": {"posts_per_second": 100}}, **toml}
-    )
+def priority_notifier(
+    db: Any, slack: SlackStandIn, clock: FakeClock, notify_extra: dict[str, Any] | None = None, **toml: Any
+) -> Notifier:
+    notify = {"default_channel": "C_ALL", "storm": {"posts_per_second": 100}, **(notify_extra or {})}
+    config = parse_config({"notify": notify, **toml})
     delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 100)
     n = Notifier(
         db, config.notify, delivery, CacheSource(), "http://d", clock=clock, priorities=config.priority_book()

@@ -2,10 +2,10 @@
 priority's acknowledgement SLA (core/priorities.py) is edited once, through the one refresh of
 bot/cards.py, so that it shows it is overdue. The notifier runs this every cycle.
 
-Once: a `claim_once` key per card records the edit; an edit Slack does not take now (pacing, a rate limit,
-an error) gives the claim back and is tried on a later cycle. Edits go through the delivery's pacing, so
-they share each channel's budget with the posts. Storm and incident cards are left as they are: their
-escalation speaks for their open alarms.
+Once: a `claim_once` key per card records the edit; an edit Slack defers (pacing, a rate limit) gives the
+claim back and is tried on a later cycle; one Slack refuses (the card was deleted) is not tried again.
+Edits go through the delivery's pacing, so they share each channel's budget with the posts. Storm and
+incident cards are left as they are: their escalation speaks for their open alarms.
 """
 
 from __future__ import annotations
@@ -60,10 +60,15 @@ class OverdueCards:
                 continue  # edited already (by this notifier or another)
             try:
                 cards.refresh(self.drawing(), card, self.delivery.update)
-            except (NotYet, DeliveryError) as err:
+            except NotYet as err:
                 cache.release_claim(self.db, key)
                 waiting.add(channel)  # its pace is spent: the rest of the channel waits for a later cycle
                 log.info("notify: marking the card %s in %s overdue waits (%s)", ts, channel, err)
+                continue
+            except DeliveryError as err:
+                # Slack refused the edit (the card deleted, the bot removed): asking again every cycle would
+                # not change that, so the claim stays and the card is left as it is.
+                log.warning("notify: could not mark the card %s in %s overdue: %s", ts, channel, err)
                 continue
             edited += 1
             label = self.priorities.of(alarm).label

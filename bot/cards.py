@@ -89,8 +89,11 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     urgency = render.Urgency(
         priority, d.priorities.sla.minutes(priority), still_open and d.priorities.overdue(alarm, d.clock())
     )
+    late = read.late_by(d.db, alarm.event_id)
     zone = d.zone_for(alarm.org_id)
-    return render.alarm_card(alarm, zone, d.data_as_of, d.dashboard_url, state=state, urgency=urgency)
+    return render.alarm_card(
+        alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late, urgency=urgency
+    )
 
 
 def draw_storm(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from core.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from core.client import SamClient
+    from core.client.login_backoff import Refusal
     from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
@@ -60,8 +62,19 @@ class AppContext:
                 if self._client is None:
                     from core.client import SamClient
 
-                    self._client = SamClient(self.settings)
+                    self._client = SamClient(self.settings, on_login=self._record_login)
         return self._client
+
+    def _record_login(self, refusal: Refusal | None) -> None:
+        """The client's refused-login back-off into the cache, for `samops status` (as the sync's)."""
+        from core import cache
+
+        try:
+            db = self.db()
+            with cache.write_transaction(db):
+                cache.record_login_refusal(db, "bot", refusal.to_json() if refusal is not None else None)
+        except sqlite3.Error as err:  # status loses a line; the login's own WARNING line was said
+            log.warning("could not record the login back-off for samops status: %s", err)
 
     @property
     def dashboard_url(self) -> str:
@@ -87,7 +100,9 @@ class AppContext:
             close()
 
 
-def build_context(settings: Settings | None = None, config: BotConfig | None = None) -> AppContext:
+def build_context(
+    settings: Settings | None = None, config: BotConfig | None = None, demo_admin: str | None = None
+) -> AppContext:
     """Everything from the settings (environment and `.env`); `config` defaults to the file `SAMOPS_CONFIG`
     names, which must exist when the user named it."""
     settings = settings or load_settings()
@@ -102,7 +117,10 @@ def build_context(settings: Settings | None = None, config: BotConfig | None = N
         config=config,
         signing_secret=signing_secret,
         web_client=web_client,
-        roles=RoleResolver(config.roles, web_client),
+        # The demo's admin only with the demo account: never an admin by flag on a service of your own.
+        roles=RoleResolver(
+            config.roles, web_client, demo_admin=demo_admin if settings.demo_account else None
+        ),
     )
     if ctx.roles.maps_service_roles:
         ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from slack_bolt import Ack
@@ -15,7 +16,7 @@ from bot.render.common import context, escape, section
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError
 from bot.writes import role_denied
-from core.errors import APIError, NotFoundError, SamError, TransportError
+from core.errors import APIError, LoginRefusedError, NotFoundError, SamError, TransportError
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -59,6 +60,8 @@ def failure_text(err: Exception) -> str:
         return "Not found: the service knows no such record here."
     if isinstance(err, TransportError):
         return "The service did not answer in time or could not be reached; try again soon."
+    if isinstance(err, LoginRefusedError):  # no request was sent: samops waits before logging in again
+        return f"samops cannot use the service now: {escape(str(err))}"
     if isinstance(err, APIError):
         return f"The service answered {err.status_code}: {escape(err.message or err.error or 'no details')}"
     if isinstance(err, SamError):
@@ -82,8 +85,10 @@ def open_modal(
     raises, the modal shows why and the exception goes on to the router, which answers and audits it."""
     if ctx.local_mode or not inv.trigger_id:
         if without_slack is not None:
-            return without_slack()
-        return Reply(text="This command opens a form, which needs Slack; run it from Slack.")
+            reply = without_slack()
+        else:
+            reply = Reply(text="This command opens a form, which needs Slack; run it from Slack.")
+        return local_form(inv, reply, build) if ctx.local_mode else reply
     try:
         opened = ctx.web_client.views_open(trigger_id=inv.trigger_id, view=loading_view(title, inv.reference))
     except (SlackApiError, SlackClientError, OSError) as err:
@@ -103,6 +108,34 @@ def open_modal(
     if _fill(ctx, inv, shown, built):
         return None
     return Reply(text=f"Slack would not show the form; try the command again (reference `{inv.reference}`).")
+
+
+def local_form(inv: Invocation, reply: Reply, build: Callable[[], View | Reply]) -> Reply:
+    """A local run (`samops slash`, no Slack): `reply`, plus the form itself for `samops slash --submit`
+    to fill and submit as Slack would, and a line naming its fields."""
+    built = build()
+    if isinstance(built, Reply):
+        return built  # nothing to edit: its text is the answer
+    fields = form_fields(built)
+    how = (
+        f"`samops slash` can fill this form and submit it: add `--submit field=value …` "
+        f"(fields: {', '.join(fields) or 'none'})"
+    )
+    return replace(
+        reply,
+        text=f"{reply.text}\n{how}",
+        blocks=[*reply.blocks, context(how)] if reply.blocks else [],
+        form=built,
+    )
+
+
+def form_fields(view: View) -> list[str]:
+    """The names a form's fields are submitted under (each input block's id), required ones marked `*`."""
+    names = []
+    for block in view.to_dict().get("blocks") or []:
+        if block.get("type") == "input" and block.get("block_id"):
+            names.append(str(block["block_id"]) + ("" if block.get("optional") else "*"))
+    return names
 
 
 def _fill(ctx: AppContext, inv: Invocation, shown: Mapping[str, Any], view: View) -> bool:

@@ -82,8 +82,10 @@ class RoleResolver:
         client: WebClient,
         ttl: float = GROUP_TTL_S,
         service: ServiceRoles | None = None,
+        demo_admin: str | None = None,
     ) -> None:
         self._roles = roles
+        self._demo_admin = demo_admin  # on the embedded simulator only: `samops slash`'s user (SLASH_USER)
         self._client = client
         self._ttl = ttl
         self._groups: dict[str, tuple[float, frozenset[str]]] = {}  # group -> (expires at, members)
@@ -103,6 +105,12 @@ class RoleResolver:
             via = self._listed(getattr(self._roles, key), user_id)
             if via is not None:
                 return RoleAnswer(role, f"listed in `[roles] {key}`{via}")
+        if self._demo_admin is not None and user_id == self._demo_admin:
+            return RoleAnswer(
+                Role.ADMIN,
+                "the user of `samops slash` is an admin of the demo on the embedded simulator "
+                "(on a service of your own, roles come from `[roles]`)",
+            )
         from_service, why_not = self._from_service(user_id, org_id)
         if from_service is not None:
             return from_service

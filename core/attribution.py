@@ -46,6 +46,8 @@ class GroupTest:
     known: Known
     concurrency: int = 8
     dense: bool = False  # expect most panels to have something new (a first poll reading history)
+    # Called before each request, page by page (reconciliation's pacing: core/history.py); None: unpaced.
+    pace: Callable[[], None] | None = None
     rounds: int = 0
     _found: dict[str, Attributed] = field(default_factory=dict)
 
@@ -65,6 +67,8 @@ class GroupTest:
         return sorted(found, key=lambda f: (f.activity.activity_time or 0, f.activity.event_id or ""))
 
     def _ask(self, group: list[int]) -> list[Activity]:
+        if self.pace is not None:
+            return paced_activities(self.client, self.pace, group, self.start, self.end, self.org)
         pages = self.client.iter_activities(group, start_time=self.start, end_time=self.end, org=self.org)
         return list(pages)
 
@@ -105,4 +109,24 @@ class GroupTest:
         return fresh
 
 
-__all__ = ["Attributed", "GroupTest", "Known"]
+def paced_activities(
+    client: SamClient, pace: Callable[[], None], ids: Sequence[int], start: int, end: int, org: int | None
+) -> list[Activity]:
+    """Every activity of operation 3 over `ids` in [start, end), `pace()` before each page."""
+    size, page = client.settings.page_size, client.settings.first_page
+    found: dict[str | None, Activity] = {}
+    while True:
+        pace()
+        answer = client.list_activities(
+            ids, page=page, page_size=size, org=org, start_time=start, end_time=end
+        )
+        items = answer.activities or []
+        for activity in items:
+            found.setdefault(activity.event_id, activity)
+        page += 1
+        total = answer.total_records
+        if len(items) < size or (total is not None and (page - client.settings.first_page) * size >= total):
+            return list(found.values())
+
+
+__all__ = ["Attributed", "GroupTest", "Known", "paced_activities"]

@@ -3,6 +3,7 @@
     SamError
     ├── APIError (status_code, error, message, path, method)
     │   ├── BadRequestError (400)   ├── AuthenticationError (401)   ├── NotFoundError (404)
+    │   │                           └── LoginRefusedError (a refused login, not asked again yet)
     │   ├── RateLimitError (429)    └── ServerError (5xx)
     ├── TransportError (network, timeout)
     └── ResponseFormatError (non-JSON, empty or truncated response)
@@ -63,6 +64,19 @@ class BadRequestError(APIError):
 
 class AuthenticationError(APIError):
     """401: missing, invalid or expired token, or wrong credentials at login."""
+
+
+class LoginRefusedError(AuthenticationError):
+    """The service refused this account's login (401 or 403) recently, and samops does not ask again before
+    `retry_at_ms` (core/client/login_backoff.py): a stream of wrong passwords locks accounts. No request was
+    sent; `status_code` is the refusal's."""
+
+    def __init__(self, status_code: int, message: str, retry_at_ms: int) -> None:
+        super().__init__(status_code, message=message, path="/auth/login", method="POST")
+        self.retry_at_ms = retry_at_ms
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class NotFoundError(APIError):

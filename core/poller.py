@@ -86,9 +86,17 @@ class Poller:
                 report.errors.append(f"activities of organization {org}: {err}")
                 first = first or err
                 continue
+            # What samops saw arrive is stamped (docs/history.md); not history: a first poll's day, or what
+            # the overlap reaches before the window the first poll read.
+            history_from = (since or report.started_at) - self.history_ms
+            watched = [
+                f for f in found if cursor is not None and (f.activity.activity_time or 0) >= history_from
+            ]
             with write_transaction(db):
-                rows = [_row(f, org) for f in found]
+                rows = [attributed_row(f, org) for f in found if f not in watched]
                 upsert_activities(db, "activities", rows)
+                seen = [attributed_row(f, org) for f in watched]
+                upsert_activities(db, "activities", seen, seen_at=report.started_at)
                 _set_cursor(db, org, report.started_at)
             report.new += len(found)
             report.rounds = max(report.rounds, rounds)
@@ -98,6 +106,11 @@ class Poller:
             raise first
         self.last_success = report.started_at
         return report
+
+    @property
+    def panels(self) -> dict[int, list[int]]:
+        """The panels polled now, per organization (0: none): what reconciliation and the backfill cover."""
+        return self._panels
 
     def floor(self, db: sqlite_utils.Database) -> int | None:
         """The oldest activity time the next poll may write: the oldest cursor of the organizations polled,
@@ -159,7 +172,7 @@ def known_events(db: sqlite_utils.Database, event_ids: Collection[str]) -> set[s
     return activities.known_events(db, event_ids)
 
 
-def _row(found: Attributed, org: int) -> tuple[object, ...]:
+def attributed_row(found: Attributed, org: int) -> tuple[object, ...]:
     row = activity_row(found.activity, found.panel, org or None)
     # activity_row prefers a panel id sent on the record; here the group test's answer is the proof.
     return (row[0], found.panel, *row[2:])
@@ -183,4 +196,4 @@ def _set_cursor(db: sqlite_utils.Database, org: int, cursor: int) -> None:
     save_cursors(db, CURSOR_TABLE, [(org, cursor)])
 
 
-__all__ = ["PollReport", "Poller", "known_events"]
+__all__ = ["CURSOR_TABLE", "PollReport", "Poller", "attributed_row", "known_events"]

@@ -19,6 +19,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
+# Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` runs the bot with
+# `--demo-admin` it), an admin of the demo, so that every command and form can be tried.
+SLASH_USER = "U_SAMOPS_CLI"
 
 
 def _http_url(value: str) -> str:
@@ -76,6 +79,14 @@ class Settings(BaseSettings):
     poll_interval: float = _env("SAMOPS_POLL_INTERVAL", 5.0, gt=0)
     poll_overlap: float = _env("SAMOPS_POLL_OVERLAP", 120.0, ge=0)
     poll_concurrency: int = _env("SAMOPS_POLL_CONCURRENCY", 8, ge=1, le=64)
+    # History (docs/history.md), beside the poller: how far back reconciliation makes sure the cache holds
+    # every activity the service holds (late arrivals), seconds between its passes, how many days the
+    # backfill fills after the first start (the dashboard's default window), and the requests per second
+    # per organization that reconciliation and the backfill share (within the idle budget of 1/s).
+    late_window: float = _env("SAMOPS_LATE_WINDOW", 86_400.0, ge=0)
+    reconcile_interval: float = _env("SAMOPS_RECONCILE_INTERVAL", 60.0, gt=0)
+    history_days: float = _env("SAMOPS_HISTORY_DAYS", 7.0, ge=0, le=366)
+    history_rate: float = _env("SAMOPS_HISTORY_RATE", 0.2, gt=0)
 
     # Tiered freshness of the slow tables under `samops sync --every` (core/tiers.py): seconds between
     # refreshes of each panel's (or organization's) records, spread over the interval.
@@ -120,6 +131,11 @@ class Settings(BaseSettings):
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
     dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
     dashboard_url: HttpUrl = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
+
+    @property
+    def demo_account(self) -> bool:
+        """Is the configured account the embedded simulator's demo one?"""
+        return (self.screen_name, self.password.get_secret_value()) == (DEMO_SCREEN_NAME, DEMO_PASSWORD)
 
     @property
     def db_path(self) -> Path:

@@ -80,6 +80,10 @@ class SyncReport:
     errors: list[str] = field(default_factory=list)
     panels: int = 0
     rejected: dict[RejectionKey, int] = field(default_factory=dict)  # records dropped as invalid
+    # Why nothing of the service was reached this run (its login, or every fetch, failed): an outage, which
+    # a console says once when it starts and once when it ends, not every cycle (core/cli/sync.py).
+    outage: str | None = None
+    asked: bool = False  # whether this run sent the service anything (a kept session with nothing due: not)
 
     @property
     def ok(self) -> bool:
@@ -114,9 +118,11 @@ def run_sync(
     try:
         login, fresh = _login(db, client, options, report.started_at)
     except SamError as exc:
+        report.asked = True
         message = f"login: {exc}"
-        log.error("sync failed: %s", message)
+        log.debug("sync failed: %s", message)
         report.errors.append(message)
+        report.outage = message
         with write_transaction(db):
             for table in TABLES:
                 _record_state(db, table, report.started_at, [message], None)
@@ -158,7 +164,14 @@ def run_sync(
     else:  # a kept session's organizations and panels are what the cache has already
         written += ["organizations", "panels"]
     # Each table is written as soon as its last fetch is in, while the pool goes on with the next tables.
+    report.asked = fresh or bool(jobs)
     _fetch_all(jobs, fetched, options.concurrency, progress, write)
+    failures = [message for data in fetched.values() for message in data.errors]
+    if jobs and len(failures) >= len(jobs):
+        report.outage = failures[0]  # not one fetch went through: one line for the run, said by the caller
+    else:
+        for message in failures:
+            log.warning("sync: %s", message)
     for table in tables:
         # A tier with nothing due and nothing from the login: untouched.
         if table not in written and (table not in due or due[table] or fetched[table].by_scope):
@@ -352,7 +365,6 @@ def _fetch_all(
                 rows, cursor = future.result()
             except Exception as exc:  # noqa: BLE001  # one table of one scope failing must not stop the others
                 message = f"{table} of {label}: {exc}"
-                log.warning("sync: %s", message)
                 into.failed_scopes.add(scope)
                 into.errors.append(message)
             else:

@@ -37,6 +37,18 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def duration(seconds: float) -> str:
+    """30 s, 4 min 10 s, 2 h 5 min: how long a wait or an outage is, in the words a console line uses."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        minutes, rest = divmod(seconds, 60)
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
 # Where a linker recognises a link, a zero-width space breaks it: Slack's servers turn a bare URL, a `www.`
 # host or a domain name in mrkdwn into a link, and GitHub-flavoured markdown (the dashboard's) does the same.
 # The text still reads the same; nothing in it is a link to a page any more. An e-mail address is left whole:

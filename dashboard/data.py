@@ -53,6 +53,13 @@ def freshness(path: str) -> list[read.TableFreshness]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def backfill(path: str) -> read.Backfill | None:
+    """The backfill of the dashboard's week and how far it got (`core.read.history`)."""
+    with _reader(path) as db:
+        return read.backfill_progress(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def newest_activity(path: str) -> int | None:
     with _reader(path) as db:
         return read.newest_activity(db)

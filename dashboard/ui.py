@@ -46,8 +46,9 @@ def _unreadable(path: object, exc: BaseException) -> str:
     return f"The cache at `{path}` cannot be read: {data.one_line(str(exc))}"
 
 
-def start_page(title: str) -> str:
-    """Show the page title and the freshness banner; return the cache path, or stop with a notice."""
+def start_page(title: str, period: bool = False) -> str:
+    """Show the page title and the freshness banner (and, on a page that shows a period, from when its
+    data is complete); return the cache path, or stop with a notice."""
     st.title(title)
     path = db_path()
     try:
@@ -59,7 +60,23 @@ def start_page(title: str) -> str:
         st.info(NO_DATA, icon=":material/hourglass_empty:")
         st.stop()
     freshness_banner(str(path))
+    if period:
+        history_notice(str(path))
     return str(path)
+
+
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
+def history_notice(path: str) -> None:
+    """While the backfill fills the dashboard's week (docs/history.md): from when the data is complete."""
+    state = data.backfill(path)
+    if state is None or state.done:
+        return
+    st.info(
+        f"**Complete from {when(state.until)}** — samops is still filling in the history before that, from "
+        f"{when(state.since)} ({state.panels_done} of {state.panels} panels done): counts and charts "
+        "before then are partial.",
+        icon=":material/history:",
+    )
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import logging
 import os
 import signal
 import socket
@@ -27,7 +28,14 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO
 
-from core.settings import DEMO_PASSWORD, DEMO_SCREEN_NAME, Settings, reachable_host, settings_or_report
+from core.settings import (
+    DEMO_PASSWORD,
+    DEMO_SCREEN_NAME,
+    SLASH_USER,
+    Settings,
+    reachable_host,
+    settings_or_report,
+)
 
 STOP_GRACE_S = 3.0  # SIGTERM, then SIGKILL: the whole stop stays within 5 s
 BACKOFF_MAX_S = 30.0
@@ -108,8 +116,27 @@ def simulator_port(wanted: int) -> int:
     if port_is_free(LOOPBACK, wanted):
         return wanted
     port = free_port()
-    log(f"port {wanted} is in use by another program; the simulator uses port {port} instead")
+    log(f"port {wanted} is in use by {who_holds(wanted)}; the simulator uses port {port} instead")
     return port
+
+
+def who_holds(port: int) -> str:
+    """ "samops itself (`samops up`, pid 4242 in /home/me/samops)" when it is, else "another program"."""
+    from samops.port_owner import samops_holding  # here: /proc is read only when a port is taken
+
+    owner = samops_holding(port)
+    return f"samops itself ({owner.describe()})" if owner is not None else "another program"
+
+
+def busy(port: int, how: str) -> str:
+    """Why up cannot take `port`, and what to do: a second samops is told apart from another program."""
+    holder = who_holds(port)
+    if holder == "another program":
+        return f"port {port} is in use by {holder}; stop it, or choose another port with {how}"
+    return (
+        f"port {port} is in use by {holder}: samops already runs; use that one, or stop it (Ctrl-C in its "
+        f"terminal) before starting another, or choose another port with {how}"
+    )
 
 
 def wait_http(url: str, child: Child, timeout: float) -> bool:
@@ -291,6 +318,9 @@ def main(argv: list[str]) -> int:
     try:
         if not start_service(args, where, settings, supervisor):
             return 1
+        if not where.embedded and (refused := login_refused(settings)) is not None:
+            print(f"samops up: {refused}", file=sys.stderr)
+            return USAGE_ERROR
         log(f"cache: {where.cache}")
         if not args.no_notify:
             # First, so that the first alarm does not wait for the first sync (minutes at fleet size).
@@ -298,8 +328,11 @@ def main(argv: list[str]) -> int:
         first_sync(where.env, supervisor, activities=args.no_notify)
         if supervisor.stopping.is_set():
             return 0
-        start_parts(args, where, supervisor)
-        print_where(args, where, settings)
+        parts = start_parts(args, where, supervisor)
+        late = wait_listening(parts, where, settings, supervisor.stopping)
+        if supervisor.stopping.is_set():
+            return 0
+        print_where(args, where, settings, late)
         code = supervisor.watch()
         log("stopping …")
         return code
@@ -322,7 +355,7 @@ def busy_ports(args: argparse.Namespace, settings: Settings, where: Plan) -> str
         # Another kind of address (IPv6, not this machine's): the child itself will say what is wrong.
         with contextlib.suppress(OSError):
             if not port_is_free(probe, port):
-                return f"port {port} is in use by another program; stop it, or choose another port with {how}"
+                return busy(port, how)
     return None
 
 
@@ -346,7 +379,30 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
         "SAM_PASSWORD": DEMO_PASSWORD,
     }
     log(f"using the embedded simulator at {env['SAM_BASE_URL']}, its demo account {DEMO_SCREEN_NAME}")
+    log(f"roles: {SLASH_USER}, the user of `samops slash`, is an admin of the demo (embedded simulator only)")
     return True
+
+
+def login_refused(settings: Settings) -> str | None:
+    """One login with the configured account before anything starts: a refused one (401 or 403) stops up
+    with one line, instead of every part retrying it (many services lock an account after a few wrong
+    passwords). A service that does not answer yet is only said: the parts keep trying, paced."""
+    from core.client import SamClient  # here: `samops up --help` stays instant
+    from core.client.login_backoff import ADVICE, reason, refused
+    from core.errors import SamError
+
+    once = settings.model_copy(update={"max_retries": 0})  # one request, not the client's retries
+    # The client's own WARNING would repeat the line below (up configures no logging: Python's last resort).
+    logging.getLogger("samops.client").addHandler(logging.NullHandler())
+    try:
+        with SamClient(once) as client:
+            client.login()
+    except SamError as err:
+        if refused(err):
+            who = f"the service at {settings.base_url} refused the login of {settings.screen_name!r}"
+            return f"{who} ({reason(err)}); {ADVICE}"
+        log(f"cannot log in to the service yet ({err}); starting anyway, the parts keep trying")
+    return None
 
 
 def first_sync(env: dict[str, str], supervisor: Supervisor, activities: bool) -> None:
@@ -370,7 +426,7 @@ def start_notifier(args: argparse.Namespace, supervisor: Supervisor) -> None:
     supervisor.add("notify", samops("notify", "--source", "service", *interval))
 
 
-def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -> None:
+def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -> dict[str, Child]:
     # Exactly one process polls activities: the notifier (it hosts the alarm poller, so an alarm reaches its
     # card in one poll; started before the first sync); the sync keeps the slow tables. Without the
     # notifier, the sync polls them itself.
@@ -378,13 +434,47 @@ def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -
         supervisor.add("sync", samops("sync", "--every", str(args.sync_every)))
     else:
         supervisor.add("sync", samops("sync", "--every", str(args.sync_every), "--no-activities"))
+    parts: dict[str, Child] = {}
     if not args.no_bot:
-        supervisor.add("bot", samops("bot"))
+        # On the embedded simulator, samops slash's user is an admin of the demo: every command can be tried.
+        demo = ["--demo-admin", SLASH_USER] if where.embedded else []
+        parts["bot"] = supervisor.add("bot", samops("bot", *demo))
     if not args.no_dashboard:
-        supervisor.add("dashboard", samops("dashboard", "--port", str(where.dashboard_port)))
+        parts["dashboard"] = supervisor.add(
+            "dashboard", samops("dashboard", "--port", str(where.dashboard_port))
+        )
+    return parts
 
 
-def print_where(args: argparse.Namespace, where: Plan, settings: Settings) -> None:
+LISTEN_TIMEOUT_S = 120.0  # the dashboard's cold start imports pandas and pyarrow: seconds on a small machine
+
+
+def wait_listening(
+    parts: dict[str, Child], where: Plan, settings: Settings, stopping: threading.Event
+) -> list[str]:
+    """Wait until the bot and the dashboard answer their health checks, so that the summary's URLs work when
+    it is printed; returns the parts that did not in LISTEN_TIMEOUT_S (or exited meanwhile)."""
+    checks = {}
+    if "bot" in parts and settings.slack_app_token is None:  # Socket Mode listens on no port
+        checks["bot"] = f"http://{reachable_host(settings.bot_host)}:{where.bot_port}/healthz"
+    if "dashboard" in parts:
+        checks["dashboard"] = (
+            f"http://{reachable_host(settings.dashboard_host)}:{where.dashboard_port}/_stcore/health"
+        )
+    deadline = time.monotonic() + LISTEN_TIMEOUT_S
+    while checks and time.monotonic() < deadline and not stopping.is_set():
+        for name, url in list(checks.items()):
+            proc = parts[name].proc
+            if proc is None or proc.poll() is not None:
+                continue  # it exited: the supervisor says so and restarts it
+            with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=1):
+                del checks[name]
+        stopping.wait(0.2)
+    return list(checks)
+
+
+def print_where(args: argparse.Namespace, where: Plan, settings: Settings, late: list[str]) -> None:
+    """The summary, printed once the bot and the dashboard listen (`late`: those that did not in time)."""
     env = where.env
     lines = [f"service:   {env['SAM_BASE_URL']}"]
     if where.embedded:
@@ -399,8 +489,14 @@ def print_where(args: argparse.Namespace, where: Plan, settings: Settings) -> No
             bot = f"http://{reachable_host(settings.bot_host)}:{where.bot_port}"
             lines.append(f"bot:       {bot}/slack/events (health: /healthz)")
             lines.append('try:       .venv/bin/samops slash "/sam help"   or   "/sam cameras"')
+            if where.embedded:
+                lines.append(
+                    f"           as {SLASH_USER}, an admin of the demo; --as U123 to try as someone else"
+                )
     if not args.no_notify:
         where_to = "Slack" if settings.slack_bot_token else "this console (no SLACK_BOT_TOKEN)"
         lines.append(f"alarms:    posted to {where_to}")
+    if late:
+        lines.append(f"not yet:   {' and '.join(late)} not answering after {LISTEN_TIMEOUT_S:g} s; see above")
     lines.append("stop:      Ctrl-C")
     print("\n".join(["", *lines, ""]), flush=True)

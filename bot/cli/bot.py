@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from bot.config import ConfigError
 from bot.secrets import secure_data_dir
+from core.client.login_backoff import refused
 from core.errors import SamError
 from core.redact import install
 from core.settings import settings_or_report
@@ -37,6 +38,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="HTTP mode: close a connection whose request head or body takes longer (default 10)",
     )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--demo-admin",
+        metavar="USER_ID",
+        help="a Slack user who is an admin of the demo; honoured only with the simulator's demo account "
+        "(`samops up` passes samops slash's user when it runs the embedded simulator)",
+    )
     return parser.parse_args(argv)
 
 
@@ -68,7 +75,7 @@ def main(argv: list[str]) -> int:
 
     secure_data_dir(settings.data_dir)
     try:
-        ctx = build_context(settings)
+        ctx = build_context(settings, demo_admin=args.demo_admin)
     except ConfigError as err:
         print(f"samops bot: {err}", file=sys.stderr)
         return 2
@@ -106,7 +113,8 @@ def _log_in_early(ctx: AppContext) -> None:
     try:
         ctx.client.login()
     except SamError as err:
-        log.warning("could not log in to the service yet: %s", err)
+        if not refused(err):  # a refused login: the client has said so in its one line, and when it retries
+            log.warning("could not log in to the service yet: %s", err)
 
 
 def _socket_mode(app: App, app_token: str) -> int:

@@ -111,7 +111,13 @@ def run(
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     mode = "console" if delivery.console else "slack"
     log.info("samops notify: source %s, %s delivery, every %g s", source.name, mode, interval)
-    notifier.run(interval, stop, once=args.once)
+    if isinstance(source, ServiceSource) and not args.once:
+        source.start_history(Path(args.db or settings.db_path))
+    try:
+        notifier.run(interval, stop, once=args.once)
+    finally:
+        if isinstance(source, ServiceSource) and source.history is not None:
+            source.history.close()
     return 0
 
 

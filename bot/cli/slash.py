@@ -1,9 +1,12 @@
-"""`samops slash "/sam panel 1001" [--as USER_ID]`: be Slack for one slash command.
+"""`samops slash "/sam panel 1001" [--as USER_ID] [--submit FIELD=VALUE ...]`: be Slack for one slash
+command, and for the form it opens.
 
 Sends the form body Slack would send, signed with the app's signing secret (X-Slack-Signature v0 over
 `v0:<timestamp>:<body>`), serves the command's `response_url` on a free loopback port, waits for the
-answer(s) and prints them as text. Exit 0 when an answer came, 1 on a timeout or an HTTP error, 2 on a
-usage error.
+answer(s) and prints them as text. A command that opens a form (a modal) answers, in a local run, with the
+form and its fields; `--submit` fills it (FIELD=VALUE for each field to set, the others keep their initial
+values) and submits it as a view_submission, signed alike, then prints the answer. Exit 0 when an answer
+came, 1 on a timeout, an HTTP error or a form the bot refused, 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.render.common import blocks_to_text
 from bot.secrets import read_local_secret
-from core.settings import Settings, settings_or_report
+from core.settings import SLASH_USER, Settings, settings_or_report
 
 LINGER_S = 0.5  # after the first answer, how long to wait for more (a command may answer twice)
 
@@ -35,7 +38,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         description="Send a signed slash command to the running bot and print the answer.",
     )
     parser.add_argument("text", help='the command as typed in Slack, e.g. "/sam panel 1001"')
-    parser.add_argument("--as", dest="user", default="U_SAMOPS_CLI", help="Slack user id of the sender")
+    parser.add_argument(
+        "--as",
+        dest="user",
+        default=SLASH_USER,
+        help=f"Slack user id of the sender (default {SLASH_USER}: on the embedded simulator, a demo admin)",
+    )
     parser.add_argument("--channel", default="C_SAMOPS_CLI", help="Slack channel id the command comes from")
     parser.add_argument("--team", default="T_SAMOPS", help="Slack team (workspace) id")
     parser.add_argument(
@@ -43,6 +51,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for an answer")
     parser.add_argument("--json", action="store_true", help="print the answers as JSON instead of text")
+    parser.add_argument(
+        "--submit",
+        nargs="*",
+        metavar="FIELD=VALUE",
+        help="fill the form the command opens and submit it as Slack would: FIELD=VALUE for each field to "
+        "set (several choices: comma-separated values); the others keep the form's initial values. "
+        'Example: samops slash "/sam task update 42" --submit name="Night patrol" dates=2026-12-01',
+    )
     return parser.parse_args(argv)
 
 
@@ -151,7 +167,7 @@ def main(argv: list[str]) -> int:
         )
         return 2
     command, text = split_command(args.text)
-    with ResponseCatcher() as catcher:
+    with ResponseCatcher() as catcher:  # open until the form's answer too: it comes to the same URL
         form = {
             "token": "samops-local",
             "team_id": args.team,
@@ -178,13 +194,65 @@ def main(argv: list[str]) -> int:
             print(f"samops slash: the bot answered HTTP {ack.status_code}: {ack.text[:200]}", file=sys.stderr)
             return 1
         answers = collect_with_ack(ack, catcher, args.timeout)
-    if not answers:
-        print(f"samops slash: no answer within {args.timeout:g} s", file=sys.stderr)
-        return 1
-    if args.json:
+        if not answers:
+            print(f"samops slash: no answer within {args.timeout:g} s", file=sys.stderr)
+            return 1
+        show(answers, args.json)
+        if args.submit is None:
+            return 0
+        return submit_form(args, answers, secret, catcher)
+
+
+def show(answers: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
         print(json.dumps(answers, indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(as_text(a) for a in answers))
+
+
+def submit_form(
+    args: argparse.Namespace, answers: list[dict[str, Any]], secret: str, catcher: ResponseCatcher
+) -> int:
+    """`--submit`: fill the form the command answered with, send it as Slack's view_submission, print the
+    bot's verdict (errors under fields) or its answer."""
+    from bot.cli.form_fill import FormError, fill, form_of, parse_pairs, submission
+    from bot.slash.registry import FORM_EVENT
+
+    view = form_of(answers, FORM_EVENT)
+    if view is None:
+        print("samops slash: --submit: this command opened no form", file=sys.stderr)
+        return 2
+    try:
+        values = fill(view, parse_pairs(args.submit))
+    except FormError as err:
+        print(f"samops slash: --submit: {err}", file=sys.stderr)
+        return 2
+    payload = submission(view, values, args.user, args.team)
+    body = urlencode({"payload": json.dumps(payload)}).encode()
+    try:
+        ack = httpx.post(args.url, content=body, headers=signed_headers(secret, body), timeout=args.timeout)
+    except httpx.HTTPError as err:
+        print(f"samops slash: cannot reach the bot at {args.url}: {err}", file=sys.stderr)
+        return 1
+    if ack.status_code != 200:
+        print(f"samops slash: the bot answered HTTP {ack.status_code}: {ack.text[:200]}", file=sys.stderr)
+        return 1
+    try:
+        verdict = ack.json() if ack.content.strip() else {}
+    except ValueError:
+        verdict = {}
+    if isinstance(verdict, dict) and verdict.get("response_action") == "errors":
+        errors = verdict.get("errors") or {}
+        print("\nThe form was not accepted:")
+        for field, error in errors.items():
+            print(f"  {field}: {error}")
+        return 1
+    print("\nSubmitted.")
+    after = catcher.collect(args.timeout)
+    if not after:
+        print(f"samops slash: no answer to the form within {args.timeout:g} s", file=sys.stderr)
+        return 1
+    show(after, args.json)
     return 0
 
 

@@ -26,17 +26,17 @@ from bot.notify.incidents import IncidentCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.quiet import QuietHours
-from bot.notify.source import Source
+from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
-from core import cache, lifecycle
+from core import cache, lifecycle, read
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
 from core.errors import SamError
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
-from core.text import counted
+from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
@@ -56,6 +56,7 @@ class Notifier:
     _service_failing_since: int | None = None
     storm: StormCards = field(init=False)
     _service_error: str = ""
+    _login_recorded: str | None = None
     # Silences, maintenance, handovers and escalation run on it (tests pass a fake clock).
     clock: Callable[[], int] = now_ms
     quiet: QuietHours = field(init=False)
@@ -137,11 +138,31 @@ class Notifier:
         try:
             self.source.poll(self.db, self.baseline())
         except SamError as err:
-            self._service_failing_since = self._service_failing_since or now_ms()
             self._service_error = f"{type(err).__name__}: {err}"
-            log.warning("notify: the service failed: %s", self._service_error)
+            if self._service_failing_since is None:  # an outage is one line when it starts, one when it ends
+                self._service_failing_since = now_ms()
+                log.warning(
+                    "notify: the service failed: %s (polls go on; a line when it answers again)",
+                    self._service_error,
+                )
             return
+        finally:
+            self._record_login()
+        if self._service_failing_since is not None:
+            lasted = duration((now_ms() - self._service_failing_since) / 1000)
+            log.warning("notify: the service answers again, after %s unavailable", lasted)
         self._service_failing_since = None
+
+    def _record_login(self) -> None:
+        """The service client's refused-login back-off into the cache for `samops status`, when it changed."""
+        if not isinstance(self.source, ServiceSource):
+            return
+        refusal = self.source.client.login_backoff.refusal
+        now = refusal.to_json() if refusal is not None else None
+        if now != self._login_recorded:
+            with write_transaction(self.db):
+                cache.record_login_refusal(self.db, "notify", now)
+            self._login_recorded = now
 
     def discover(self) -> int:
         """Record every new alarm in the outbox ('pending', or 'silenced'), in one transaction."""
@@ -149,6 +170,11 @@ class Notifier:
             since = cache.discovery_since(self.db, self.baseline(), self.source.floor(self.db))
             found = cache.undiscovered_alarms(self.db, since)
             cache.advance_watermark(self.db, found, now_ms())
+            # Late arrivals (docs/history.md): found by when samops saw them, their own time long past.
+            arrived = cache.undiscovered_arrivals(self.db, cache.seen_since(self.db, self.baseline()))
+            cache.advance_seen_watermark(self.db, len(arrived))
+            listed = {a.event_id for a in found}
+            found += sorted((a for a in arrived if a.event_id not in listed), key=lambda a: a.activity_time)
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
                 (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
@@ -167,7 +193,16 @@ class Notifier:
     def _open_lifecycle(self, found: list[Alarm], held: Mapping[str, int]) -> None:
         """Alarms to be posted start their lifecycle open (in discovery's transaction); those held back by a
         silence or maintenance window are recorded only."""
-        opened = [(a.event_id, a.activity_time) for a in found if a.event_id not in held]
+        seen = read.seen_times(self.db, [a.event_id for a in found])
+        # A late alarm's time to acknowledge starts when it reached samops, not when it happened.
+        opened = [
+            (
+                a.event_id,
+                seen[a.event_id] if read.is_late(a.activity_time, seen.get(a.event_id)) else a.activity_time,
+            )
+            for a in found
+            if a.event_id not in held
+        ]
         lifecycle.open_alarms(self.db, opened, self.clock())
 
     def escalate(self) -> int:

@@ -15,6 +15,7 @@ only reads it. Discovery of new alarms is the same query for both (see `service.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Protocol
 
 from core import cache, read
@@ -22,6 +23,7 @@ from core.cache import camera_row, upsert_dicts, write_transaction
 from core.client import SamClient
 from core.clock import now_ms
 from core.errors import SamError
+from core.history import History
 from core.poller import Poller
 from core.sqlite_lib import sqlite_utils
 
@@ -76,6 +78,16 @@ class ServiceSource:
             history_ms=int(history_hours * 3_600_000),
             concurrency=concurrency or settings.poll_concurrency,
         )
+
+        self.history: History | None = None
+
+    def start_history(self, db_path: Path) -> History:
+        """Reconciliation (late events) and the backfill of the dashboard's week beside the poller, on a
+        thread of their own (core/history.py, docs/history.md)."""
+        poller = self.poller
+        self.history = History(self.client, lambda: poller.panels, poller.history_ms, poller.overlap_ms)
+        self.history.start(db_path)
+        return self.history
 
     @property
     def client(self) -> SamClient:

@@ -30,7 +30,7 @@ from core.cache import CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
-from core.timefmt import local
+from core.timefmt import age, local
 
 ACK = "alarm_ack"
 TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
@@ -147,8 +147,17 @@ def priority_field(urgency: Urgency) -> str:
 
 def overdue_line(urgency: Urgency) -> str:
     return (
-        f":hourglass: *Overdue*: {urgency.priority.label} alarms are to be acknowledged within "
+        f":alarm_clock: *Overdue*: {urgency.priority.label} alarms are to be acknowledged within "
         f"{sla_text(urgency.sla_minutes)}, and nobody has yet"
+    )
+
+
+def late_line(alarm: Alarm, late_ms: int, zone: ZoneInfo) -> str:
+    """What a late alarm's card says: it happened a while before it reached samops (docs/history.md)."""
+    seen = alarm.activity_time + late_ms
+    return (
+        f":hourglass: *Late:* happened {age(alarm.activity_time, seen)}, reported now"
+        f" (reached samops at {local(seen, zone, seconds=True)})"
     )
 
 
@@ -158,6 +167,7 @@ def alarm_card(
     data_as_of: int | None,
     dashboard_url: str,
     state: AlarmState | None = None,
+    late_ms: int | None = None,
     urgency: Urgency | None = None,
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
@@ -172,6 +182,8 @@ def alarm_card(
     if urgency is not None:
         fields.append(priority_field(urgency))
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
+    if late_ms is not None:
+        blocks.append(context(late_line(alarm, late_ms, zone)))
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if urgency is not None and urgency.overdue:

@@ -122,6 +122,9 @@ def handover_digest(
         f"*Resolved*\n{life.resolved}",
         f"*Median time to acknowledge*\n{tta}",
     ]
+    if digest.late_received:
+        # Counted apart: they happened before the shift's alarms, and were timed from their arrival.
+        figures.insert(1, f"*Reported late*\n{digest.late_received} (timed from their arrival)")
     blocks.append(section("*This shift*", figures))
     # The figures count different things; say which, so "received 26, open 9" does not read as a sum.
     blocks.append(
@@ -155,6 +158,8 @@ def handover_digest(
         )
     )
     text = f"Shift handover {span}: {counted(digest.alarms_received, 'alarm')} received"
+    if digest.late_received:
+        text += f", {digest.late_received} reported late"
     return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
 
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from bot.roles import Role
 
 if TYPE_CHECKING:
+    from slack_sdk.models.views import View
+
     from bot.context import AppContext
 
 
@@ -43,6 +45,9 @@ class Invocation:
     reference: str = ""  # a short id for this invocation, in the logs and in error replies
 
 
+FORM_EVENT = "samops_form"  # the metadata event type of a Reply's form (`samops slash --submit` reads it)
+
+
 @dataclass(frozen=True)
 class Reply:
     """A message for `respond`. `blocks` are slack_sdk Block objects; `text` is the fallback."""
@@ -52,6 +57,8 @@ class Reply:
     in_channel: bool = False  # ephemeral unless the command means to share the answer
     # For writes: what changed, as plain text (not mrkdwn), without secrets (default: `text`, unescaped).
     audit_summary: str | None = None
+    # A local run (no Slack) only: the modal the command would open, for `samops slash --submit` to fill.
+    form: View | None = None
 
 
 Handler = Callable[[Invocation, "AppContext"], Reply | None]

@@ -20,8 +20,15 @@ from bot.listener_errors import REFERENCE, failure_text, log_failure
 from bot.render.common import blocks_to_dicts, escape, plain
 from bot.roles import Role
 from bot.slash.parse import parse_text
-from bot.slash.registry import WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
-from core.errors import APIError, NotFoundError, ResponseFormatError, SamError, TransportError
+from bot.slash.registry import FORM_EVENT, WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
+from core.errors import (
+    APIError,
+    LoginRefusedError,
+    NotFoundError,
+    ResponseFormatError,
+    SamError,
+    TransportError,
+)
 from core.reference import new_reference
 
 log = logging.getLogger(__name__)
@@ -51,6 +58,10 @@ def _error_reply(err: Exception, inv: Invocation, cmd: Subcommand) -> tuple[Repl
             f"The service did not answer in time or could not be reached; try again soon (reference `{ref}`)."
         )
         return Reply(text=text), "error"
+    if isinstance(err, LoginRefusedError):  # no request was sent: samops waits before logging in again
+        return Reply(
+            text=f"samops cannot use the service now: {escape(str(err))} (reference `{ref}`)."
+        ), "error"
     if isinstance(err, APIError):
         said = escape(err.message or err.error or "no details")
         return Reply(text=f"The service answered {err.status_code}: {said} (reference `{ref}`)."), "error"
@@ -160,6 +171,8 @@ def answer(respond: Respond, reply: Reply) -> None:
     }
     if reply.blocks:
         kwargs["blocks"] = blocks_to_dicts(reply.blocks)
+    if reply.form is not None:  # Slack-shaped message metadata: `samops slash` reads the form from it
+        kwargs["metadata"] = {"event_type": FORM_EVENT, "event_payload": {"view": reply.form.to_dict()}}
     respond(**kwargs)
 
 

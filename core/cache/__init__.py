@@ -43,6 +43,7 @@ from core.cache.outbox import (
     CardCounts,
     CardThread,
     OutboxEntry,
+    advance_seen_watermark,
     advance_watermark,
     alarms_before,
     any_state,
@@ -60,11 +61,13 @@ from core.cache.outbox import (
     pending_channels,
     record_failure,
     save_card,
+    seen_since,
     set_state,
     silence_until,
     track_card,
     undetailed,
     undiscovered_alarms,
+    undiscovered_arrivals,
 )
 from core.cache.quiet import (
     add_window,
@@ -76,6 +79,7 @@ from core.cache.quiet import (
 )
 from core.cache.quiet import lift as lift_window
 from core.cache.quiet import overlapping as overlapping_windows
+from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
 from core.cache.transactions import write_transaction
 from core.cache.writes import camera_row, upsert_dicts
@@ -95,6 +99,7 @@ __all__ = [
     "KnownTask",
     "OutboxEntry",
     "add_window",
+    "advance_seen_watermark",
     "advance_watermark",
     "alarms_before",
     "any_state",
@@ -136,9 +141,11 @@ __all__ = [
     "record_evidence",
     "record_failure",
     "record_held",
+    "record_login_refusal",
     "release_claim",
     "save_card",
     "save_task",
+    "seen_since",
     "set_incident_card",
     "set_state",
     "silence_panel",
@@ -146,6 +153,7 @@ __all__ = [
     "track_card",
     "undetailed",
     "undiscovered_alarms",
+    "undiscovered_arrivals",
     "upsert_dicts",
     "write_transaction",
 ]

@@ -148,6 +148,42 @@ def undiscovered_alarms(db: sqlite_utils.Database, since: int, limit: int = 10_0
     return [_alarm(r) for r in rows]
 
 
+# Late arrivals (docs/history.md): an activity the poller or reconciliation wrote is found by when samops
+# saw it (`activities.seen_at`), not by its own time, which may be a day behind every watermark. History read
+# rather than watched (a first poll's day, the backfill) has no seen_at and is never found here.
+SEEN_WATERMARK = "discovery_seen"
+SEEN_OVERLAP_MS = 60_000  # the seen_at of a transaction that committed after a later one's
+
+
+def seen_since(db: sqlite_utils.Database, baseline: int) -> int:
+    """Where discovery by arrival starts: the seen watermark minus the overlap, else the baseline."""
+    watermark = get_state(db, SEEN_WATERMARK)
+    return baseline if watermark is None else int(watermark) - SEEN_OVERLAP_MS
+
+
+def undiscovered_arrivals(db: sqlite_utils.Database, since: int, limit: int = 10_000) -> list[Alarm]:
+    """Alarms that samops saw arrive at or after `since` and that are not in the outbox yet, by arrival
+    (the index on seen_at keeps the cost that of the overlap)."""
+    rows = execute(
+        db,
+        f"SELECT {_ALARM_COLUMNS} FROM activities a LEFT JOIN panels p ON p.resource_id = a.resource_id "
+        "WHERE a.seen_at >= ? AND " + ALARM_SQL + " "
+        "AND NOT EXISTS (SELECT 1 FROM notify_outbox o WHERE o.event_id = a.event_id) "
+        "ORDER BY a.seen_at, a.activity_time, a.event_id LIMIT ?",
+        [since, limit],
+    ).fetchall()
+    return [_alarm(r) for r in rows]
+
+
+def advance_seen_watermark(db: sqlite_utils.Database, found: int, limit: int = 10_000) -> None:
+    """Move the seen watermark to the latest arrival in the cache (unless discovery stopped at `limit`)."""
+    if found >= limit:
+        return
+    latest = execute(db, "SELECT max(seen_at) FROM activities").fetchone()[0]
+    if latest is not None:
+        set_state(db, SEEN_WATERMARK, str(latest))
+
+
 def alarms_before(db: sqlite_utils.Database, since: int, until: int) -> list[Alarm]:
     """Alarms in [since, until), for the first-start summary."""
     rows = execute(

@@ -436,6 +436,14 @@ def _v11_site_incidents(db: sqlite_utils.Database) -> None:
     execute(db, "CREATE INDEX IF NOT EXISTS camera_changes_seen ON camera_changes (first_seen)")
 
 
+def _v12_activities_seen_at(db: sqlite_utils.Database) -> None:
+    # When samops first saw an activity arrive (core/cache/writes.py), NULL for history it read rather than
+    # watched (a first poll's day, the backfill): a late arrival is found, and posted, by this time, not by
+    # its own activityTime (docs/history.md).
+    execute(db, "ALTER TABLE activities ADD COLUMN seen_at INT")
+    execute(db, "CREATE INDEX IF NOT EXISTS idx_activities_seen_at ON activities (seen_at)")
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -451,6 +459,7 @@ MIGRATIONS: list[Migration] = [
     _v9_quiet_windows,
     _v10_panel_access,
     _v11_site_incidents,
+    _v12_activities_seen_at,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -46,6 +46,21 @@ def record_poll_state(db: sqlite_utils.Database, at: int, error: str | None, new
         )
 
 
+LOGIN_REFUSED = "login_refused:"  # + the part ("sync", "notify"): its refused-login back-off, as JSON
+
+
+def record_login_refusal(db: sqlite_utils.Database, part: str, refusal: str | None) -> None:
+    """`part`'s back-off after refused logins (`Refusal.to_json()`), or None once its login works again;
+    kept in `meta` so that `samops status` can say it."""
+    if refusal is None:
+        db.conn.execute("DELETE FROM meta WHERE key = ?", [LOGIN_REFUSED + part])
+        return
+    db.conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [LOGIN_REFUSED + part, refusal],
+    )
+
+
 def replace_rejections(db: sqlite_utils.Database, rows: Iterable[Sequence[object]]) -> None:
     """The records the last sync rejected, (operation, record, field, reason, count, at) each, in place of
     the previous sync's (caller's transaction)."""

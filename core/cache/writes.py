@@ -272,28 +272,38 @@ def activity_row(activity: Any, resource_id: int | None, org_id: int | None) -> 
     )
 
 
-def upsert_activities(db: sqlite_utils.Database, table: str, rows: Iterable[Sequence[Any]]) -> int:
+def upsert_activities(
+    db: sqlite_utils.Database, table: str, rows: Iterable[Sequence[Any]], seen_at: int | None = None
+) -> int:
     """Upsert activity tuples (ACTIVITY_FIELDS order) by event_id into `activities` or `push_history`;
-    for `activities` the hourly alarm counts of the hours touched are recounted in the same transaction."""
+    for `activities` the hourly alarm counts of the hours touched are recounted in the same transaction.
+    `seen_at`: when samops saw these arrive (a poll, a reconciliation), stamped on the activities new to the
+    cache only: the first write decides; None for history read rather than watched (docs/history.md)."""
     if table != "activities":
         return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
     rows = list(rows)
     with joined(db):
         # An upsert may move an event to another hour or make it no alarm: its old hour is recounted too.
         times = [row[3] for row in rows if row[3] is not None]
-        times += _stored_times(db, [row[0] for row in rows])
+        stored = _stored(db, [row[0] for row in rows])
+        times += [t for t in stored.values() if t is not None]
         count = upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
+        if seen_at is not None:
+            new = [(seen_at, row[0]) for row in rows if row[0] not in stored]
+            db.conn.executemany("UPDATE activities SET seen_at = ? WHERE event_id = ?", new)
         if times:
             rebuild_activity_hours(db, min(times), max(times))
     return count
 
 
-def _stored_times(db: sqlite_utils.Database, event_ids: Sequence[Any]) -> list[int]:
-    """The activity times stored now for these event ids (in chunks: SQLite bounds the number of ? in one
-    statement)."""
-    found: list[int] = []
+def _stored(db: sqlite_utils.Database, event_ids: Sequence[Any]) -> dict[Any, int | None]:
+    """The activity time stored now for each of these event ids the cache holds (in chunks: SQLite bounds
+    the number of ? in one statement)."""
+    found: dict[Any, int | None] = {}
     for start in range(0, len(event_ids), 500):
         chunk = event_ids[start : start + 500]
-        sql = f"SELECT activity_time FROM activities WHERE event_id IN ({','.join('?' * len(chunk))})"
-        found += [t for (t,) in db.conn.execute(sql, chunk) if t is not None]
+        sql = (
+            f"SELECT event_id, activity_time FROM activities WHERE event_id IN ({','.join('?' * len(chunk))})"
+        )
+        found.update(db.conn.execute(sql, chunk).fetchall())
     return found

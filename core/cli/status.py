@@ -45,6 +45,7 @@ def ago(at: int | None, now: int) -> str:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from core import read
@@ -65,7 +66,9 @@ def main(argv: list[str]) -> int:
         backlog = status.outbox_backlog(db)
         failing = status.failing_deliveries(db, 5)
         rejected = _rejected(db)
+        refusals = status.login_refusals(db)
         schedules = _schedules(db, settings)
+        backfill = read.backfill_progress(db)
     finally:
         db.close()
 
@@ -90,6 +93,11 @@ def main(argv: list[str]) -> int:
             f"[red]{error}[/red]" if stale else f"[dim]{error}[/dim]",
         )
     console.print(table)
+    from core.client.login_backoff import Refusal
+
+    for part, text in refusals:
+        if (refusal := Refusal.from_json(text)) is not None:  # one line each, greppable
+            console.print(f"[red]Login ({part}): {escape(refusal.status(now))}[/red]", soft_wrap=True)
     polled, refreshes = schedules
     console.print(
         f"Schedules: activities every {settings.poll_interval:g} s by the alarm poller (`samops notify`), "
@@ -97,12 +105,11 @@ def main(argv: list[str]) -> int:
     )
     for name, every, oldest in refreshes:
         console.print(f"  {name} every {every}, spread over it; oldest refresh {ago(oldest, now)}")
+    console.print(_history_line(backfill, settings))
     console.print(f"Notifier backlog: {backlog:,} pending")
     for event_id, channel, attempts, error in failing:
         tried = counted(attempts, "attempt")
         console.print(f"  [red]{event_id}[/red] to {channel}: {tried}, last error: {error}")
-    from rich.markup import escape
-
     if rejected:
         console.print(f"Invalid records skipped by the last sync ({ago(rejected[0][1], now)}):")
     for key, _, count in rejected:
@@ -110,6 +117,24 @@ def main(argv: list[str]) -> int:
             f"  [yellow]{escape(key.describe(count))}[/yellow]", soft_wrap=True
         )  # one line, greppable
     return 0
+
+
+def _history_line(backfill: Any, settings: Any) -> str:
+    """Late events and the backfill of the dashboard's week (docs/history.md), in one line."""
+    from core.timefmt import utc
+
+    window, every = settings.late_window / 3600, settings.reconcile_interval
+    late = f"late events: the last {window:g} h reconciled every {every:g} s"
+    if backfill is None:
+        days = settings.history_days
+        return f"History: {late}; the backfill of {days:g} days waits for the alarm poller's first poll"
+    panels = counted(backfill.panels, "panel")
+    if backfill.done:
+        return f"History: {late}; backfill done ({panels}, from {utc(backfill.since)})"
+    return (
+        f"History: {late}; backfill {backfill.panels_done:,} of {panels} done; "
+        f"complete from {utc(backfill.until)}, filling back to {utc(backfill.since)}"
+    )
 
 
 def _schedules(db: Any, settings: Any) -> tuple[int | None, list[tuple[str, str, int | None]]]:

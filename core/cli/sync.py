@@ -14,11 +14,16 @@ import sys
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from core.cli.cache_file import add_db_option
 from core.redact import install
 from core.sync import DEFAULT_OVERLAP_MS, Progress, SyncOptions, SyncReport
-from core.text import counted
+from core.text import counted, duration
+
+if TYPE_CHECKING:
+    from core.client import SamClient
+    from core.sqlite_lib import sqlite_utils
 
 PROG = "samops sync"
 log = logging.getLogger("samops.sync")
@@ -109,7 +114,7 @@ def _progress() -> Generator[Progress, None, None]:
 
 
 def _summary(report: SyncReport, seconds: float) -> str:
-    rows = ", ".join(f"{table} {n}" for table, n in report.rows.items())
+    rows = ", ".join(f"{table} {n}" for table, n in report.rows.items()) or "nothing due"
     deleted = sum(report.deleted.values())
     text = f"synced {counted(report.panels, 'panel')} in {seconds:.1f} s: {rows}"
     if deleted:
@@ -117,6 +122,51 @@ def _summary(report: SyncReport, seconds: float) -> str:
     if report.errors:
         text += f"; {len(report.errors)} failed (see `samops status`)"
     return text
+
+
+@contextmanager
+def _quiet() -> Generator[Progress | None, None, None]:
+    """No progress lines: the periodic sync says one line per cycle, its summary."""
+    yield None
+
+
+class Outage:
+    """The console's account of an outage: one line when the service stops answering, one when it answers
+    again with how long it did not, and nothing each cycle in between."""
+
+    def __init__(self, every: float | None) -> None:
+        self.every = every
+        self.since: float | None = None  # monotonic
+        self.since_clock = ""
+
+    def failed(self, reason: str) -> None:
+        if self.since is not None:
+            log.debug("the service is still unavailable: %s", reason)
+            return
+        self.since, self.since_clock = time.monotonic(), time.strftime("%H:%M:%S")
+        again = (
+            f" (the sync tries again every {self.every:g} s; a line when it is back)" if self.every else ""
+        )
+        log.warning("the service is unavailable, nothing synced: %s%s", reason, again)
+
+    def answered(self) -> None:
+        if self.since is None:
+            return
+        lasted = duration(time.monotonic() - self.since)
+        log.warning("the service answers again, after %s unavailable (since %s)", lasted, self.since_clock)
+        self.since = None
+
+
+def _record_login(db: sqlite_utils.Database, client: SamClient, recorded: str | None) -> str | None:
+    """The client's refused-login back-off into the cache for `samops status`, when it changed."""
+    from core.cache import sync_state, write_transaction
+
+    refusal = client.login_backoff.refusal
+    now = refusal.to_json() if refusal is not None else None
+    if now != recorded:
+        with write_transaction(db):
+            sync_state.record_login_refusal(db, "sync", now)
+    return now
 
 
 def main(argv: list[str]) -> int:
@@ -152,17 +202,26 @@ def main(argv: list[str]) -> int:
         refresh_rate=settings.refresh_rate,
     )
     code = 0
+    # --every (what `samops up` runs): one line per cycle, so no progress lines unless a bar on a terminal.
+    progress_of = _progress if args.every is None or sys.stderr.isatty() else _quiet
+    outage = Outage(args.every)
+    login: str | None = None
     try:
         with SamClient(settings) as client:
             while True:
                 started = time.monotonic()
                 try:
-                    with _progress() as progress:
+                    with progress_of() as progress:
                         report = run_sync(db, client, options, progress)
+                    login = _record_login(db, client, login)
                 except sqlite3.Error as exc:  # the cache itself failed (disk full, locked too long)
                     print(f"{PROG}: cannot write the cache {path}: {exc}", file=sys.stderr)
                     return 1
-                log.info("%s", _summary(report, time.monotonic() - started))
+                if report.outage is not None:
+                    outage.failed(report.outage)
+                elif report.asked or outage.since is None:  # a run that asked nothing proves nothing
+                    outage.answered()
+                    log.info("%s", _summary(report, time.monotonic() - started))
                 code = 0 if report.ok else 1
                 if args.every is None:
                     return code

@@ -16,6 +16,7 @@ import httpx
 from pydantic import ValidationError
 
 from core.client.deadline import DeadlineTransport, deadline
+from core.client.login_backoff import LoginBackoff, Refusal, refused
 from core.client.operations import LOGIN, Operation, R
 from core.client.rejections import Rejections
 from core.errors import (
@@ -105,6 +106,8 @@ class BaseClient:
         *,
         sleep: Callable[[float], None] = time.sleep,
         retry_after_cap: float = RETRY_AFTER_CAP_S,
+        clock: Callable[[], float] = time.monotonic,
+        on_login: Callable[[Refusal | None], None] | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.max_retries = self.settings.max_retries
@@ -121,6 +124,8 @@ class BaseClient:
         self._token: str | None = None
         self._session: LoginResult | None = None
         self.rejections = Rejections()  # records dropped from answers as invalid, per operation
+        # A refused login is not asked again at a steady rate; `on_login` hears of each change (for status).
+        self.login_backoff = LoginBackoff(clock, on_login)
         secret_filter.add(self.settings.password.get_secret_value())
 
     # --- lifetime ---------------------------------------------------------------------------------------
@@ -147,12 +152,20 @@ class BaseClient:
         return self._session
 
     def _login_locked(self) -> LoginResult:
+        self.login_backoff.check()  # raises, without a request, while a refused login's wait runs
         body = {
             "screenName": self.settings.screen_name,
             "password": self.settings.password.get_secret_value(),
             "rememberMe": True,
         }
-        result = self._call(LOGIN, body=body)
+        try:
+            result = self._call(LOGIN, body=body)
+        except APIError as err:
+            if refused(err):
+                log.warning("%s", self.login_backoff.refused(err).line(self.settings.screen_name))
+            raise
+        if (ended := self.login_backoff.succeeded()) is not None:
+            log.info("the service accepted the login again, after %d refused", ended.attempts)
         token = result.token.get_secret_value() if result.token else ""
         if not token:
             raise ResponseFormatError("the login result carries no token", method="POST", path="/auth/login")

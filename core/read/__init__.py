@@ -14,6 +14,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
 - `cards`: the cards the bot posted, found by channel and ts or by alarm;
+- `history`: from when the data is complete (the backfill), which alarms reached samops late;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
 
 A name too generic to stand alone is given its module's word here (`quiet.window` is `quiet_window`).
@@ -42,6 +43,8 @@ from core.read.handling import (
     state_counts,
 )
 from core.read.handover import Handover, handover
+from core.read.history import LATE_AFTER_MS, Backfill, complete_from, is_late, late_by, seen_times
+from core.read.history import backfill as backfill_progress
 from core.read.home import HomeAlarm, HomeData, home_data
 from core.read.home import Scope as HomeScope
 from core.read.home import fingerprint as home_fingerprint
@@ -75,12 +78,14 @@ from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
 from core.read.zones import UsersZones, organization_time_zone, users_zone
 
 __all__ = [
+    "LATE_AFTER_MS",
     "MAINTENANCE",
     "SEVERITY",
     "SILENCE",
     "SYNCED_TABLES",
     "AlarmFilter",
     "AlarmRow",
+    "Backfill",
     "CameraRow",
     "Card",
     "CardKind",
@@ -109,6 +114,7 @@ __all__ = [
     "WhoCan",
     "WhoCanEntry",
     "assess_freshness",
+    "backfill_progress",
     "camera_down",
     "camera_problems",
     "camera_summary",
@@ -117,6 +123,7 @@ __all__ = [
     "card_of_alarm",
     "card_states",
     "clean_text",
+    "complete_from",
     "count_alarms",
     "find_panels",
     "first_grouped",
@@ -128,9 +135,11 @@ __all__ = [
     "home_fingerprint",
     "hourly_counts",
     "incident_timeline",
+    "is_late",
     "iter_alarms",
     "kpi_hours",
     "kpis",
+    "late_by",
     "newest_activity",
     "noisiest_panels",
     "open_alarms",
@@ -146,6 +155,7 @@ __all__ = [
     "quiet_window",
     "recent_alarms",
     "search",
+    "seen_times",
     "site_panels",
     "standings",
     "state_counts",

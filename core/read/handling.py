@@ -1,7 +1,8 @@
 """How alarms are handled (core/lifecycle.py's tables): time to acknowledge and to resolve, per day and per
 panel; the alarms still open, by age; the states of a storm card's alarms.
 
-Time to acknowledge is acknowledged_at - opened_at (opened_at is the alarm's own time), time to resolve is
+Time to acknowledge is acknowledged_at - opened_at (opened_at is the alarm's own time, or for an alarm that
+reached samops late, when it arrived: docs/history.md), time to resolve is
 resolved_at - opened_at. The median is the middle value (the mean of the two middle ones for an even count);
 p90 is the nearest-rank 90th percentile: the smallest value with at least 90 % of the values at or below it.
 """
@@ -22,6 +23,7 @@ from core.cache.alarm_sql import ALARM_COLUMNS
 from core.clock import HOUR_MS, MINUTE_MS
 from core.lifecycle import HOLDER_COLUMN, State, states
 from core.priorities import Priorities, Priority
+from core.read.history import is_late
 from core.read.priority_order import priority_sql
 from core.read.rows import query, tuples
 from core.sqlite_lib import sqlite_utils
@@ -40,6 +42,7 @@ class Figures:
     resolved: int
     ttr_median: float | None
     ttr_p90: float | None
+    late: int = 0  # alarms that reached samops late (core.read.history): opened, and timed, from then
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,8 @@ def p90(values: Sequence[float]) -> float | None:
 _ROWS = (
     "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
     " s.acknowledged_at AS acknowledged_at, s.resolved_at AS resolved_at, a.resource_id AS resource_id,"
-    " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
+    " p.name AS panel_name, a.activity_time AS activity_time, a.seen_at AS seen_at"
+    " FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
     " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.opened_at >= ? AND s.opened_at < ?"
 )
 
@@ -129,7 +133,10 @@ def _figures(key: str, label: str, rows: Iterable[dict[str, Any]]) -> Figures:
     rows = list(rows)
     tta = [r["acknowledged_at"] - r["opened_at"] for r in rows if r["acknowledged_at"] is not None]
     ttr = [r["resolved_at"] - r["opened_at"] for r in rows if r["resolved_at"] is not None]
-    return Figures(key, label, len(rows), len(tta), median(tta), p90(tta), len(ttr), median(ttr), p90(ttr))
+    late = sum(is_late(r["activity_time"] or 0, r["seen_at"]) for r in rows)
+    return Figures(
+        key, label, len(rows), len(tta), median(tta), p90(tta), len(ttr), median(ttr), p90(ttr), late
+    )
 
 
 def open_alarms(

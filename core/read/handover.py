@@ -14,6 +14,7 @@ from core.cache.alarm_sql import alarm_sql
 from core.lifecycle import HOLDER_COLUMN, State
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import DISABLED, OFFLINE, camera_down, camera_summary
+from core.read.history import LATE_AFTER_MS
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import CameraRow, query, scalar, tuples
 from core.sqlite_lib import sqlite_utils
@@ -70,6 +71,9 @@ class Handover:
     quiet: tuple[QuietWindow, ...]  # silences and maintenance windows in force at `until`
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
     cameras_disabled: tuple[CameraRow, ...] = ()  # `enabled` false; never counted as offline
+    # Alarms that reached samops late in the shift (whatever their own time): counted apart, and their
+    # time to acknowledge is counted from their arrival (docs/history.md).
+    late_received: int = 0
 
 
 def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None) -> Handover:
@@ -86,7 +90,17 @@ def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | No
         quiet=tuple(windows_in_force(db, until, org_id)),
         lifecycle=_lifecycle(db, since, until, org_id),
         cameras_disabled=tuple(c for state, c in down if state == DISABLED),
+        late_received=_late(db, since, until, org_id),
     )
+
+
+def _late(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> int:
+    org, params = ("AND a.org_id = ?", [org_id]) if org_id is not None else ("", [])
+    sql = (
+        "SELECT count(*) FROM activities a WHERE a.seen_at >= ? AND a.seen_at < ?"
+        f" AND a.seen_at - a.activity_time > ? AND {ALARM_SQL} {org}"
+    )
+    return int(scalar(db, sql, [since, until, LATE_AFTER_MS, *params]))
 
 
 def _noisiest(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> list[PanelCount]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.cache.schema import REJECTED_RECORDS
+from core.cache.sync_state import LOGIN_REFUSED
 from core.read.rows import query, scalar
 from core.sqlite_lib import sqlite_utils
 
@@ -37,3 +38,9 @@ def rejected_records(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
         " ORDER BY count DESC, operation, field",
     )
     return [(r["operation"], r["record"], r["field"], r["reason"], r["at"], r["count"]) for r in rows]
+
+
+def login_refusals(db: sqlite_utils.Database) -> list[tuple[str, str]]:
+    """(part, its refused-login back-off as JSON) of each part whose logins the service refuses now."""
+    rows = query(db, "SELECT key, value FROM meta WHERE key LIKE ? ORDER BY key", [LOGIN_REFUSED + "%"])
+    return [(str(r["key"])[len(LOGIN_REFUSED) :], str(r["value"])) for r in rows]

@@ -28,7 +28,7 @@ RANGE_LABELS = {
     "all": "All",
 }
 
-path = ui.start_page("Alarms")
+path = ui.start_page("Alarms", period=True)
 
 orgs = dict(data.organizations(path))
 filters.seed("alarms_org", "org", filters.identifier)

@@ -26,6 +26,7 @@ def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
         {
             label: [r.label for r in rows],
             "Alarms": [r.alarms for r in rows],
+            "Of them late": [r.late for r in rows],
             "Acknowledged": [r.acknowledged for r in rows],
             "TTA median (min)": pd.Series([minutes(r.tta_median) for r in rows], dtype="Float64"),
             "TTA p90 (min)": pd.Series([minutes(r.tta_p90) for r in rows], dtype="Float64"),
@@ -36,12 +37,13 @@ def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
     )
 
 
-path = ui.start_page("Handling")
+path = ui.start_page("Handling", period=True)
 filters.seed("handling_period", "period", filters.choice(list(PERIODS)), default="7d")
 period = st.selectbox("Period", list(PERIODS), key="handling_period", format_func=PERIOD_LABELS.__getitem__)
 filters.publish({"period": period if period != "7d" else None})
 st.caption(
-    "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time. Median: the middle "
+    "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time, or, for an alarm that "
+    "reached samops late (counted apart), from when it arrived. Median: the middle "
     f"value; p90: 90 % of the alarms were handled at least this fast. Days are {zones.label()} days."
 )
 

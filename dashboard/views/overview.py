@@ -17,7 +17,7 @@ NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw h
 # core.cameras' other state of a camera that is down, named as the Cameras page and incident cards name it.
 DISABLED = " Disabled cameras (out of service, never counted as offline): {}; the Cameras page lists them."
 
-path = ui.start_page("Overview")
+path = ui.start_page("Overview", period=True)
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)

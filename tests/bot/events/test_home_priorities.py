@@ -76,7 +76,7 @@ def test_the_home_lists_open_alarms_by_priority_then_age(tmp_path: Path) -> None
         assert bot.send_event(event).status_code == 200
         [view] = slack.wait_for(lambda: [v for v in slack.home_views("U_TECH") if "EV-RED" in str(v)])
     text = blocks_text(view["blocks"])
-    listed = re.findall(r"\*(P\d)\* · \*open\*( · :hourglass: \*overdue\*)? · `(EV-[A-Z-]+)`", text)
+    listed = re.findall(r"\*(P\d)\* · \*open\*( · :alarm_clock: \*overdue\*)? · `(EV-[A-Z-]+)`", text)
     assert [(event_id, priority, bool(overdue)) for priority, overdue, event_id in listed] == [
         ("EV-BURGLARY", "P1", True),
         ("EV-FIRE", "P1", False),

@@ -1,0 +1,106 @@
+"""History beside the alarm poller (docs/history.md): reconciliation (late events, `core.reconcile`) and
+the backfill of the dashboard's week (`core.backfill`), on one thread of the process that polls, with its
+own connection to the cache and one pace (`core.pacing`) shared by both. A reconciliation pass goes first
+whenever it is due; the backfill fills a panel between passes.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from core.backfill import Backfiller
+from core.cache.db import open_cache
+from core.cache.outbox import get_state
+from core.client import SamClient
+from core.clock import DAY_MS
+from core.errors import SamError
+from core.pacing import Pacer, Stopped
+from core.poller import CURSOR_TABLE
+from core.read.cursors import cursors
+from core.reconcile import Reconciler
+from core.sqlite_lib import sqlite_utils
+
+log = logging.getLogger("samops.history")
+
+
+class History:
+    def __init__(
+        self,
+        client: SamClient,
+        panels: Callable[[], dict[int, list[int]]],
+        first_history_ms: int,
+        overlap_ms: int,
+        stop: threading.Event | None = None,
+    ) -> None:
+        settings = client.settings
+        self.stop = stop or threading.Event()
+        self.panels = panels  # the poller's, per organization
+        self.first_history_ms = first_history_ms
+        self.interval = settings.reconcile_interval
+        self.pacer = Pacer(settings.history_rate, self.stop)
+        late_ms = int(settings.late_window * 1000)
+        self.reconciler = Reconciler(client, self.pacer, late_ms, overlap_ms) if late_ms > 0 else None
+        self.backfiller = Backfiller(
+            client, self.pacer, int(settings.history_days * DAY_MS), first_history_ms
+        )
+        self._thread: threading.Thread | None = None
+
+    def start(self, db_path: Path) -> threading.Thread:
+        self._thread = threading.Thread(target=self.run, args=(db_path,), name="history", daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def close(self) -> None:
+        self.stop.set()
+        if self._thread is not None:
+            # A daemon: a request in flight is not waited for long (`samops up` stops within 5 s).
+            self._thread.join(timeout=2)
+
+    def run(self, db_path: Path) -> None:
+        db = open_cache(db_path, check_same_thread=False)
+        due = 0.0
+        try:
+            while not self.stop.is_set():
+                try:
+                    due = self.turn(db, due)
+                except Stopped:
+                    return
+                except (SamError, sqlite3.OperationalError) as err:
+                    # The service or the cache failed: the next turn asks again, from where it stopped.
+                    log.warning("history: %s: %s; trying again", type(err).__name__, err)
+                    self.stop.wait(min(self.interval, 30.0))
+                except Exception:
+                    # A fault of ours must not end late-event detection for the life of the process.
+                    log.exception("history: unexpected failure; trying again")
+                    self.stop.wait(min(self.interval, 30.0))
+        finally:
+            db.conn.close()
+
+    def turn(self, db: sqlite_utils.Database, due: float) -> float:
+        """One step: a reconciliation pass when due, else a panel of the backfill, else wait; returns when
+        the next pass is due (time.monotonic)."""
+        panels = self.panels()
+        polled = set(cursors(db, CURSOR_TABLE))  # organizations the poller has read once
+        if not panels or not polled:
+            self.stop.wait(1.0)
+            return due
+        if self.reconciler is not None and time.monotonic() >= due:
+            due = time.monotonic() + self.interval
+            baseline = get_state(db, "baseline")
+            floor = 0 if baseline is None else int(baseline) - self.first_history_ms
+            report = self.reconciler.run(db, panels, polled, floor)
+            if report.errors:
+                log.warning("history: %s", report.errors[0])
+            return due
+        if self.backfiller.step(db, {org: ids for org, ids in panels.items() if org in polled}):
+            return due
+        self.stop.wait(max(0.05, due - time.monotonic()) if self.reconciler is not None else self.interval)
+        return due
+
+
+__all__ = ["History"]

@@ -70,7 +70,7 @@ class Notifier:
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
         self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
-        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock)
+        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.priorities)
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock

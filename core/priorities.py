@@ -208,8 +208,8 @@ def sla_text(minutes: float | None) -> str:
     """ "2 min", "90 s", "1 h"; "none"."""
     if minutes is None:
         return "none"
-    if minutes < 1:
-        return f"{minutes * 60:g} s"
+    if minutes < 1 or (minutes < 60 and minutes % 1):
+        return f"{minutes * 60:g} s"  # "90 s", not "1.5 min"
     if minutes >= 60 and minutes % 60 == 0:
         return f"{minutes / 60:g} h"
     return f"{minutes:g} min"

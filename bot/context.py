@@ -87,11 +87,19 @@ class AppContext:
 
     def db(self) -> sqlite_utils.Database:
         """This thread's connection to the cache (SQLite connections are not shared between threads)."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            from core.cache import open_cache
+        from core.cache import RecordsLostError, Service, open_cache, reopen_if_replaced
 
-            db = self._local.db = open_cache(self.db_path)
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            try:
+                reopen_if_replaced(db)  # a cache deleted under the bot: a fresh one, never the deleted file
+                return db
+            except RecordsLostError as err:
+                # Said, then the records file there now (the notifier's fresh one, or a restored backup):
+                # never go on writing into a deleted one.
+                log.error("%s", err)
+                db.conn.close()
+        db = self._local.db = open_cache(self.db_path, service=Service.of(self.settings))
         return db
 
     def close(self) -> None:

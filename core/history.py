@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.backfill import Backfiller
-from core.cache.db import open_cache
+from core.cache.db import RecordsLostError, open_cache, reopen_if_replaced
 from core.cache.outbox import get_state
 from core.client import SamClient
 from core.clock import DAY_MS
@@ -67,8 +67,9 @@ class History:
         try:
             while not self.stop.is_set():
                 try:
+                    reopen_if_replaced(db)  # a cache deleted under it: a fresh one (docs/storage.md)
                     due = self.turn(db, due)
-                except Stopped:
+                except (Stopped, RecordsLostError):  # the notifier's own loop says the records are gone
                     return
                 except (SamError, sqlite3.OperationalError) as err:
                     # The service or the cache failed: the next turn asks again, from where it stopped.

@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sync": ("core.cli.sync:main", "pull the service into the local SQLite cache"),
     "status": ("core.cli.status:main", "show cache freshness, notifier backlog and last errors"),
     "audit": ("core.cli.audit:main", "show the audit log: who did what through the bot, and the outcome"),
+    "cache": ("core.cli.cache:main", "`samops cache reset`: rebuild the cache, keeping the team's records"),
     "bot": ("bot.cli.bot:main", "run the Slack app"),
     "slash": ("bot.cli.slash:main", "send a signed slash command to the running bot"),
     "notify": ("bot.cli.notify:main", "post alarms into Slack channels"),
@@ -30,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # they are installed (Streamlit brings them), only to map their scalar types: about 3 s of CPU that these
 # processes, which never hand it a pandas or numpy value, can skip. The dashboard is not among them: its
 # Streamlit server runs in a process of its own, which needs pandas anyway.
-CACHE_USERS = frozenset({"sync", "status", "audit", "bot", "notify"})
+CACHE_USERS = frozenset({"sync", "status", "audit", "cache", "bot", "notify"})
 
 
 def usage() -> str:

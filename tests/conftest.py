@@ -32,10 +32,36 @@ def xdist_group(item: pytest.Item) -> str:
     return next((package for package in SHARED_PACKAGES if path.startswith(package)), path)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks to name the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not os.environ.get("PYTEST_XDIST_WORKER") or config.getoption("dist") != "loadgroup":
-        return  # one process (no -n): the collection's order as it is
+def in_groups(config: pytest.Config) -> bool:
+    """Whether this process is an xdist worker of a `--dist loadgroup` run. On a worker xdist sets `dist` to
+    "no" and keeps the choice as `loadgroup` (xdist/remote.py, setup_config)."""
+    return bool(os.environ.get("PYTEST_XDIST_WORKER")) and bool(getattr(config.option, "loadgroup", False))
+
+
+def name_group(item: pytest.Item, group: str) -> None:
+    """Make the controller see `item` in `group`. xdist (3.8) tells it by appending `@group` to
+    `item._nodeid`, which pytest 9.2 no longer reads (its ids are structured, `item._id`): pytest-xdist
+    issue #1386. Without this every test was its own group: a module's tests went to all workers, each
+    starting the module's processes again, and a test reading what its module's earlier tests did (the
+    payload fuzz's audit check) could run where they had not. Once xdist names the group itself, this
+    does nothing."""
+    if item.nodeid.endswith(f"@{group}"):
+        return
+    structured = getattr(item, "_id", None)
+    if structured is not None and hasattr(structured, "parse"):
+        item._id = type(structured).parse(f"{item.nodeid}@{group}")
+    if not item.nodeid.endswith(f"@{group}"):
+        raise pytest.UsageError(
+            f"--dist loadgroup: cannot name {item.nodeid}'s group with this pytest and pytest-xdist; "
+            "run without -n (make test TEST_WORKERS=0)"
+        )
+
+
+# A wrapper: it marks and orders the tests before xdist's own hook reads the marks, and checks after it.
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    if not in_groups(config):
+        return (yield)  # one process (no -n): the collection's order as it is
     groups = {item: xdist_group(item) for item in items}
     first = {BROWSER_GROUP} | {groups[item] for item in items if item.get_closest_marker("slow")}
     first_seen: dict[str, int] = {}
@@ -46,6 +72,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Each group's tests together (a module's fixtures are not torn down and started again in between), in
     # the collection's order but for the longest groups, which come first.
     items.sort(key=lambda item: (groups[item] not in first, first_seen[groups[item]]))
+    result = yield
+    for item in items:
+        name_group(item, groups[item])
+    return result
 
 
 @pytest.fixture(scope="session")

@@ -86,12 +86,13 @@ def run(
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
     from bot.notify.source import CacheSource, ServiceSource, Source
-    from core.cache import open_cache
+    from core.cache import RecordsLostError, Service, open_cache
     from core.private import owner_only
     from core.read import UsersZones
 
+    _log_to_stderr()  # first: opening the cache may say that it moved another service's files aside
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
-    db = open_cache(args.db or settings.db_path)
+    db = open_cache(args.db or settings.db_path, service=Service.of(settings))
     config = config.reading_users_zones(UsersZones(lambda: db))  # as the bot's and the dashboard's
     source: Source
     if _source(args, config) == "service":
@@ -104,7 +105,6 @@ def run(
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
-    _log_to_stderr()
     notifier = Notifier(db, config, delivery, source, dashboard_url, priorities=priorities or Priorities())
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -115,6 +115,9 @@ def run(
         source.start_history(Path(args.db or settings.db_path))
     try:
         notifier.run(interval, stop, once=args.once)
+    except RecordsLostError as err:
+        log.error("samops notify: %s", err)
+        return 1
     finally:
         if isinstance(source, ServiceSource) and source.history is not None:
             source.history.close()

@@ -111,6 +111,8 @@ class Notifier:
         started, next_poll = False, 0.0
         while not stop.is_set():
             try:
+                # A cache deleted under the notifier: a fresh one, that this cycle's poll refills.
+                cache.reopen_if_replaced(self.db)
                 if not started:
                     self.start()
                     started = True

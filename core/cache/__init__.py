@@ -6,7 +6,9 @@ samops sits in them or in `core.read` (tests/test_storage_boundary.py holds both
 to stand alone is given its module's word here (`audit.record` is `record_audit`). core/read builds on this
 package, never the other way round; core's own modules import the modules here directly.
 
-- `db`: opening the file (`open_cache` to write, `open_reader` for pages); `transactions`: one write at once;
+- `db`: opening the files (`open_cache` to write, `open_reader` for pages; `reopen_if_replaced` once per
+  poll); `records`: which tables are the team's own, in records.db; `service`: one service per cache;
+  `transactions`: one write at once;
 - `outbox`: what the notifier discovered, posted and still has to post, its cards and its small state;
 - `incidents`: site incidents, their evidence and cards; `quiet`: silences and maintenance windows;
 - `claims`: keys taken once across processes; `audit`: what people did through the bot; `tasks`: task forms;
@@ -22,7 +24,7 @@ from core.cache.audit import recent as recent_audit
 from core.cache.audit import record as record_audit
 from core.cache.claims import claim_once, is_claimed
 from core.cache.claims import release as release_claim
-from core.cache.db import CacheUnavailableError, open_cache, open_reader
+from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
 from core.cache.incidents import IncidentRow, camera_changes_since, note_camera_changes
 from core.cache.incidents import alarms as incident_alarms
 from core.cache.incidents import by_card as incident_by_card
@@ -79,6 +81,7 @@ from core.cache.quiet import (
 )
 from core.cache.quiet import lift as lift_window
 from core.cache.quiet import overlapping as overlapping_windows
+from core.cache.service import Service
 from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
 from core.cache.transactions import write_transaction
@@ -98,6 +101,8 @@ __all__ = [
     "IncidentRow",
     "KnownTask",
     "OutboxEntry",
+    "RecordsLostError",
+    "Service",
     "add_window",
     "advance_seen_watermark",
     "advance_watermark",
@@ -143,6 +148,7 @@ __all__ = [
     "record_held",
     "record_login_refusal",
     "release_claim",
+    "reopen_if_replaced",
     "save_card",
     "save_task",
     "seen_since",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from core.cache.alarm_sql import alarm_sql
+from core.cache.records import copy_out_of_main, drop_from_main, migrate_records
 from core.cache.sql import execute
 from core.cache.transactions import write_transaction
 from core.clock import HOUR_MS
@@ -444,6 +445,13 @@ def _v12_activities_seen_at(db: sqlite_utils.Database) -> None:
     execute(db, "CREATE INDEX IF NOT EXISTS idx_activities_seen_at ON activities (seen_at)")
 
 
+def _v13_records_apart(db: sqlite_utils.Database) -> None:
+    # samops' own records live in records.db from here on (core/cache/records.py). `migrate` has copied
+    # them there in a transaction of its own before this step drops the cache's copies: two files commit
+    # apart, so the copy is done (and repeatable) before anything is dropped.
+    drop_from_main(db)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -460,7 +468,9 @@ MIGRATIONS: list[Migration] = [
     _v10_panel_access,
     _v11_site_incidents,
     _v12_activities_seen_at,
+    _v13_records_apart,
 ]
+RECORDS_APART = 13  # the version from which the records tables live in records.db
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -485,11 +495,18 @@ def _set_version(db: sqlite_utils.Database, version: int) -> None:
 
 
 def migrate(db: sqlite_utils.Database) -> int:
-    """Bring the cache to SCHEMA_VERSION, one transaction per step; returns the version found."""
+    """Bring the records (attached, core/cache/records.py) to RECORDS_VERSION, then the cache to
+    SCHEMA_VERSION, one transaction per step; returns the cache version found.
+
+    Before versions 1..11 the records tables lived in the cache file: a fresh cache still makes them there
+    (the released steps are not edited) and step 12 moves what they hold into records.db."""
     found = schema_version(db)
     if found > SCHEMA_VERSION:
         raise SchemaTooNewError(f"cache schema version {found} is newer than this samops ({SCHEMA_VERSION})")
+    migrate_records(db)
     for version in range(found, SCHEMA_VERSION):
+        if version + 1 == RECORDS_APART:
+            copy_out_of_main(db)
         # Take the write lock before reading the version: two processes opening an old cache at once
         # must not both run the same step.
         with write_transaction(db):

@@ -27,3 +27,11 @@ def query(db: sqlite_utils.Database, sql: str, params: Params | None = None) -> 
     """The rows of `sql` as dicts keyed by column name, as `db.query` gives them."""
     rows = db.query(sql, params)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]  # bare dict rows
     return cast("list[dict[str, Any]]", list(rows))  # pyright: ignore[reportUnknownArgumentType]
+
+
+def has_table(db: sqlite_utils.Database, name: str) -> bool:
+    """Whether a table `name` exists in any schema of the connection (the cache's or the attached records',
+    core/cache/records.py); sqlite-utils' `Table.exists` looks in the main one only."""
+    schemas = [str(row[1]) for row in db.conn.execute("PRAGMA database_list")]
+    sql = "SELECT 1 FROM [{}].sqlite_master WHERE type = 'table' AND name = ?"
+    return any(db.conn.execute(sql.format(schema), [name]).fetchone() for schema in schemas)

@@ -50,6 +50,8 @@ def main(argv: list[str]) -> int:
 
     from core import read
     from core.cache.db import CacheUnavailableError, open_reader
+    from core.cache.records import records_path
+    from core.cache.service import Service, recorded
     from core.read import status
 
     found = existing_cache(PROG, args.db)
@@ -69,6 +71,7 @@ def main(argv: list[str]) -> int:
         refusals = status.login_refusals(db)
         schedules = _schedules(db, settings)
         backfill = read.backfill_progress(db)
+        filled_by = recorded(db)
     finally:
         db.close()
 
@@ -93,6 +96,17 @@ def main(argv: list[str]) -> int:
             f"[red]{error}[/red]" if stale else f"[dim]{error}[/dim]",
         )
     console.print(table)
+    console.print(f"Records (back this file up): {escape(str(records_path(path)))}", soft_wrap=True)
+    service = filled_by.service
+    console.print(f"Service: {escape(str(service)) if service else 'not recorded yet'}", soft_wrap=True)
+    if service is not None and service != Service.of(settings):
+        console.print(
+            f"  [yellow]now configured: {escape(str(Service.of(settings)))}; the next start moves these files"
+            " aside and starts fresh ones[/yellow]",
+            soft_wrap=True,
+        )
+    if filled_by.switched:
+        console.print(f"  [yellow]service switched {escape(filled_by.switched)}[/yellow]", soft_wrap=True)
     from core.client.login_backoff import Refusal
 
     for part, text in refusals:

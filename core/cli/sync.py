@@ -173,8 +173,9 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     _setup_logging(args.verbose)
     # Imported here so that `samops sync --help` and usage errors stay instant.
-    from core.cache.db import open_cache
+    from core.cache.db import RecordsLostError, open_cache, reopen_if_replaced
     from core.cache.schema import SchemaTooNewError
+    from core.cache.service import Service
     from core.client import SamClient
     from core.private import owner_only
     from core.settings import settings_or_report
@@ -186,7 +187,7 @@ def main(argv: list[str]) -> int:
     path = args.db or settings.db_path
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     try:
-        db = open_cache(path)
+        db = open_cache(path, service=Service.of(settings))
     except (SchemaTooNewError, sqlite3.Error, OSError) as exc:
         print(f"{PROG}: cannot open the cache {path}: {exc}", file=sys.stderr)
         return 1
@@ -211,9 +212,13 @@ def main(argv: list[str]) -> int:
             while True:
                 started = time.monotonic()
                 try:
+                    reopen_if_replaced(db)  # a cache deleted under the loop: this cycle refills a fresh one
                     with progress_of() as progress:
                         report = run_sync(db, client, options, progress)
                     login = _record_login(db, client, login)
+                except RecordsLostError as exc:
+                    print(f"{PROG}: {exc}", file=sys.stderr)
+                    return 1
                 except sqlite3.Error as exc:  # the cache itself failed (disk full, locked too long)
                     print(f"{PROG}: cannot write the cache {path}: {exc}", file=sys.stderr)
                     return 1

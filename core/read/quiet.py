@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.cache.quiet import MAINTENANCE, SILENCE, WINDOW_COLUMNS, WINDOW_FROM, QuietWindow, window
+from core.cache.sql import has_table
 from core.read.rows import query
 from core.sqlite_lib import sqlite_utils
 
@@ -25,7 +26,7 @@ class HeldGroup:
 
 
 def _has_table(db: sqlite_utils.Database) -> bool:
-    return db["quiet_windows"].exists()
+    return has_table(db, "quiet_windows")
 
 
 def windows_in_force(

@@ -73,6 +73,28 @@ def test_open_cache_tightens_an_existing_cache_and_its_wal_and_shm(
             assert str(file) in caplog.text
 
 
+def test_open_cache_makes_the_records_private_and_tightens_them_too(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "data" / "cache.db"
+    records = path.with_name("records.db")
+    open_cache(path).close()
+    assert mode(path.parent) == 0o700 and mode(records) == 0o600
+    # Another process holds the records open, so their -wal and -shm exist; all three were left 0644.
+    with contextlib.closing(sqlite3.connect(records)) as other:
+        other.execute("INSERT OR REPLACE INTO records_meta (key, value) VALUES ('x', 'y')")
+        other.commit()
+        files = [records, records.with_name("records.db-wal"), records.with_name("records.db-shm")]
+        for file in files:
+            assert file.exists(), file
+            file.chmod(0o644)
+        caplog.set_level(logging.WARNING, logger="samops.files")
+        open_cache(path).close()
+        assert [mode(file) for file in files] == [0o600, 0o600, 0o600]
+        for file in files:
+            assert str(file) in caplog.text
+
+
 def test_the_local_secret_and_its_folder_are_tightened_when_the_bot_starts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -27,6 +27,7 @@ import pytest
 from core.settings import Settings
 from samops import up
 from tests.support.browser import alarms_page_shows
+from tests.support.cache_files import connect as connect_cache
 from tests.support.processes import ROOT, ctrl_c, free_port, run_simulator, samops_cmd, samops_free_env
 
 START_TIMEOUT_S = 180.0  # first sync, then bot and dashboard cold starts on a loaded 2-core box
@@ -250,7 +251,7 @@ def wait_for(predicate: Callable[[], Any], what: str, proc: subprocess.Popen[byt
 def cached(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
     if not db.exists():  # connecting would create it
         return []
-    with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as conn:
+    with contextlib.closing(connect_cache(db, read_only=True)) as conn:
         return conn.execute(sql, params).fetchall()
 
 

@@ -37,14 +37,17 @@ def free_port() -> int:
 
 
 def wait_http(url: str, proc: subprocess.Popen[bytes], timeout: float = START_TIMEOUT_S) -> None:
-    """Wait until `url` answers at all, failing early if the process died."""
+    """Wait until `url` answers with a success, failing early if the process died.
+
+    Any answer is not enough: between free_port() and the process binding it, another worker's server
+    (a Slack stand-in's 404) can take the port, and the test would then talk to that server."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"process exited with {proc.returncode} before {url} answered")
         with contextlib.suppress(httpx.HTTPError):
-            httpx.get(url, timeout=1.0)
-            return
+            if httpx.get(url, timeout=1.0).is_success:
+                return
         time.sleep(0.05)
     raise TimeoutError(f"{url} did not answer within {timeout} s")
 

@@ -24,6 +24,7 @@ from core.clock import DAY_MS, HOUR_MS, MINUTE_MS, now_ms
 from core.settings import Settings
 from tests.bot.notify.test_notify_e2e import card_events, notify_env, run_notify, wait_until
 from tests.support.apptest import open_page
+from tests.support.cache_files import connect as connect_cache
 from tests.support.processes import Simulator, run_simulator, samops_cmd, stop
 from tests.support.slack_standin import Call, SlackStandIn
 
@@ -46,7 +47,7 @@ def history_env(tmp_path: Path, sim: Simulator, slack: SlackStandIn, **settings:
 
 def query(tmp_path: Path, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
     with (
-        contextlib.closing(sqlite3.connect(tmp_path / "cache.db")) as conn,
+        contextlib.closing(connect_cache(tmp_path / "cache.db")) as conn,
         contextlib.suppress(sqlite3.Error),
     ):
         return conn.execute(sql, params).fetchall()

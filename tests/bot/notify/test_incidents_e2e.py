@@ -23,6 +23,7 @@ from core.client import SamClient
 from core.settings import Settings
 from tests.bot.notify.test_notify_e2e import notify_env, run_notify, state, wait_until
 from tests.support.bot import blocks_text, run_bot
+from tests.support.cache_files import connect as connect_cache
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import TEAM_ID, Call, SlackStandIn
 
@@ -44,7 +45,7 @@ cameras_every = "5s"
 
 
 def query(db: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
-    with contextlib.closing(sqlite3.connect(db)) as conn, contextlib.suppress(sqlite3.Error):
+    with contextlib.closing(connect_cache(db)) as conn, contextlib.suppress(sqlite3.Error):
         return conn.execute(sql, params or []).fetchall()
     return []
 

@@ -29,6 +29,7 @@ from bot.notify.source import CacheSource, ServiceSource
 from core.cache.db import open_cache
 from core.client import SamClient
 from core.settings import Settings
+from tests.support.cache_files import connect as connect_cache
 from tests.support.processes import ROOT, Simulator, run_simulator, samops_cmd, stop
 from tests.support.slack_standin import Call, SlackStandIn
 
@@ -62,7 +63,7 @@ def run_notify(tmp_path: Path, env: dict[str, str], *args: str) -> Iterator[subp
 
 def state(tmp_path: Path, key: str) -> str | None:
     with (
-        contextlib.closing(sqlite3.connect(tmp_path / "cache.db")) as conn,
+        contextlib.closing(connect_cache(tmp_path / "cache.db")) as conn,
         contextlib.suppress(sqlite3.Error),
     ):
         row = conn.execute("SELECT value FROM notify_state WHERE key = ?", [key]).fetchone()
@@ -108,6 +109,7 @@ def card_events(calls: list[Call]) -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.slow  # the longest of the notifier e2e runs (36 s at load 5 with 3 workers)
 def test_every_alarm_reaches_slack_exactly_once_across_a_kill(tmp_path: Path) -> None:
     with run_simulator("--alarm-rate", "400") as sim, SlackStandIn() as slack:
         first_org, second_org = demo_orgs(sim)
@@ -198,6 +200,7 @@ def test_cache_source_posts_what_the_sync_brought(tmp_path: Path, quiet_sim: Sim
             assert "data as of" in str(card.params["attachments"]) and "as of unknown" not in str(card.params)
 
 
+@pytest.mark.slow  # 28 s at load 5 with 3 workers
 def test_a_storm_of_1000_alarms_is_grouped_and_fully_accounted_for(
     tmp_path: Path, quiet_sim: Simulator
 ) -> None:
@@ -238,7 +241,7 @@ def test_a_storm_of_1000_alarms_is_grouped_and_fully_accounted_for(
         assert replies and all(not c.params.get("reply_broadcast") for c in replies)
         behind = [c for c in posts if "behind" in str(c.params.get("text"))]
         assert len(behind) == 1
-        with contextlib.closing(sqlite3.connect(tmp_path / "cache.db")) as conn:
+        with contextlib.closing(connect_cache(tmp_path / "cache.db")) as conn:
             rows = dict(conn.execute("SELECT event_id, state FROM notify_outbox").fetchall())
         assert all(rows.get(e) in {"posted", "grouped"} for e in injected)
 
@@ -262,7 +265,7 @@ def test_console_mode_prints_and_records(tmp_path: Path, simulator: Simulator) -
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert second.returncode == 0, second.stderr
     assert alarm["eventId"] in second.stdout and "[Acknowledge]" in second.stdout
-    with contextlib.closing(sqlite3.connect(tmp_path / "cache.db")) as conn:
+    with contextlib.closing(connect_cache(tmp_path / "cache.db")) as conn:
         row = conn.execute(
             "SELECT state FROM notify_outbox WHERE event_id = ?", [alarm["eventId"]]
         ).fetchone()

@@ -24,6 +24,7 @@ from core.cache.writes import (
     write_transaction,
 )
 from core.sqlite_lib import sqlite_utils
+from tests.support.cache_files import table_names
 from tests.support.seed_cache import version_1_cache, version_999_cache
 
 
@@ -57,7 +58,7 @@ def test_default_path_follows_the_environment(tmp_path: Path, monkeypatch: pytes
 
 def test_every_contract_table_exists(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "c.db")
-    names = set(db.table_names())
+    names = table_names(db.conn)  # the cache's and the records' (core/cache/records.py)
     assert set(schema.TABLES_V1) | {"audit_log", "meta", "panel_cursors"} <= names
     assert db.table("activities").pks == ["event_id"]
     assert db.table("sync_state").pks == ["table_name"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from core.cache import audit, claims, schema
 from core.cache.db import open_cache
 from core.cache.tasks import load_task, save_task
+from tests.support.cache_files import table_names
 from tests.support.seed_cache import old_cache
 
 SIDE_TABLES = {"notify_state", "notify_cards", "bot_dedupe", "task_state"}
@@ -16,8 +17,8 @@ SIDE_TABLES = {"notify_state", "notify_cards", "bot_dedupe", "task_state"}
 
 def test_a_new_cache_has_every_table_before_any_module_uses_it(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "cache.db")
-    assert SIDE_TABLES | {"audit_log", "notify_outbox", "alarm_acks", "panel_silences"} <= set(
-        db.table_names()
+    assert SIDE_TABLES | {"audit_log", "notify_outbox", "alarm_acks", "panel_silences"} <= table_names(
+        db.conn
     )
     indexed = {tuple(i.columns) for i in db.table("notify_outbox").indexes}
     assert {("ts",), ("channel", "posted_at")} <= indexed
@@ -42,7 +43,7 @@ def test_a_version_6_cache_with_side_tables_migrates_and_keeps_their_rows(tmp_pa
     db = open_cache(path)
 
     assert schema.schema_version(db) == schema.SCHEMA_VERSION >= 7
-    assert set(db.table_names()) >= SIDE_TABLES
+    assert table_names(db.conn) >= SIDE_TABLES
     assert claims.claim_once(db, "view:V1", at=4102444000001) is False  # the old claim still holds
     known = load_task(db, 5)
     assert known is not None and known.body == {"taskName": "t"}

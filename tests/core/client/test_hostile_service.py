@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from core.cli import status
 from core.tiers import TIERED
 from tests.support.bot import BOT_TOKEN, SIGNING_SECRET, BotProcess, run_bot
+from tests.support.cache_files import connect as connect_cache
 from tests.support.health_checks import ALL_HEALTH_CHECKS
 from tests.support.hostile_service import (
     HUGE_INTS,
@@ -372,7 +373,7 @@ def test_bot_write_of_unknown_outcome_says_so_and_audits_it(
     assert "outcome unknown" in text and "check in the service before retrying" in text.lower(), text
     assert "renamed" not in text.replace("not renamed", "")
     assert_clean(text + bot.output()[log_before:])
-    db = sqlite3.connect(bot.db_path)
+    db = connect_cache(bot.db_path)
     try:
         outcome = db.execute(
             "SELECT outcome FROM audit_log WHERE command = ? ORDER BY id DESC LIMIT 1",

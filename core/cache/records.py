@@ -1,0 +1,166 @@
+"""The team's records: samops' own tables, kept in `records.db` beside the re-syncable cache.
+
+The cache (`cache.db`) holds what the service can give again; `records.db` holds what only samops knows
+(what it posted, who acknowledged, silenced or lifted what, incidents, claims, the audit log). Every
+connection to the cache ATTACHes the records file as the schema `records`, so a statement names a table
+without its schema and SQLite finds it (main, then temp, then attached schemas): no query changed.
+
+Two files are two WAL logs, and SQLite does not commit one transaction over both atomically. So every
+write to the records is idempotent by its own key (an `eventId`, a claim key, a card's ts), and a
+transaction that writes both commits the cache (main) before the records: a crash in between leaves the
+records behind the cache, and the next cycle repeats the records' part (docs/storage.md).
+
+`RECORDS_MIGRATIONS[n]` takes `records.db` from version n to n + 1; a migration of a records table goes
+there, naming its schema (`CREATE INDEX IF NOT EXISTS records.x ON t (...)`), never into the cache's.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from core.cache.sql import execute, query
+from core.cache.transactions import write_transaction
+from core.sqlite_lib import sqlite_utils
+
+SCHEMA = "records"
+META = "records_meta"  # not `meta`: an unqualified `meta` must always mean the cache's own
+
+# Every table of samops' own records (docs/storage.md lists them with the re-syncable ones).
+RECORDS_TABLES: tuple[str, ...] = (
+    "notify_outbox",  # what the notifier discovered and posted (exactly once), with each card's ts
+    "notify_state",  # the notifier's baseline, watermark and health flags
+    "notify_cards",  # storm cards and their threads
+    "alarm_acks",  # acknowledgements before the lifecycle (no longer written, kept)
+    "panel_silences",  # silences before quiet_windows (no longer written, kept)
+    "alarm_state",  # each alarm's lifecycle: acknowledged, assigned, resolved, by whom
+    "alarm_changes",  # every change to it
+    "quiet_windows",  # silences and maintenance windows
+    "quiet_held",  # which window held each alarm not posted
+    "incidents",  # site incidents and their cards
+    "incident_evidence",  # what joined each incident
+    "camera_changes",  # when a camera was first seen offline: the service keeps no such history
+    "bot_dedupe",  # keys claimed once across processes
+    "task_state",  # the last operation-5 body samops sent for each task
+    "audit_log",  # who did what through the bot, and the outcome
+)
+
+# The cache version whose records tables `records.db` started from (the last one holding them itself).
+RECORDS_FROM_CACHE_VERSION = 11
+
+
+def records_path(cache: Path) -> Path:
+    """`records.db` beside `cache.db`; beside another name (SAMOPS_DB=x.db), `x-records.db`."""
+    if cache.name == "cache.db":
+        return cache.with_name("records.db")
+    return cache.with_name(f"{cache.stem}-records.db")
+
+
+@functools.cache
+def _records_ddl() -> tuple[str, ...]:
+    """The CREATE statements of the records tables and their indexes as cache version 11 made them, each
+    in the `records` schema. Taken from the cache's own migrations, so the two can never differ."""
+    from core.cache.schema import MIGRATIONS
+
+    scratch = sqlite_utils.Database(memory=True)
+    for migration in MIGRATIONS[:RECORDS_FROM_CACHE_VERSION]:
+        execute(scratch, "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        migration(scratch)
+    rows = scratch.conn.execute(
+        "SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND tbl_name IN "
+        f"({', '.join('?' * len(RECORDS_TABLES))}) ORDER BY type DESC, rowid",  # tables before indexes
+        RECORDS_TABLES,
+    ).fetchall()
+    scratch.conn.close()
+    qualify = re.compile(r"^CREATE (UNIQUE )?(TABLE|INDEX) (IF NOT EXISTS )?", re.IGNORECASE)
+    return tuple(qualify.sub(rf"CREATE \1\2 IF NOT EXISTS {SCHEMA}.", sql, count=1) for _, sql in rows)
+
+
+def _r1_tables(db: sqlite_utils.Database) -> None:
+    for statement in _records_ddl():
+        db.conn.execute(statement)
+
+
+RecordsMigration = Callable[[sqlite_utils.Database], None]
+RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables]
+RECORDS_VERSION = len(RECORDS_MIGRATIONS)
+
+
+def _has_meta(db: sqlite_utils.Database) -> bool:
+    sql = f"SELECT 1 FROM {SCHEMA}.sqlite_master WHERE type = 'table' AND name = ?"
+    return db.conn.execute(sql, [META]).fetchone() is not None
+
+
+def get_meta(db: sqlite_utils.Database, key: str) -> str | None:
+    if not _has_meta(db):
+        return None
+    row = db.conn.execute(f"SELECT value FROM {SCHEMA}.{META} WHERE key = ?", [key]).fetchone()
+    return None if row is None else str(row[0])
+
+
+def set_meta(db: sqlite_utils.Database, key: str, value: str) -> None:
+    execute(
+        db,
+        f"INSERT INTO {SCHEMA}.{META} (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, value],
+    )
+
+
+def records_version(db: sqlite_utils.Database) -> int:
+    return int(get_meta(db, "schema_version") or 0)
+
+
+class RecordsTooNewError(RuntimeError):
+    """records.db was written by a newer samops than this one."""
+
+
+def migrate_records(db: sqlite_utils.Database) -> None:
+    """Bring the attached records file to RECORDS_VERSION, one transaction per step."""
+    found = records_version(db)
+    if found > RECORDS_VERSION:
+        raise RecordsTooNewError(
+            f"records schema version {found} is newer than this samops ({RECORDS_VERSION})"
+        )
+    for version in range(found, RECORDS_VERSION):
+        with write_transaction(db):
+            if records_version(db) != version:
+                continue
+            execute(db, f"CREATE TABLE IF NOT EXISTS {SCHEMA}.{META} (key TEXT PRIMARY KEY, value TEXT)")
+            RECORDS_MIGRATIONS[version](db)
+            set_meta(db, "schema_version", str(version + 1))
+
+
+def tables_in_main(db: sqlite_utils.Database) -> list[str]:
+    """The records tables the cache file itself still holds (the layout before records.db)."""
+    names = {row[0] for row in db.conn.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
+    return [name for name in RECORDS_TABLES if name in names]
+
+
+def copy_out_of_main(db: sqlite_utils.Database) -> int:
+    """Copy every row of the records tables the cache file holds into records.db, keeping rowids (a storm
+    card names its outbox rowid); rows already there are kept as they are. Idempotent, so a crash before
+    the tables are dropped from the cache repeats it safely. Returns the rows copied."""
+    copied = 0
+    with write_transaction(db):
+        for table in tables_in_main(db):
+            columns = [str(row["name"]) for row in query(db, f"PRAGMA main.table_info([{table}])")]
+            names = ", ".join(["rowid", *(f"[{c}]" for c in columns)])
+            cursor = db.conn.execute(
+                f"INSERT OR IGNORE INTO {SCHEMA}.[{table}] ({names}) SELECT {names} FROM main.[{table}]"
+            )
+            copied += max(cursor.rowcount, 0)
+    return copied
+
+
+def drop_from_main(db: sqlite_utils.Database) -> None:
+    """The cache's migration to RECORDS_APART (13): its copies of the records tables go (copied before)."""
+    for table in tables_in_main(db):
+        db.conn.execute(f"DROP TABLE main.[{table}]")
+
+
+def attach(conn: sqlite3.Connection, target: str) -> None:
+    conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", [target])

@@ -182,16 +182,8 @@ def main(argv: list[str]) -> int:
             "response_url": catcher.url,
             "trigger_id": f"{int(time.time())}.{secrets.token_hex(6)}",
         }
-        body = urlencode(form).encode()
-        try:
-            ack = httpx.post(
-                args.url, content=body, headers=signed_headers(secret, body), timeout=args.timeout
-            )
-        except httpx.HTTPError as err:
-            print(f"samops slash: cannot reach the bot at {args.url}: {err}", file=sys.stderr)
-            return 1
-        if ack.status_code != 200:
-            print(f"samops slash: the bot answered HTTP {ack.status_code}: {ack.text[:200]}", file=sys.stderr)
+        ack = post_signed(args, urlencode(form).encode(), secret)
+        if ack is None:
             return 1
         answers = collect_with_ack(ack, catcher, args.timeout)
         if not answers:
@@ -201,6 +193,19 @@ def main(argv: list[str]) -> int:
         if args.submit is None:
             return 0
         return submit_form(args, answers, secret, catcher)
+
+
+def post_signed(args: argparse.Namespace, body: bytes, secret: str) -> httpx.Response | None:
+    """POST `body` to the bot signed as Slack signs it; None (the reason printed) unless it answered 200."""
+    try:
+        ack = httpx.post(args.url, content=body, headers=signed_headers(secret, body), timeout=args.timeout)
+    except httpx.HTTPError as err:
+        print(f"samops slash: cannot reach the bot at {args.url}: {err}", file=sys.stderr)
+        return None
+    if ack.status_code != 200:
+        print(f"samops slash: the bot answered HTTP {ack.status_code}: {ack.text[:200]}", file=sys.stderr)
+        return None
+    return ack
 
 
 def show(answers: list[dict[str, Any]], as_json: bool) -> None:
@@ -228,14 +233,8 @@ def submit_form(
         print(f"samops slash: --submit: {err}", file=sys.stderr)
         return 2
     payload = submission(view, values, args.user, args.team)
-    body = urlencode({"payload": json.dumps(payload)}).encode()
-    try:
-        ack = httpx.post(args.url, content=body, headers=signed_headers(secret, body), timeout=args.timeout)
-    except httpx.HTTPError as err:
-        print(f"samops slash: cannot reach the bot at {args.url}: {err}", file=sys.stderr)
-        return 1
-    if ack.status_code != 200:
-        print(f"samops slash: the bot answered HTTP {ack.status_code}: {ack.text[:200]}", file=sys.stderr)
+    ack = post_signed(args, urlencode({"payload": json.dumps(payload)}).encode(), secret)
+    if ack is None:
         return 1
     try:
         verdict = ack.json() if ack.content.strip() else {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -27,8 +27,10 @@ from bot.render.incidents import IncidentView, incident_card
 from core import cache, lifecycle, read
 from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
+from core.clock import now_ms
 from core.incidents import kinds_of
 from core.lifecycle import State
+from core.priorities import Priorities
 
 # The one Card type, and where cards are found, are this module's too (explicit re-exports).
 from core.read import Card as Card
@@ -51,13 +53,16 @@ Update = Callable[[str, str, Rendered], None]
 
 @dataclass(frozen=True)
 class Drawing:
-    """What every card is drawn with: the cache, the organizations' zones, how fresh the data is, and the
-    dashboard's address (for its buttons)."""
+    """What every card is drawn with: the cache, the organizations' zones, how fresh the data is, the
+    dashboard's address (for its buttons), the priorities and their SLA, and the clock (an open alarm past its
+    SLA is drawn overdue)."""
 
     db: sqlite_utils.Database
     zone_for: Callable[[int | None], ZoneInfo]
     data_as_of: int | None
     dashboard_url: str
+    priorities: Priorities = field(default_factory=Priorities)
+    clock: Callable[[], int] = now_ms
 
 
 def data_as_of(db: sqlite_utils.Database) -> int | None:
@@ -68,18 +73,27 @@ def data_as_of(db: sqlite_utils.Database) -> int | None:
 def drawing(ctx: AppContext) -> Drawing:
     """The bot's drawing (the notifier makes its own, with its source's freshness)."""
     db = ctx.db()
-    return Drawing(db, ctx.config.notify.zone_for, data_as_of(db), ctx.dashboard_url)
+    config = ctx.config
+    return Drawing(db, config.notify.zone_for, data_as_of(db), ctx.dashboard_url, config.priority_book())
 
 
 # --- one drawing per kind ----------------------------------------------------------------------------------
 
 
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
-    """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved)."""
+    """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved), its priority,
+    and whether it is overdue (still open past its priority's SLA)."""
     state = lifecycle.get(d.db, alarm.event_id)
+    priority = d.priorities.of(alarm)
+    still_open = state is None or state.state is State.OPEN
+    urgency = render.Urgency(
+        priority, d.priorities.sla.minutes(priority), still_open and d.priorities.overdue(alarm, d.clock())
+    )
     late = read.late_by(d.db, alarm.event_id)
     zone = d.zone_for(alarm.org_id)
-    return render.alarm_card(alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late)
+    return render.alarm_card(
+        alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late, urgency=urgency
+    )
 
 
 def draw_storm(

@@ -1,5 +1,6 @@
 """The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
-channel, dashboard, and `[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
+channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py), and
+`[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
 
 The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
 every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
@@ -16,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.notify.config import NotifyConfig, problems, with_channel_orgs
+from core.priorities import Priorities, PriorityRule, SlaConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
 
@@ -83,6 +85,8 @@ class BotConfig(BaseModel):
     audit: AuditConfig = Field(default_factory=AuditConfig)
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     notify: NotifyConfig = Field(default_factory=NotifyConfig)
+    priorities: tuple[PriorityRule, ...] = ()
+    sla: SlaConfig = Field(default_factory=SlaConfig)
 
     @model_validator(mode="before")
     @classmethod
@@ -90,6 +94,10 @@ class BotConfig(BaseModel):
         if isinstance(data, dict) and "notify" in data:
             return {**data, "notify": with_channel_orgs(data["notify"], data)}
         return data
+
+    def priority_book(self) -> Priorities:
+        """The priority rules and their SLA, as every reader of priorities takes them."""
+        return Priorities(self.priorities, self.sla)
 
     def channel_org(self, channel_id: str) -> int | None:
         channel = self.channels.get(channel_id)

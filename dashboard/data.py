@@ -19,6 +19,7 @@ from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.incidents import Evidence
+from core.priorities import Priorities, load_priorities
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
 from core.read import incident_timeline as read_incident_timeline
@@ -202,10 +203,27 @@ def handling_times(path: str, since: int, until: int, by: str, zone: str) -> lis
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def open_alarms(path: str, now: int) -> list[read.OpenAlarm]:
-    """The alarms not yet resolved, oldest first (the Handling page)."""
+def open_alarms(path: str, now: int, config_path: str | None = None) -> list[read.OpenAlarm]:
+    """The alarms not yet resolved, oldest first; given the config, by priority then oldest first, with
+    each one's priority (the Handling page; a config whose priorities are bad gives the defaults, and the
+    page says why: `priorities_problem`)."""
     with _reader(path) as db:
-        return read.open_alarms(db, now)
+        if config_path is None:
+            return read.open_alarms(db, now)
+        try:
+            priorities = load_priorities(Path(config_path))
+        except ValueError:
+            priorities = Priorities()
+        return read.open_alarms(db, now, priorities=priorities)
+
+
+def priorities_problem(config_path: str) -> str | None:
+    """Why the config's `[[priorities]]` or `[sla]` cannot be used (one line naming the field), or None."""
+    try:
+        load_priorities(Path(config_path))
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

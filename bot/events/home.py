@@ -183,7 +183,7 @@ class HomeTabs:
             note = self._notes.get(user)
         scope, why = self.scope_of(user)
         config, url = ctx.config.notify, ctx.dashboard_url
-        data = home_data(ctx.db(), user, scope, now_ms())
+        data = home_data(ctx.db(), user, scope, now_ms(), priorities=ctx.config.priority_book())
         view = home_view(
             data, answer.sentence(), config.zone_for, url, why, note, can_act=answer.role >= Role.TECHNICIAN
         )

@@ -57,7 +57,8 @@ class HomeRefresher:
         users = self._home.recent_users()
         if not users:
             return
-        found = home_fingerprint(self._home.ctx.db(), now_ms())
+        ctx = self._home.ctx
+        found = home_fingerprint(ctx.db(), now_ms(), ctx.config.priority_book())
         if found != self._last:
             self._home.changed(users)
             self._last = found

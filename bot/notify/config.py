@@ -53,7 +53,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -130,21 +130,13 @@ class EscalationLevel:
     targets: tuple[str, ...]  # Slack mentions
 
 
-class Route(_Section):
-    channel: str
-    org: int | None = None
-    panels: tuple[int, ...] = ()
-    event_types: tuple[str, ...] = ()
-    violation_types: tuple[str, ...] = ()
+class Escalation(_Section):
+    """Escalation levels: of a route, or of a priority (`[notify.escalation.P1]`)."""
+
     # Minutes, one per level (a single number: one level). Targets: a list of lists, one per level; a
     # single target or a flat list of targets is the same for every level.
     escalate_after: tuple[Annotated[float, Field(gt=0, le=7 * 24 * 60)], ...] = ()
     escalate_to: tuple[tuple[str, ...], ...] = ()
-
-    @field_validator("channel")
-    @classmethod
-    def _channel(cls, value: str) -> str:
-        return _channel_id(value)
 
     @field_validator("escalate_after", mode="before")
     @classmethod
@@ -170,7 +162,7 @@ class Route(_Section):
         return tuple(tuple(escalation_target(t) for t in level) for level in value)
 
     @model_validator(mode="after")
-    def _levels_match(self) -> Route:
+    def _levels_match(self) -> Escalation:
         if bool(self.escalate_after) != bool(self.escalate_to):
             raise ValueError("escalate_after and escalate_to go together")
         if len(self.escalate_to) not in {1, len(self.escalate_after)}:
@@ -185,6 +177,19 @@ class Route(_Section):
             self.escalate_to * len(self.escalate_after) if len(self.escalate_to) == 1 else self.escalate_to
         )
         return tuple(EscalationLevel(a, t) for a, t in zip(self.escalate_after, targets, strict=True))
+
+
+class Route(Escalation):
+    channel: str
+    org: int | None = None
+    panels: tuple[int, ...] = ()
+    event_types: tuple[str, ...] = ()
+    violation_types: tuple[str, ...] = ()
+
+    @field_validator("channel")
+    @classmethod
+    def _channel(cls, value: str) -> str:
+        return _channel_id(value)
 
     def matches(self, alarm: Alarm) -> bool:
         return (
@@ -343,6 +348,9 @@ class NotifyConfig(_Section):
     # [notify.channels.<id>]; the attribute has another name because channels() lists the channels posted to
     per_channel: dict[str, ChannelNotify] = Field(default_factory=dict, alias="channels")
     maintenance: tuple[MaintenanceEntry, ...] = ()
+    # [notify.escalation.P1]: escalation of an alarm by its priority (core/priorities.py), wherever it was
+    # posted, when its route sets none of its own
+    escalation: dict[Literal["P1", "P2", "P3", "P4"], Escalation] = Field(default_factory=dict)
     _users_zone: Callable[[int | None], str | None] | None = PrivateAttr(default=None)
 
     @field_validator("per_channel")
@@ -412,6 +420,11 @@ class NotifyConfig(_Section):
                 for target in level.targets:
                     if target.startswith("<#"):
                         add(target[2:-1], f"escalation of route {number}")
+        for name, plan in sorted(self.escalation.items()):
+            for level in plan.escalation():
+                for target in level.targets:
+                    if target.startswith("<#"):
+                        add(target[2:-1], f"escalation of {name}")
         if self.default_channel:
             add(self.default_channel, "default")
         if self.health.channel:

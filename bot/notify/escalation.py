@@ -1,4 +1,5 @@
-"""Escalation: an alarm of a route with `escalate_after`/`escalate_to` that is still open (nobody has
+"""Escalation: an alarm of a route with `escalate_after`/`escalate_to` (else of a priority with
+`[notify.escalation.P1]`, core/priorities.py, in whatever channel its card is) that is still open (nobody has
 acknowledged, taken or resolved it) that many minutes after it happened gets one post in its card's thread
 per level, mentioning the level's targets. A storm card escalates once per level for its open alarms, and
 so does an incident card (its alarms share its thread) — until someone acknowledged, took or resolved any
@@ -14,10 +15,10 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot import cards
-from bot.notify.config import NotifyConfig
+from bot.notify.config import EscalationLevel, NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
 from core import cache, lifecycle, read
@@ -25,6 +26,7 @@ from core.alarms import Alarm
 from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
 from core.lifecycle import Change, State
+from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 
@@ -76,28 +78,42 @@ class Escalator:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
+    priorities: Priorities = field(default_factory=Priorities)
 
     def run(self) -> int:
         """Post every escalation level that is due; returns how many were posted."""
         routes = [r for r in self.config.routes if r.escalate_after]
-        if not routes or self.delivery.console:
+        by_priority = [e for e in self.config.escalation.values() if e.escalate_after]
+        if not (routes or by_priority) or self.delivery.console:
             return 0
         now = self.clock()
-        first = min(r.escalate_after[0] for r in routes) * MINUTE_MS
-        last = max(r.escalate_after[-1] for r in routes) * MINUTE_MS
-        channels = sorted({r.channel for r in routes})
+        first = min(r.escalate_after[0] for r in [*routes, *by_priority]) * MINUTE_MS
+        last = max(r.escalate_after[-1] for r in [*routes, *by_priority]) * MINUTE_MS
+        # A priority's escalation follows its alarms into any channel; a route's stays in its own.
+        channels = sorted(
+            {r.channel for r in routes} | (set(self.config.channels()) if by_priority else set())
+        )
         posted = 0
         for thread in open_threads(self.db, channels, now - int(last) - CATCH_UP_MS, now - int(first)):
             posted += self._escalate(thread, now)
         return posted
 
-    def _escalate(self, thread: Thread, now: int) -> int:
+    def _levels(self, thread: Thread) -> tuple[EscalationLevel, ...]:
+        """The route's levels when it sets some (in its own channel), else those of the most urgent priority
+        among the thread's open alarms (`[notify.escalation.P1]`), else none."""
         route = self.config.route_for(thread.alarms[0])
-        if route is None or route.channel != thread.channel or not route.escalate_after:
+        if route is not None and route.escalate_after:
+            return route.escalation() if route.channel == thread.channel else ()
+        priority = min(self.priorities.of(a) for a in thread.alarms)
+        plan = next((e for name, e in self.config.escalation.items() if name == priority.label), None)
+        return plan.escalation() if plan is not None else ()
+
+    def _escalate(self, thread: Thread, now: int) -> int:
+        levels = self._levels(thread)
+        if not levels:
             return 0
         if self._incident_handled(thread):
             return 0
-        levels = route.escalation()
         done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
         if done >= len(levels):
             return 0

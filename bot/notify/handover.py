@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.notify.config import ChannelNotify, NotifyConfig
@@ -20,6 +20,7 @@ from bot.render import quiet as render
 from core import cache
 from core.cache import write_transaction
 from core.clock import DAY_MS
+from core.priorities import Priorities
 from core.read import handover
 from core.sqlite_lib import sqlite_utils
 from core.windows import latest_at_or_before, parse_clock
@@ -46,6 +47,7 @@ class Handovers:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
+    priorities: Priorities = field(default_factory=Priorities)
 
     def tick(self) -> None:
         now = self.clock()
@@ -62,7 +64,7 @@ class Handovers:
         if not cache.claim_once(self.db, key, at=now):
             return
         previous = shift_start(settings, self.config, due - 1)
-        digest = handover(self.db, previous, due, settings.org)
+        digest = handover(self.db, previous, due, settings.org, self.priorities)
         zone = self.config.zone_for(settings.org)
         message = render.handover_digest(digest, zone, now, self.config.zone_for)
         try:

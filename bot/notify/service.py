@@ -24,6 +24,7 @@ from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
+from bot.notify.overdue import OverdueCards
 from bot.notify.quiet import QuietHours
 from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
@@ -33,6 +34,7 @@ from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
 from core.errors import SamError
+from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
 from core.text import counted, duration
 
@@ -60,12 +62,19 @@ class Notifier:
     quiet: QuietHours = field(init=False)
     handovers: Handovers = field(init=False)
     incidents: IncidentCards = field(init=False)
+    # The priorities and their SLA ([[priorities]], [sla]): the cards show them, and an open card past its
+    # SLA is edited once to say it is overdue.
+    priorities: Priorities = field(default_factory=Priorities)
+    overdue: OverdueCards = field(init=False)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
         self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
-        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock)
+        self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.priorities)
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
+        self.overdue = OverdueCards(
+            self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
+        )
 
     # --- start ----------------------------------------------------------------------------------------
 
@@ -95,6 +104,7 @@ class Notifier:
         self._check_health()
         wait = self.deliver()
         self.escalate()
+        self.overdue.run()
         return wait
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
@@ -199,7 +209,7 @@ class Notifier:
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
-        return Escalator(self.db, self.config, self.delivery, self.clock).run()
+        return Escalator(self.db, self.config, self.delivery, self.clock, self.priorities).run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL
@@ -343,7 +353,8 @@ class Notifier:
     def drawing(self) -> cards.Drawing:
         """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
         zone_for = self.config.zone_for
-        return cards.Drawing(self.db, zone_for, self.source.data_as_of(self.db), self.dashboard_url)
+        data_as_of = self.source.data_as_of(self.db)
+        return cards.Drawing(self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock)
 
     def _card(self, alarm: Alarm) -> render.Rendered:
         return cards.draw_alarm(self.drawing(), alarm)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -27,6 +28,7 @@ from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
 from core.lifecycle import MAX_NOTE, AlarmState, Change, State
+from core.priorities import Priority, sla_text
 from core.text import counted
 from core.timefmt import age, local
 
@@ -127,6 +129,29 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     return " · ".join(parts)
 
 
+@dataclass(frozen=True)
+class Urgency:
+    """What the card says of the alarm's priority (core/priorities.py): which, its acknowledgement SLA in
+    minutes (None: none), and whether it is still open past it."""
+
+    priority: Priority
+    sla_minutes: float | None
+    overdue: bool = False
+
+
+def priority_field(urgency: Urgency) -> str:
+    sla = urgency.sla_minutes
+    within = f" · ack within {sla_text(sla)}" if sla is not None else ""
+    return f"*Priority*\n{urgency.priority.label}{within}"
+
+
+def overdue_line(urgency: Urgency) -> str:
+    return (
+        f":alarm_clock: *Overdue*: {urgency.priority.label} alarms are to be acknowledged within "
+        f"{sla_text(urgency.sla_minutes)}, and nobody has yet"
+    )
+
+
 def late_line(alarm: Alarm, late_ms: int, zone: ZoneInfo) -> str:
     """What a late alarm's card says: it happened a while before it reached samops (docs/history.md)."""
     seen = alarm.activity_time + late_ms
@@ -143,6 +168,7 @@ def alarm_card(
     dashboard_url: str,
     state: AlarmState | None = None,
     late_ms: int | None = None,
+    urgency: Urgency | None = None,
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -153,11 +179,15 @@ def alarm_card(
         f"*Time*\n{local(alarm.activity_time, zone, seconds=True)}",
         f"*Kind*\n{or_dash(alarm.violation_type or alarm.event_type)}",
     ]
+    if urgency is not None:
+        fields.append(priority_field(urgency))
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
     if late_ms is not None:
         blocks.append(context(late_line(alarm, late_ms, zone)))
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
+    if urgency is not None and urgency.overdue:
+        blocks.append(context(overdue_line(urgency)))
     if state is not None and (state.state is not State.OPEN or state.holder):
         blocks.append(context(state_line(state, zone)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)

@@ -137,8 +137,10 @@ def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
     )
     parts = [local(alarm.activity_time, zone), _channel(item.channel)]
     state = item.state
+    if item.priority is not None:
+        parts.append(f"*{item.priority.label}*")
     if state is None or state.state is State.OPEN:
-        parts.append("*open*")
+        parts.append("*open*" + (" · :alarm_clock: *overdue*" if item.overdue else ""))
     else:
         parts.append(f"acknowledged by <@{escape(state.acknowledged_by or '?')}>")
     if state is not None and state.holder:

@@ -125,6 +125,8 @@ def handover_digest(
     if digest.late_received:
         # Counted apart: they happened before the shift's alarms, and were timed from their arrival.
         figures.insert(1, f"*Reported late*\n{digest.late_received} (timed from their arrival)")
+    if digest.sla is not None and (digest.sla.within or digest.sla.past):
+        figures.append(f"*Acknowledged within SLA*\n{digest.sla.within} · {digest.sla.past} past it")
     blocks.append(section("*This shift*", figures))
     # The figures count different things; say which, so "received 26, open 9" does not read as a sum.
     blocks.append(

@@ -22,7 +22,9 @@ from core.alarms import Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.clock import HOUR_MS, MINUTE_MS
 from core.lifecycle import HOLDER_COLUMN, State, states
+from core.priorities import Priorities, Priority
 from core.read.history import is_late
+from core.read.priority_order import priority_sql
 from core.read.rows import query, tuples
 from core.sqlite_lib import sqlite_utils
 
@@ -52,6 +54,8 @@ class OpenAlarm:
     state: State
     holder: str | None
     age_ms: int
+    priority: Priority | None = None  # when the read was given the priorities
+    overdue: bool = False  # still open (not acknowledged) past its priority's SLA
 
 
 @dataclass(frozen=True)
@@ -135,29 +139,48 @@ def _figures(key: str, label: str, rows: Iterable[dict[str, Any]]) -> Figures:
     )
 
 
-def open_alarms(db: sqlite_utils.Database, now: int, limit: int = 1000) -> list[OpenAlarm]:
-    """Alarms not resolved yet (open or acknowledged), oldest first."""
+def open_alarms(
+    db: sqlite_utils.Database, now: int, limit: int = 1000, priorities: Priorities | None = None
+) -> list[OpenAlarm]:
+    """Alarms not resolved yet (open or acknowledged), oldest first; with `priorities`, by priority then
+    oldest first, each with its priority and whether it is overdue."""
+    order = "" if priorities is None else f"{priority_sql(db, priorities)}, "
     rows = query(
         db,
         "SELECT s.event_id AS event_id, s.state AS state, s.opened_at AS opened_at,"
-        f" s.{HOLDER_COLUMN} AS holder, a.resource_id AS resource_id,"
-        " p.name AS panel_name FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
+        f" s.{HOLDER_COLUMN} AS holder, a.resource_id AS resource_id, p.name AS panel_name,"
+        " a.org_id AS org_id, a.event_type AS event_type, a.violation_name AS violation_name,"
+        " a.violation_type AS violation_type"
+        " FROM alarm_state s LEFT JOIN activities a ON a.event_id = s.event_id"
         " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE s.state != ?"
-        " ORDER BY s.opened_at, s.event_id LIMIT ?",
+        f" ORDER BY {order}s.opened_at, s.event_id LIMIT ?",
         [State.RESOLVED.value, limit],
     )
-    return [
-        OpenAlarm(
-            r["event_id"],
-            r["resource_id"],
-            r["panel_name"],
-            r["opened_at"],
-            State(r["state"]),
-            r["holder"],
-            max(0, now - r["opened_at"]),
+    found: list[OpenAlarm] = []
+    for r in rows:
+        state = State(r["state"])
+        priority, overdue = None, False
+        if priorities is not None:
+            alarm = Alarm(
+                r["event_id"], r["resource_id"], r["org_id"], r["opened_at"], None,
+                r["event_type"], r["violation_name"], r["violation_type"], r["panel_name"],
+            )  # fmt: skip
+            priority = priorities.of(alarm)
+            overdue = state is State.OPEN and priorities.overdue(alarm, now)
+        found.append(
+            OpenAlarm(
+                r["event_id"],
+                r["resource_id"],
+                r["panel_name"],
+                r["opened_at"],
+                state,
+                r["holder"],
+                max(0, now - r["opened_at"]),
+                priority,
+                overdue,
+            )
         )
-        for r in rows
-    ]
+    return found
 
 
 def open_by_age(alarms: Iterable[OpenAlarm]) -> list[tuple[str, int, int]]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from core.alarms import Alarm
 from core.cache.alarm_sql import alarm_sql
 from core.lifecycle import HOLDER_COLUMN, State
+from core.priorities import Priorities
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import DISABLED, OFFLINE, camera_down, camera_summary
 from core.read.history import LATE_AFTER_MS
@@ -61,6 +63,15 @@ class Lifecycle:
 
 
 @dataclass(frozen=True)
+class SlaCounts:
+    """Of the alarms acknowledged in the shift whose priority has an SLA (core/priorities.py): how many
+    were acknowledged within it and how many past it (counted from the alarm's own time)."""
+
+    within: int = 0
+    past: int = 0
+
+
+@dataclass(frozen=True)
 class Handover:
     since: int
     until: int
@@ -74,10 +85,18 @@ class Handover:
     # Alarms that reached samops late in the shift (whatever their own time): counted apart, and their
     # time to acknowledge is counted from their arrival (docs/history.md).
     late_received: int = 0
+    sla: SlaCounts | None = None  # when the digest was given the priorities
 
 
-def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None) -> Handover:
-    """The digest of the shift [since, until), for one organization or (None) all of them."""
+def handover(
+    db: sqlite_utils.Database,
+    since: int,
+    until: int,
+    org_id: int | None = None,
+    priorities: Priorities | None = None,
+) -> Handover:
+    """The digest of the shift [since, until), for one organization or (None) all of them; with
+    `priorities`, how many alarms were acknowledged within and past their SLA."""
     received = count_alarms(db, AlarmFilter(org_id=org_id, since=since, until=until))
     down = [(camera_down(c.problems), c) for c in camera_summary(db, org_id, problems_only=True)]
     return Handover(
@@ -91,7 +110,37 @@ def handover(db: sqlite_utils.Database, since: int, until: int, org_id: int | No
         lifecycle=_lifecycle(db, since, until, org_id),
         cameras_disabled=tuple(c for state, c in down if state == DISABLED),
         late_received=_late(db, since, until, org_id),
+        sla=_sla(db, since, until, org_id, priorities) if priorities is not None else None,
     )
+
+
+def _sla(
+    db: sqlite_utils.Database, since: int, until: int, org_id: int | None, priorities: Priorities
+) -> SlaCounts:
+    org, params = ("AND a.org_id = ?", [org_id]) if org_id is not None else ("", [])
+    rows = query(
+        db,
+        "SELECT s.event_id AS event_id, s.acknowledged_at AS acknowledged_at, s.opened_at AS opened_at,"
+        " a.resource_id AS resource_id, a.org_id AS org_id, a.event_type AS event_type,"
+        " a.violation_name AS violation_name, a.violation_type AS violation_type"
+        " FROM alarm_state s JOIN activities a ON a.event_id = s.event_id"
+        f" WHERE s.acknowledged_at >= ? AND s.acknowledged_at < ? {org}",
+        [since, until, *params],
+    )
+    within = past = 0
+    for r in rows:
+        alarm = Alarm(
+            r["event_id"], r["resource_id"], r["org_id"], r["opened_at"], None,
+            r["event_type"], r["violation_name"], r["violation_type"], None,
+        )  # fmt: skip
+        due = priorities.due_at(alarm)
+        if due is None:
+            continue
+        if r["acknowledged_at"] < due:
+            within += 1
+        else:
+            past += 1
+    return SlaCounts(within, past)
 
 
 def _late(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> int:

@@ -15,8 +15,10 @@ from core.alarms import KINDS, LEVELS, Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.outbox import SILENCED  # a silence kept the alarm from its channel
 from core.lifecycle import HOLDER_COLUMN, AlarmState, State, states
+from core.priorities import Priorities, Priority
 from core.read.freshness import Freshness, assess, freshness
 from core.read.incidents import IncidentSummary, open_incidents
+from core.read.priority_order import priority_sql
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import marks, query, scalar
 from core.sqlite_lib import sqlite_utils
@@ -44,6 +46,8 @@ class HomeAlarm:
     alarm: Alarm
     state: AlarmState | None  # None only if its record went between the two reads: open, then
     channel: str  # where the notifier posted it
+    priority: Priority | None = None  # when the read was given the priorities
+    overdue: bool = False  # still open past its priority's SLA
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,9 @@ class HomeData:
     user: str
     scope: Scope
     incidents: tuple[IncidentSummary, ...]  # open and acknowledged in scope, latest first, capped
-    alarms: tuple[HomeAlarm, ...]  # open and acknowledged in scope, most severe then newest first, capped
+    # open and acknowledged in scope, capped: by priority then oldest first when the read was given the
+    # priorities, else most severe then newest first
+    alarms: tuple[HomeAlarm, ...]
     alarms_total: int  # how many there are in all
     assigned: tuple[HomeAlarm, ...]  # not resolved and assigned to the user, anywhere; newest first, capped
     assigned_total: int
@@ -73,13 +79,26 @@ class HomeData:
     now: int
 
 
-def home_data(db: sqlite_utils.Database, user: str, scope: Scope, now: int, limit: int = 15) -> HomeData:
+def home_data(
+    db: sqlite_utils.Database,
+    user: str,
+    scope: Scope,
+    now: int,
+    limit: int = 15,
+    priorities: Priorities | None = None,
+) -> HomeData:
+    """With `priorities`, the alarms where the person works come by priority, then oldest first (the
+    longest waiting), each with its priority and whether it is overdue."""
     where, params = _scope_sql(scope)
-    order = f" ORDER BY {_LEVEL_SQL}, a.activity_time DESC, a.event_id LIMIT ?"
-    alarms = _alarms(db, where + order, [*params, limit])
+    if priorities is None:
+        order = f" ORDER BY {_LEVEL_SQL}, a.activity_time DESC, a.event_id LIMIT ?"
+    else:
+        order = f" ORDER BY {priority_sql(db, priorities)}, a.activity_time, a.event_id LIMIT ?"
+    alarms = _alarms(db, where + order, [*params, limit], priorities, now)
     total = int(scalar(db, f"SELECT count(*) {_FROM}{where}", params))
     mine = f" AND s.{HOLDER_COLUMN} = ?"
-    assigned = _alarms(db, f"{mine} ORDER BY a.activity_time DESC, a.event_id LIMIT ?", [user, limit])
+    tail = f"{mine} ORDER BY a.activity_time DESC, a.event_id LIMIT ?"
+    assigned = _alarms(db, tail, [user, limit], priorities, now)
     assigned_total = int(scalar(db, f"SELECT count(*) {_FROM}{mine}", [user]))
     return HomeData(
         user=user,
@@ -120,13 +139,30 @@ def _incidents(db: sqlite_utils.Database, scope: Scope, limit: int) -> tuple[Inc
     return tuple(mine[:limit])
 
 
-def _alarms(db: sqlite_utils.Database, tail: str, params: list[object]) -> tuple[HomeAlarm, ...]:
+def _alarms(
+    db: sqlite_utils.Database, tail: str, params: list[object], priorities: Priorities | None, now: int
+) -> tuple[HomeAlarm, ...]:
     rows = query(db, f"SELECT {ALARM_COLUMNS}, o.channel AS channel {_FROM}{tail}", params)
     found = states(db, [r["event_id"] for r in rows])
-    return tuple(HomeAlarm(alarm_from(r), found.get(r["event_id"]), r["channel"]) for r in rows)
+    return tuple(
+        _home_alarm(alarm_from(r), found.get(r["event_id"]), r["channel"], priorities, now) for r in rows
+    )
 
 
-def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
+def _home_alarm(
+    alarm: Alarm, state: AlarmState | None, channel: str, priorities: Priorities | None, now: int
+) -> HomeAlarm:
+    if priorities is None:
+        return HomeAlarm(alarm, state, channel)
+    still_open = state is None or state.state is State.OPEN
+    return HomeAlarm(
+        alarm, state, channel, priorities.of(alarm), still_open and priorities.overdue(alarm, now)
+    )
+
+
+def fingerprint(
+    db: sqlite_utils.Database, now: int, priorities: Priorities | None = None
+) -> tuple[object, ...]:
     """Changes whenever a Home could: an alarm's state, a new alarm in the outbox, a quiet window made,
     lifted or ending, the freshness shown (its time, failing tables, stale or not). A few indexed reads:
     cheap enough to run every few seconds whatever the history. The poller's own sync time, which moves
@@ -136,4 +172,26 @@ def fingerprint(db: sqlite_utils.Database, now: int) -> tuple[object, ...]:
     evidence = scalar(db, "SELECT max(rowid) FROM incident_evidence")  # a camera offline joining, too
     quiet = tuple(w.id for w in windows_in_force(db, now))
     fresh = assess(freshness(db, count_rows=False), now)
-    return (changes, outbox, evidence, quiet, fresh.as_of, tuple(t.table for t in fresh.failing), fresh.stale)
+    found = (
+        changes,
+        outbox,
+        evidence,
+        quiet,
+        fresh.as_of,
+        tuple(t.table for t in fresh.failing),
+        fresh.stale,
+    )
+    return found if priorities is None else (*found, _overdue_count(db, now, priorities))
+
+
+def _overdue_count(db: sqlite_utils.Database, now: int, priorities: Priorities) -> int:
+    """How many open alarms are past their SLA: it grows when one crosses, so the Home marking it is
+    republished though nothing else changed. Read over the open alarms only (alarm_state's index)."""
+    due = " ".join(f"WHEN {int(p)} THEN {ms}" for p in Priority if (ms := priorities.sla_ms(p)) is not None)
+    if not due:
+        return 0
+    sql = (
+        f"SELECT count(*) {_FROM} AND s.state = '{State.OPEN.value}'"
+        f" AND a.activity_time + (CASE {priority_sql(db, priorities)} {due} END) <= ?"
+    )
+    return int(scalar(db, sql, [now]))

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core import read
+from core.settings import load_settings
 from core.text import counted
 from dashboard import boundary, data, filters, ui, zones
 
@@ -67,7 +68,8 @@ def handling_figures(period: str) -> None:
 def open_by_age() -> None:
     st.header("Open alarms by age")
     now = data.floor_to(data.now_ms(), 60_000)
-    alarms = data.open_alarms(path, now)
+    config_path = str(load_settings().config_path)
+    alarms = data.open_alarms(path, now, config_path)
     buckets = read.open_by_age(alarms)
     tiles = st.columns(len(buckets))
     for tile, (label, still_open, acknowledged) in zip(tiles, buckets, strict=True):
@@ -80,9 +82,13 @@ def open_by_age() -> None:
     if not alarms:
         st.info("No alarm is open: every alarm samops posted has been resolved.")
         return
+    if problem := data.priorities_problem(config_path):
+        st.warning(f"The config's priorities cannot be used ({problem}); the default priorities are shown.")
     oldest = alarms[:OLDEST_SHOWN]
     frame = pd.DataFrame(
         {
+            "Priority": [a.priority.label if a.priority else "" for a in oldest],
+            "Overdue": ["overdue" if a.overdue else "" for a in oldest],
             "Opened": ui.timestamps([a.opened_at for a in oldest]),
             "Age": [f"{a.age_ms // 3_600_000} h {a.age_ms // 60_000 % 60} min" for a in oldest],
             "State": [a.state.value for a in oldest],
@@ -91,7 +97,10 @@ def open_by_age() -> None:
             "Event": [a.event_id for a in oldest],
         }
     )
-    st.caption(f"The {len(oldest)} oldest of {counted(len(alarms), 'alarm')} not resolved")
+    st.caption(
+        f"The first {len(oldest)} of {counted(len(alarms), 'alarm')} not resolved, by priority then oldest "
+        "first; overdue: still open past its priority's time to acknowledge"
+    )
     st.dataframe(
         frame,
         hide_index=True,

@@ -178,3 +178,52 @@ def test_site_incidents_where_the_person_works_and_the_fingerprint_follows_them(
 
     lifecycle.apply(db, "EV-T1", Change.RESOLVED, "U_X", NOW, opened_at=NOW - 60_000)
     assert home_data(db, "U_TECH", Scope(channels=frozenset({"C_ALARMS"})), NOW).incidents == ()
+
+
+def test_with_priorities_alarms_come_by_priority_then_oldest_first_overdue_marked(
+    db: sqlite_utils.Database,
+) -> None:
+    from core.priorities import Priorities, Priority, PriorityRule, SlaConfig
+
+    rule = PriorityRule.model_validate({"priority": "P1", "violation_name": "*door forced*"})
+    rules = Priorities((rule,), SlaConfig.model_validate({"P3": "10m"}))
+    add_alarm(db, "EV-WARN-OLD", NOW - 20 * 60_000, "C_ALARMS", kind="warning")  # P3, past 10 min
+    add_alarm(db, "EV-WARN-NEW", NOW - 60_000, "C_ALARMS", kind="warning")  # P3, within
+    add_alarm(db, "EV-GRAY", NOW - 30 * 60_000, "C_ALARMS", kind="gray")  # P4: no SLA
+    add_alarm(db, "EV-ALARM", NOW - 5 * 60_000, "C_ALARMS", kind="alarm")  # P1, past 2 min
+    add_alarm(db, "EV-ACKED", NOW - 10 * 60_000, "C_ALARMS", kind="alarm")  # P1, acknowledged
+    with write_transaction(db):
+        lifecycle.apply(db, "EV-ACKED", Change.ACKNOWLEDGED, "U1", NOW - 9 * 60_000, opened_at=NOW)
+    with write_transaction(db):  # a rule by name: a gray alarm named "door forced" is P1
+        db.execute("UPDATE activities SET violation_name = 'Door FORCED' WHERE event_id = 'EV-GRAY'")
+    scope = Scope(channels=frozenset({"C_ALARMS"}))
+    data = home_data(db, "U_TECH", scope, NOW, priorities=rules)
+    listed = [(a.alarm.event_id, a.priority, a.overdue) for a in data.alarms]
+    assert listed == [
+        ("EV-GRAY", Priority.P1, True),
+        ("EV-ACKED", Priority.P1, False),
+        ("EV-ALARM", Priority.P1, True),
+        ("EV-WARN-OLD", Priority.P3, True),
+        ("EV-WARN-NEW", Priority.P3, False),
+    ]
+    capped = home_data(db, "U_TECH", scope, NOW, limit=2, priorities=rules)
+    assert [a.alarm.event_id for a in capped.alarms] == ["EV-GRAY", "EV-ACKED"]
+    assert capped.alarms_total == 5
+
+
+def test_with_priorities_the_fingerprint_moves_when_an_alarm_crosses_its_sla(
+    db: sqlite_utils.Database,
+) -> None:
+    from core.priorities import Priorities
+
+    add_alarm(db, "EV-P1", NOW - 60_000, "C_ALARMS", kind="alarm")  # P1: due at NOW + 60 s
+    add_alarm(db, "EV-P4", NOW - 60_000, "C_ALARMS", kind="gray")  # P4: never due
+    rules = Priorities()
+    first = fingerprint(db, NOW, rules)
+    assert fingerprint(db, NOW + 59_000, rules) == first  # time alone: nothing a Home shows changed
+    crossed = fingerprint(db, NOW + 60_000, rules)
+    assert crossed != first
+    assert fingerprint(db, NOW + 10 * 60_000, rules) == crossed  # crossed once
+    with write_transaction(db):
+        lifecycle.apply(db, "EV-P1", Change.ACKNOWLEDGED, "U1", NOW + 61_000, opened_at=NOW - 60_000)
+    assert fingerprint(db, NOW + 10 * 60_000, rules) != crossed

@@ -27,6 +27,7 @@ from slack_bolt import App, BoltContext
 from slack_bolt.kwargs_injection import build_required_kwargs
 from slack_bolt.lazy_listener import LazyListenerRunner
 from slack_bolt.request import BoltRequest
+from slack_bolt.response import BoltResponse
 from slack_bolt.util.utils import get_arg_names_of_callable
 from slack_sdk.errors import SlackClientError
 from slack_sdk.models.views import View
@@ -55,10 +56,14 @@ def install(app: App, ctx: AppContext, home: HomeTabs) -> None:
     )
 
 
-def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., None]:
-    def on_listener_error(
-        error: Exception, body: dict[str, Any], context: BoltContext, respond: Any
-    ) -> None:  # bolt passes these by name
+def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., BoltResponse | None]:
+    def on_listener_error(  # bolt passes these by name
+        error: Exception,
+        body: dict[str, Any],
+        context: BoltContext,
+        respond: Any,
+        response: BoltResponse | None,
+    ) -> BoltResponse | None:
         reference = str(context.get(REFERENCE) or new_reference())
         what = described(body)
         if is_answer_failure(error):
@@ -68,14 +73,18 @@ def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., None]:
                 what,
                 type(error).__name__,
             )
-            return
-        log_failure(reference, what, error)
-        try:
-            tell(ctx, home, body, context, respond, reference)
-        except (SlackClientError, OSError, ValueError) as err:
-            log.warning("%s: could not tell the person about it: %s", reference, type(err).__name__)
-        except Exception:  # the failure is logged above; telling about it must not hide it
-            log.warning("%s: could not tell the person about it", reference, exc_info=True)
+        else:
+            log_failure(reference, what, error)
+            try:
+                tell(ctx, home, body, context, respond, reference)
+            except (SlackClientError, OSError, ValueError) as err:
+                log.warning("%s: could not tell the person about it: %s", reference, type(err).__name__)
+            except Exception:  # the failure is logged above; telling about it must not hide it
+                log.warning("%s: could not tell the person about it", reference, exc_info=True)
+        # A failure before the ack (response is bolt's answer to Slack, None for a lazy listener): the
+        # person has been told with a reference, so Slack gets a plain ack rather than bolt's 500, which it
+        # would show as a second, bare error and, for an event, retry.
+        return None if response is None else BoltResponse(status=200, body="")
 
     return on_listener_error
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sqlite3
 import sys
 import threading
 from typing import TYPE_CHECKING
@@ -115,6 +116,11 @@ def _log_in_early(ctx: AppContext) -> None:
     except SamError as err:
         if not refused(err):  # a refused login: the client has said so in its one line, and when it retries
             log.warning("could not log in to the service yet: %s", err)
+    # Open the cache once too: which service its files belong to is settled here, not by the first click.
+    try:
+        ctx.db()
+    except (sqlite3.Error, OSError) as err:
+        log.warning("could not open the cache yet (%s): the first request that needs it tries again", err)
 
 
 def _socket_mode(app: App, app_token: str) -> int:

@@ -9,6 +9,7 @@ A writer notices its cache file deleted or replaced (`samops cache reset`, a use
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import sqlite3
@@ -108,13 +109,21 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino)
 
 
+# (cache, service) this process has opened and stamped: its other threads' connections need no second look,
+# nor the folder's lock, which would queue every thread of the bot behind one open waiting on a busy cache.
+_settled: set[tuple[Path, Service]] = set()
+
+
 def _open_files(
     path: Path, check_same_thread: bool, service: Service | None
 ) -> tuple[sqlite_utils.Database, _Opened]:
-    if service is None:
-        return _open_checked(path, check_same_thread, None)
+    if service is None or (path, service) in _settled:
+        db, opened = _open_checked(path, check_same_thread, None)
+        return db, dataclasses.replace(opened, service=service)
     with folder_lock(path):
-        return _open_checked(path, check_same_thread, service)
+        opened = _open_checked(path, check_same_thread, service)
+    _settled.add((path, service))
+    return opened
 
 
 def _open_checked(
@@ -191,6 +200,8 @@ def reopen_if_replaced(db: sqlite_utils.Database) -> bool:
         )
     if _identity(opened.path) == opened.cache:
         return False
+    if opened.service is not None:  # a fresh file: record the service in it again
+        _settled.discard((opened.path, opened.service))
     fresh, now = _open_files(opened.path, opened.check_same_thread, opened.service)
     if now.records != opened.records:  # created anew between the two looks: the same answer as above
         fresh.conn.close()

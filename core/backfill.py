@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 
+from core import timefmt
 from core.attribution import paced_activities
 from core.cache.cursors import save_cursors
 from core.cache.outbox import get_state
@@ -65,7 +66,7 @@ class Backfiller:
             save_cursors(
                 db, history.BACKFILL_PLAN, [*plan, (history.PLAN_PANELS, count if since < until else 0)]
             )
-        log.info("backfill: %d panels from %s to %s", count, since, until)
+        log.info("backfill: %d panels from %s to %s", count, timefmt.utc(since), timefmt.utc(until))
         return history.backfill(db)
 
     def step(self, db: sqlite_utils.Database, panels: dict[int, list[int]]) -> bool:

@@ -71,9 +71,13 @@ class History:
                     due = self.turn(db, due)
                 except (Stopped, RecordsLostError):  # the notifier's own loop says the records are gone
                     return
-                except (SamError, sqlite3.OperationalError) as err:
-                    # The service or the cache failed: the next turn asks again, from where it stopped.
-                    log.warning("history: %s: %s; trying again", type(err).__name__, err)
+                except SamError as err:
+                    # The service failed: the next turn asks again, from where it stopped. The poller beside
+                    # it states an outage (one line when it starts, one when it ends), so this is not a third.
+                    log.debug("history: %s: %s; trying again", type(err).__name__, err)
+                    self.stop.wait(min(self.interval, 30.0))
+                except sqlite3.OperationalError as err:
+                    log.warning("history: the cache failed: %s; trying again", err)
                     self.stop.wait(min(self.interval, 30.0))
                 except Exception:
                     # A fault of ours must not end late-event detection for the life of the process.
@@ -95,8 +99,8 @@ class History:
             baseline = get_state(db, "baseline")
             floor = 0 if baseline is None else int(baseline) - self.first_history_ms
             report = self.reconciler.run(db, panels, polled, floor)
-            if report.errors:
-                log.warning("history: %s", report.errors[0])
+            if report.errors:  # the service's failures: the poller states the outage
+                log.debug("history: %s", report.errors[0])
             return due
         if self.backfiller.step(db, {org: ids for org, ids in panels.items() if org in polled}):
             return due

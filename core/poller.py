@@ -122,6 +122,10 @@ class Poller:
         polled = [cursors[org] for org in self._panels]
         return min(polled) - self.overlap_ms if polled else None
 
+    def forget_panels(self) -> None:
+        """The next poll lists the panels again (with a login) and writes them: for a fresh cache."""
+        self._panels, self._panels_at = {}, 0
+
     def _refresh_panels(self, db: sqlite_utils.Database, now: int) -> None:
         """Keep the panel list at most PANELS_EVERY_MS old. The session is kept (the spec shows no token
         lifetime; a 401 logs in again): a newer list the sync wrote from its own login is read from the

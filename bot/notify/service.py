@@ -111,8 +111,10 @@ class Notifier:
         started, next_poll = False, 0.0
         while not stop.is_set():
             try:
-                # A cache deleted under the notifier: a fresh one, that this cycle's poll refills.
-                cache.reopen_if_replaced(self.db)
+                # A cache deleted under the notifier: a fresh one, that this cycle's poll refills (with the
+                # panels listed again, or its cards would name no panel until the sync's next listing).
+                if cache.reopen_if_replaced(self.db) and isinstance(self.source, ServiceSource):
+                    self.source.poller.forget_panels()
                 if not started:
                     self.start()
                     started = True
@@ -304,6 +306,8 @@ class Notifier:
 
     def _post_first_start_summary(self) -> None:
         if cache.get_state(self.db, "summary") != "pending":
+            return
+        if self._service_failing_since is not None:  # "none in the last 24 h" would be a guess: poll first
             return
         hours = self.config.summary_hours
         baseline = self.baseline()

@@ -69,8 +69,8 @@ def test_failures_on_a_locked_cache_answer_with_the_reference_of_their_one_error
     seeded = seed(db_path)
     with seeded.conn, SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=ROLES) as bot:
         with cache_locked(db_path):
-            # A button (the Panel status of an alarm card): before, it said nothing on a busy cache. Slack gets
-            # a plain 200 (the person is told below), never bolt's 500.
+            # A button (the Panel status of an alarm card): before, it said nothing on a busy cache. Slack
+            # gets a plain 200 (the person is told below), never bolt's 500.
             clicked = bot.send_action({
                 "user": {"id": "U_BOB"},
                 "channel": {"id": "C_ALARMS"},

@@ -128,6 +128,7 @@ def test_the_sync_and_the_notifier_back_off_and_status_says_so(tmp_path: Path, s
         assert "ERROR" not in text and "Traceback" not in text
     assert sync.count("the service is unavailable") == 1 and "samops.sync: synced" not in sync
     assert notify.count("the service failed") == 1
+    assert "is now watching for alarms" not in notify  # no first-start summary it could not check
     assert status.returncode == 0, status.stderr
     for part in ("bot", "sync", "notify"):
         assert f"Login ({part}): the service refuses the login (401" in status.stdout, status.stdout

@@ -22,7 +22,8 @@ from core.sqlite_lib import sqlite_utils
 from tests.support.cache_files import connect
 from tests.support.seed_cache import old_cache
 
-A = Service("http://127.0.0.1:9001/api", "demo")
+# Not "demo": that is the default password, which the secret filter masks in any log line once installed.
+A = Service("http://127.0.0.1:9001/api", "night-shift")
 B = Service("http://127.0.0.1:9002/api", "field-ops")
 
 
@@ -182,7 +183,7 @@ def test_another_service_moves_the_old_files_aside_and_starts_fresh(
     assert db.execute("SELECT count(*) FROM audit_log").fetchone() == (0,)
     db.close()
     [aside] = (tmp_path / "previous").iterdir()
-    assert aside.name.startswith("127.0.0.1-9001-demo-") and str(aside) in line
+    assert aside.name.startswith("127.0.0.1-9001-night-shift-") and str(aside) in line
     assert mode(aside) == 0o700 and mode(aside.parent) == 0o700
     with contextlib.closing(connect(aside / "cache.db")) as conn:  # the old service's files, whole
         assert conn.execute("SELECT name FROM panels").fetchall() == [("Depot of A",)]

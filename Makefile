@@ -17,9 +17,9 @@ run: install
 
 # chromium first: without it, stop before anything is set up or run.
 # TEST_WORKERS=N runs the suite in N pytest-xdist processes (tests/conftest.py says which tests share one:
-# a module's tests, so its processes start once); its tests mostly wait on the servers they start, so three
+# a module's tests, so its processes start once); its tests mostly wait on the servers they start, so four
 # workers on two cores pay (README's development section has the figures). TEST_WORKERS=0: one process.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 # Without PYTHONDONTWRITEBYTECODE (set on the shared machine): each worker and each process a test starts (a
 # bot, a simulator, `samops call`, Streamlit) otherwise compiles every module it imports from source again,
 # and pytest rewrites every test module's asserts again in each worker (60 % of collecting, measured).

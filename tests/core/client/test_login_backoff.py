@@ -16,10 +16,15 @@ from core.errors import AuthenticationError, LoginRefusedError
 from core.settings import Settings
 from tests.support.processes import Simulator, run_simulator
 
+ACCOUNT, PASSWORD = "night-ops", "night-pass-7"
+
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[Simulator]:
-    with run_simulator("--alarm-rate", "0", seed=3) as simulator:
+    # Not demo / demo: once any test of the worker logged in as demo, the process-wide secret filter masks
+    # "demo" in every log line, the screen name these tests read in the refusal included.
+    account = ("--demo-screen-name", ACCOUNT, "--demo-password", PASSWORD)
+    with run_simulator("--alarm-rate", "0", *account, seed=3) as simulator:
         yield simulator
 
 
@@ -39,7 +44,7 @@ class Clock:
 
 def client(sim: Simulator, password: str, clock: Clock, heard: list | None = None) -> SamClient:
     settings = Settings(
-        _env_file=None, base_url=sim.base_url, screen_name="demo", password=password, organization_id=None
+        _env_file=None, base_url=sim.base_url, screen_name=ACCOUNT, password=password, organization_id=None
     )
     return SamClient(settings, clock=clock, on_login=None if heard is None else heard.append)
 
@@ -72,7 +77,7 @@ def test_a_wrong_password_backs_off_to_one_login_every_ten_minutes(
         assert logins(sim) == before + 8
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(lines) == 8  # one line per login the service refused, none per call refused meanwhile
-    assert "refused the login of 'demo' (401" in lines[0] and "next attempt in 30 s" in lines[0]
+    assert f"refused the login of '{ACCOUNT}' (401" in lines[0] and "next attempt in 30 s" in lines[0]
     assert "next attempt in 10 min" in lines[-1]
     assert all("wrong" not in line for line in lines)  # the password itself is never said
 
@@ -82,7 +87,7 @@ def test_a_login_that_works_again_ends_the_back_off(sim: Simulator) -> None:
     with client(sim, "wrong", clock, heard) as sam:
         with pytest.raises(AuthenticationError):
             sam.login()
-        sam.settings = sam.settings.model_copy(update={"password": SecretStr("demo")})
+        sam.settings = sam.settings.model_copy(update={"password": SecretStr(PASSWORD)})
         with pytest.raises(LoginRefusedError):  # still waiting, even with the password fixed
             sam.login()
         clock.now += 30

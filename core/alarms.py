@@ -45,6 +45,23 @@ class Alarm:
 ALARM_FIELDS = tuple(f.name for f in fields(Alarm))
 
 
+def in_scope(
+    alarm: Alarm,
+    org: int | None,
+    panels: tuple[int, ...],
+    event_types: tuple[str, ...],
+    violation_types: tuple[str, ...],
+) -> bool:
+    """The one reading of a configured scope (a `[notify]` route, a `[[priorities]]` rule): each part that
+    is set must hold; an empty part holds for every alarm."""
+    return (
+        (org is None or alarm.org_id == org)
+        and (not panels or alarm.resource_id in panels)
+        and (not event_types or alarm.event_type in event_types)
+        and (not violation_types or alarm.violation_type in violation_types)
+    )
+
+
 def alarm_from(row: Mapping[str, Any]) -> Alarm:
     """The Alarm in a row selected with `core.cache.alarm_sql.ALARM_COLUMNS` (other columns of the row are
     ignored)."""

@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from core.alarms import Alarm, kind_of
+from core.alarms import Alarm, in_scope, kind_of
 from core.clock import MINUTE_MS
 
 
@@ -136,12 +136,9 @@ class PriorityRule(_Section):
         return tuple(pattern.casefold() for pattern in value)
 
     def matches(self, alarm: Alarm) -> bool:
-        return (
-            (self.org is None or alarm.org_id == self.org)
-            and (not self.panels or alarm.resource_id in self.panels)
-            and (not self.event_types or alarm.event_type in self.event_types)
-            and (not self.violation_types or alarm.violation_type in self.violation_types)
-            and (not self.violation_name or self._name_matches(alarm.violation_name))
+        scope = (self.org, self.panels, self.event_types, self.violation_types)
+        return in_scope(alarm, *scope) and (
+            not self.violation_name or self._name_matches(alarm.violation_name)
         )
 
     def _name_matches(self, name: str | None) -> bool:

@@ -67,7 +67,7 @@ from pydantic import (
     model_validator,
 )
 
-from core.alarms import Alarm
+from core.alarms import Alarm, in_scope
 from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
@@ -192,12 +192,7 @@ class Route(Escalation):
         return _channel_id(value)
 
     def matches(self, alarm: Alarm) -> bool:
-        return (
-            (self.org is None or alarm.org_id == self.org)
-            and (not self.panels or alarm.resource_id in self.panels)
-            and (not self.event_types or alarm.event_type in self.event_types)
-            and (not self.violation_types or alarm.violation_type in self.violation_types)
-        )
+        return in_scope(alarm, self.org, self.panels, self.event_types, self.violation_types)
 
     def describe(self) -> dict[str, str]:
         def show(values: tuple[Any, ...]) -> str:

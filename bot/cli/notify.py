@@ -18,6 +18,7 @@ from bot.notify.config import NotifyConfig
 from core.priorities import Priorities
 from core.redact import install
 from core.settings import Settings, settings_or_report
+from core.supervision import SupervisionConfig
 from core.text import counted
 
 log = logging.getLogger("samops.notify")
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
     url = whole.dashboard_url(settings.dashboard_url)
-    return run(settings, config, slack, args, url, whole.priority_book())
+    return run(settings, config, slack, args, url, whole.priority_book(), whole.supervision)
 
 
 def run(
@@ -82,6 +83,7 @@ def run(
     args: argparse.Namespace,
     dashboard_url: str,
     priorities: Priorities | None = None,
+    supervision: SupervisionConfig | None = None,
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
@@ -105,7 +107,15 @@ def run(
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
-    notifier = Notifier(db, config, delivery, source, dashboard_url, priorities=priorities or Priorities())
+    notifier = Notifier(
+        db,
+        config,
+        delivery,
+        source,
+        dashboard_url,
+        priorities=priorities or Priorities(),
+        supervision_config=supervision or SupervisionConfig(),
+    )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -28,6 +28,7 @@ from bot.notify.overdue import OverdueCards
 from bot.notify.quiet import QuietHours
 from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
+from bot.notify.supervision import Supervision
 from bot.render import alarms as render
 from core import cache, lifecycle, read
 from core.alarms import Alarm
@@ -36,6 +37,7 @@ from core.clock import now_ms
 from core.errors import SamError
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
+from core.supervision import SupervisionConfig
 from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
@@ -66,6 +68,10 @@ class Notifier:
     # SLA is edited once to say it is overdue.
     priorities: Priorities = field(default_factory=Priorities)
     overdue: OverdueCards = field(init=False)
+    # Silent-panel supervision ([supervision], core/supervision.py): off unless given (`samops notify` gives
+    # the config's, on by default), so that a notifier built for one test pages about nothing else.
+    supervision_config: SupervisionConfig | None = None
+    supervision: Supervision = field(init=False)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -74,6 +80,10 @@ class Notifier:
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
+        )
+        off = SupervisionConfig(silent_after=None)
+        self.supervision = Supervision(
+            self.db, self.supervision_config or off, self.delivery, self.drawing, self.clock, self.baseline
         )
 
     # --- start ----------------------------------------------------------------------------------------
@@ -99,6 +109,7 @@ class Notifier:
         self._poll()
         self._post_first_start_summary()
         self.discover()
+        self.supervision.tick()
         self.quiet.tick()
         self.handovers.tick()
         self._check_health()
@@ -179,6 +190,9 @@ class Notifier:
             cache.advance_seen_watermark(self.db, len(arrived))
             listed = {a.event_id for a in found}
             found += sorted((a for a in arrived if a.event_id not in listed), key=lambda a: a.activity_time)
+            # samops' own alarms: panels newly silent ("communication lost", bot/notify/supervision.py).
+            listed = {a.event_id for a in found}
+            found += [a for a in self.supervision.raise_due() if a.event_id not in listed]
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
                 (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)

@@ -27,7 +27,7 @@ from bot.render.forms import VALUE, modal
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
-from core.lifecycle import MAX_NOTE, AlarmState, Change, State
+from core.lifecycle import MAX_NOTE, SAMOPS, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
 from core.timefmt import age, local
@@ -114,7 +114,8 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     """The card's line saying where the alarm stands and who holds it."""
     if state.state is State.RESOLVED and state.resolved_at is not None:
         who, when = escape(state.resolved_by or "?"), local(state.resolved_at, zone, seconds=True)
-        line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}"
+        by = SAMOPS if state.resolved_by == SAMOPS else f"<@{who}>"  # samops' own: no Slack user to mention
+        line = f":heavy_check_mark: *Resolved* by {by} at {when}"
         return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:

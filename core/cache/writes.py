@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from core.alarms import is_supervision
 from core.cache.schema import rebuild_activity_hours
 
 # write_transaction is re-exported: callers group several writes into one transaction with it.
@@ -281,7 +282,9 @@ def upsert_activities(
     cache only: the first write decides; None for history read rather than watched (docs/history.md)."""
     if table != "activities":
         return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
-    rows = list(rows)
+    # samops' own supervision alarms are written by core/cache/supervision.py; a service record under their
+    # reserved id would take one's place, so it is not stored (core.alarms.SUPERVISION_PREFIX).
+    rows = [row for row in rows if not is_supervision(row[0])]
     with joined(db):
         # An upsert may move an event to another hour or make it no alarm: its old hour is recounted too.
         times = [row[3] for row in rows if row[3] is not None]

@@ -20,6 +20,7 @@ panels = { 100101 = "2h", 100102 = "off" }   # a panel's, over its organization'
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -123,18 +124,25 @@ class Restored:
 
 
 def raise_silent(
-    db: sqlite_utils.Database, config: SupervisionConfig, now: int, watching_since: int
+    db: sqlite_utils.Database,
+    config: SupervisionConfig,
+    now: int,
+    watching_since: int,
+    watched: Collection[int] | None = None,
 ) -> list[Alarm]:
     """Record an episode and its alarm row for every panel silent now that has none open; returns their
     alarms, for discovery to take in (the caller's transaction). Silence is counted from the last sign of
     life, but never from before `watching_since` (the notifier's first start): a first start does not page
-    about every panel that was quiet for days before samops watched it."""
+    about every panel that was quiet for days before samops watched it. `watched`: the panels whose
+    activities samops is reading (the poller's); None: every panel of the cache."""
     episodes = stored.open_episodes(db)
     raised: list[Alarm] = []
     for heard in last_heard(db):
         after = config.after_for(heard.org_id, heard.resource_id)
         if after is None or heard.resource_id in episodes:
             continue
+        if watched is not None and heard.resource_id not in watched:
+            continue  # not polled (another organization, removed from the service): its silence is ours
         since = max(heard.last or watching_since, watching_since)
         if now - since < after:
             continue

@@ -83,7 +83,13 @@ class Notifier:
         )
         off = SupervisionConfig(silent_after=None)
         self.supervision = Supervision(
-            self.db, self.supervision_config or off, self.delivery, self.drawing, self.clock, self.baseline
+            self.db,
+            self.supervision_config or off,
+            self.delivery,
+            self.drawing,
+            self.clock,
+            self.baseline,
+            self._watched,
         )
 
     # --- start ----------------------------------------------------------------------------------------
@@ -222,6 +228,13 @@ class Notifier:
             if a.event_id not in held
         ]
         lifecycle.open_alarms(self.db, opened, self.clock())
+
+    def _watched(self) -> set[int] | None:
+        """The panels whose silence means something: those the poller reads (none before its first poll);
+        with the cache source, every panel the sync wrote."""
+        if isinstance(self.source, ServiceSource):
+            return {p for ids in self.source.poller.panels.values() for p in ids}
+        return None
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""

@@ -14,7 +14,7 @@ edit Slack defers (pacing, a rate limit) is tried on a later cycle, as alarm pos
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from bot import cards
@@ -44,6 +44,8 @@ class Supervision:
     drawing: Callable[[], cards.Drawing]
     clock: Callable[[], int]
     watching_since: Callable[[], int]  # the notifier's baseline: silence is never counted from before it
+    # The panels whose activities are read (the poller's); None: every panel of the cache (the sync's)
+    watched: Callable[[], Collection[int] | None] = lambda: None
     _due: int = field(default=0, init=False)
 
     @property
@@ -59,7 +61,7 @@ class Supervision:
         if not self.on or now < self._due:
             return []
         self._due = now + SUPERVISE_EVERY_MS
-        raised = supervision.raise_silent(self.db, self.config, now, self.watching_since())
+        raised = supervision.raise_silent(self.db, self.config, now, self.watching_since(), self.watched())
         for alarm in raised:
             log.info("notify: panel %s is silent: communication lost (%s)", alarm.resource_id, alarm.event_id)
         return raised

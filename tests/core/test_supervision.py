@@ -168,3 +168,15 @@ def test_a_panel_that_reports_again_is_resolved_by_samops(db: Any, how: str) -> 
     assert raise_now(db, config(silent_after="off", panels={"101": "24h"}), T0 + 50 * HOUR_MS) == [
         supervision.event_id(101, T0 + 26 * HOUR_MS - MINUTE_MS)
     ]
+
+
+def test_only_the_panels_whose_activities_are_read_are_supervised(db: Any) -> None:
+    cfg = config(silent_after="24h")
+    activity(db, 101, T0, "EV-1")
+    activity(db, 102, T0, "EV-2")
+    # The poller reads 102 alone (SAM_ORGANIZATION_ID, or 101 no longer listed): 101's silence means nothing.
+    with write_transaction(db):
+        raised = raise_silent(db, cfg, T0 + DAY_MS, 0, watched={102})
+    assert [a.event_id for a in raised] == [supervision.event_id(102, T0)]
+    with write_transaction(db):
+        assert raise_silent(db, cfg, T0 + DAY_MS, 0, watched=set()) == []  # before the first poll: nothing

@@ -160,7 +160,7 @@ def restore_reporting(db: sqlite_utils.Database, now: int) -> list[Restored]:
     if not episodes:
         return []
     done: list[Restored] = []
-    for heard in last_heard(db):
+    for heard in last_heard(db, list(episodes)):
         episode = episodes.get(heard.resource_id)
         if episode is None or heard.last is None or heard.last <= episode.since:
             continue
@@ -172,6 +172,11 @@ def restore_reporting(db: sqlite_utils.Database, now: int) -> list[Restored]:
         stored.restore_episode(db, closed)
         done.append(Restored(closed, outcome.changed))
     return done
+
+
+def any_episode(db: sqlite_utils.Database) -> bool:
+    """Whether a panel is silent now, or a restored one is still to be told (else there is nothing to do)."""
+    return outbox.any_state(db, stored.PREFIX)
 
 
 def restore_rows(db: sqlite_utils.Database) -> int:
@@ -198,10 +203,10 @@ def awaiting_post(db: sqlite_utils.Database, event_id: str) -> bool:
 __all__ = [
     "EVENT_TYPE",
     "NAME",
-    "SAMOPS",
     "Episode",
     "Restored",
     "SupervisionConfig",
+    "any_episode",
     "awaiting_post",
     "event_id",
     "parse_after",

@@ -69,6 +69,8 @@ class Supervision:
     def tick(self) -> int:
         """Resolve the alarms of panels that reported again, and tell their cards; returns how many were
         resolved now."""
+        if not supervision.any_episode(self.db):
+            return 0  # no panel silent: no write lock taken for nothing
         with write_transaction(self.db):
             supervision.restore_rows(self.db)  # a cache emptied under us lost them; the records keep them
             restored = supervision.restore_reporting(self.db, self.clock())

@@ -21,8 +21,9 @@ from core.cache.sql import execute
 from core.cache.writes import ACTIVITY_FIELDS, upsert_rows
 from core.sqlite_lib import sqlite_utils
 
-OPEN = "supervision:open:"  # + panel: the panel's episode while it is silent (one at a time)
-TELL = "supervision:tell:"  # + event id: a restored episode whose thread and card are still to be told
+PREFIX = "supervision:"
+OPEN = PREFIX + "open:"  # + panel: the panel's episode while it is silent (one at a time)
+TELL = PREFIX + "tell:"  # + event id: a restored episode whose thread and card are still to be told
 
 
 @dataclass(frozen=True)

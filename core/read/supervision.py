@@ -8,10 +8,11 @@ Per panel, an index walk each (`activities (resource_id, activity_time)`, `contr
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from core.cache.alarm_sql import service_event_sql
-from core.read.rows import tuples
+from core.read.rows import marks, tuples
 from core.sqlite_lib import sqlite_utils
 
 
@@ -32,18 +33,19 @@ class Heard:
         return max(known) if known else None
 
 
-def last_heard(db: sqlite_utils.Database) -> list[Heard]:
-    """Every panel in service (a panel the service lists as disabled is expected to say nothing), with the
-    last time the cache heard from it."""
+def last_heard(db: sqlite_utils.Database, panels: Collection[int] | None = None) -> list[Heard]:
+    """Every panel in service (a panel the service lists as disabled is expected to say nothing), or those
+    of `panels`, with the last time the cache heard from it."""
+    only = "" if panels is None else f" AND p.resource_id IN ({marks(list(panels)) or 'NULL'})"
     sql = (
         "SELECT p.resource_id, p.org_id, p.name,"
         " (SELECT a.activity_time FROM activities a WHERE a.resource_id = p.resource_id"
         f"  AND {service_event_sql('a')} ORDER BY a.activity_time DESC LIMIT 1),"
         " (SELECT max(c.last_update) FROM controller_values c WHERE c.resource_id = p.resource_id)"
-        " FROM panels p WHERE p.enabled IS NOT 0 ORDER BY p.resource_id"
+        f" FROM panels p WHERE p.enabled IS NOT 0{only} ORDER BY p.resource_id"
     )
     return [
         Heard(int(r[0]), None if r[1] is None else int(r[1]), r[2], r[3], r[4])
-        for r in tuples(db, sql, [])
+        for r in tuples(db, sql, [] if panels is None else list(panels))
         if r[0] is not None
     ]

@@ -48,7 +48,7 @@ NAME = "Communication lost"
 DEFAULT_AFTER_MS = DAY_MS
 _AFTER = re.compile(r"(\d+(?:\.\d+)?)\s*(m|min|h|d)", re.IGNORECASE)
 _UNIT_MS = {"m": MINUTE_MS, "min": MINUTE_MS, "h": HOUR_MS, "d": DAY_MS}
-MIN_AFTER_MS = 5 * MINUTE_MS  # shorter than a few polls would call a panel silent between two of them
+MIN_AFTER_MS = MINUTE_MS  # shorter would call a panel silent between two polls; a minute is for trying it out
 
 
 def parse_after(value: Any) -> int | None:
@@ -59,7 +59,7 @@ def parse_after(value: Any) -> int | None:
     if isinstance(value, str) and (match := _AFTER.fullmatch(value.strip())):
         ms = int(float(match[1]) * _UNIT_MS[match[2].lower()])
         if not MIN_AFTER_MS <= ms <= 365 * DAY_MS:
-            raise ValueError("must be at least 5 minutes and at most 365 days")
+            raise ValueError("must be at least 1 minute and at most 365 days")
         return ms
     raise ValueError(f'{value!r} is not a time like "24h", "90m" or "2d", or "off"')
 

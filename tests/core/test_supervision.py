@@ -74,7 +74,7 @@ def test_the_most_specific_silent_after_wins() -> None:
     [
         ({"silent_after": 24}, "supervision.silent_after"),  # hours or minutes? refused
         ({"silent_after": "soon"}, "supervision.silent_after"),
-        ({"silent_after": "1m"}, "supervision.silent_after"),  # shorter than a few polls
+        ({"silent_after": "0.5m"}, "supervision.silent_after"),  # shorter than a minute
         ({"orgs": {"acme": "2h"}}, "supervision.orgs.acme"),
         ({"panels": {"101": "2 weeks"}}, "supervision.panels.101"),
         ({"silent_afer": "2h"}, "supervision.silent_afer"),

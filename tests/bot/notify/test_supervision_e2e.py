@@ -10,6 +10,7 @@ operation 3 per organization per cycle, nothing for supervision."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from core.client import SamClient
 from core.clock import HOUR_MS, MINUTE_MS
 from core.settings import Settings
 from tests.bot.notify.support import FakeClock, settle
+from tests.bot.notify.test_notify_e2e import notify_env, run_notify, wait_until
 from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import SlackStandIn
 
@@ -172,3 +174,36 @@ def test_a_silenced_panel_is_alarmed_once_and_resolved_when_it_reports(
         # The other panel (two days allowed) never fell silent, and nothing more was posted.
         assert all(f"silent:{talking}:" not in e for e in lost_cards(slack))
         assert len(lost_cards(slack)) == 1
+
+
+@pytest.mark.slow
+def test_samops_notify_alarms_a_silenced_panel_and_resolves_it_when_it_reports(
+    tmp_path: Path, sim: Simulator
+) -> None:
+    """As a new user tries it: `samops notify` as a real process, `[supervision]` in samops.toml, the panel
+    silenced and let go through the simulator's controls; one card, resolved by itself, also across a
+    restart. A minute of silence, so that the test takes two."""
+    panel = sorted(demo_panels(sim))[-1]
+    toml = (
+        f'[notify]\ndefault_channel = "{CHANNEL}"\n'
+        f'[supervision]\nsilent_after = "off"\npanels = {{ {panel} = "1m" }}\n'
+    )
+    with SlackStandIn() as slack:
+        env = notify_env(tmp_path, sim, slack, toml) | {"SAMOPS_POLL_INTERVAL": "1"}
+        httpx.post(f"{sim.root_url}/_sim/panels/{panel}/silence", timeout=10).raise_for_status()
+        with run_notify(tmp_path, env):
+            wait_until(lambda: lost_cards(slack), 180, "the communication-lost card")
+        with run_notify(tmp_path, env):  # restarted: the same silence, no second card
+            time.sleep(5)
+            [event_id] = lost_cards(slack)
+            assert event_id.startswith(f"silent:{panel}:")
+            httpx.post(f"{sim.root_url}/_sim/panels/{panel}/report", timeout=10).raise_for_status()
+
+            def resolved() -> bool:
+                edits = [json.dumps(c.params.get("attachments")) for c in slack.calls_to("chat.update")]
+                return any("Resolved* by samops" in e and "restored after" in e for e in edits)
+
+            wait_until(resolved, 60, "the card resolved by samops")
+        replies = [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts")]
+        assert len(replies) == 1 and "restored after" in str(replies[0].params["text"])
+        assert lost_cards(slack) == [event_id]

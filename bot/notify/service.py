@@ -90,6 +90,7 @@ class Notifier:
             self.clock,
             self.baseline,
             self._watched,
+            lambda: self._service_failing_since is None,
         )
 
     # --- start ----------------------------------------------------------------------------------------

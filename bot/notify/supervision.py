@@ -46,6 +46,9 @@ class Supervision:
     watching_since: Callable[[], int]  # the notifier's baseline: silence is never counted from before it
     # The panels whose activities are read (the poller's); None: every panel of the cache (the sync's)
     watched: Callable[[], Collection[int] | None] = lambda: None
+    # Whether samops hears the service now: while its polls fail, every panel would look silent, and the
+    # silence would be samops' own; nothing is raised until it answers again (and the poller caught up).
+    listening: Callable[[], bool] = lambda: True
     _due: int = field(default=0, init=False)
 
     @property
@@ -58,7 +61,7 @@ class Supervision:
     def raise_due(self) -> list[Alarm]:
         """The alarms of the panels newly silent, for discovery (in its transaction)."""
         now = self.clock()
-        if not self.on or now < self._due:
+        if not self.on or now < self._due or not self.listening():
             return []
         self._due = now + SUPERVISE_EVERY_MS
         raised = supervision.raise_silent(self.db, self.config, now, self.watching_since(), self.watched())

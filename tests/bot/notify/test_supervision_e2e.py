@@ -176,6 +176,35 @@ def test_a_silenced_panel_is_alarmed_once_and_resolved_when_it_reports(
         assert len(lost_cards(slack)) == 1
 
 
+def test_nothing_is_raised_while_the_service_does_not_answer(tmp_path: Path, sim: Simulator) -> None:
+    """A day without answers from the service would make every panel look silent: that silence is samops'
+    own, and nothing is raised until the service answers again (then the panel that is really silent is)."""
+    silent = sorted(demo_panels(sim))[2]
+    httpx.post(f"{sim.root_url}/_sim/panels/{silent}/silence", timeout=10).raise_for_status()
+    toml = {
+        "notify": {"default_channel": CHANNEL},
+        "supervision": {"silent_after": "off", "panels": {str(silent): "24h"}},
+    }
+    db = open_cache(tmp_path / "cache.db")
+    with SlackStandIn() as slack:
+        clock = FakeClock(0)
+        n = notifier(db, sim, slack, clock, toml)
+        start = clock.now = n.baseline()
+        settle(n, lambda: True)
+        try:
+            httpx.post(f"{sim.root_url}/_sim/faults", json={"errorRate": 1}, timeout=10).raise_for_status()
+            clock.now = start + 25 * HOUR_MS
+            n.cycle()
+            assert n._service_failing_since is not None  # the poll failed: samops hears nothing
+            settle(n, lambda: True)
+            assert lost_cards(slack) == []
+        finally:
+            httpx.post(f"{sim.root_url}/_sim/faults", json={"errorRate": 0}, timeout=10).raise_for_status()
+        # The service answers again: the panel really is silent, and now samops can say so.
+        settle(n, lambda: lost_cards(slack))
+        assert lost_cards(slack) == [f"silent:{silent}:{start}"]
+
+
 @pytest.mark.slow
 def test_samops_notify_alarms_a_silenced_panel_and_resolves_it_when_it_reports(
     tmp_path: Path, sim: Simulator

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from core.alarms import is_supervision
+from core.cache.alarm_sql import service_event_sql
 from core.cache.schema import rebuild_activity_hours
 
 # write_transaction is re-exported: callers group several writes into one transaction with it.
@@ -81,6 +82,8 @@ def _delete_missing(
     db.conn.executemany("INSERT OR IGNORE INTO _keep (k) VALUES (?)", ((k,) for k in keep))
     values = sorted(spare)
     sql = f'DELETE FROM "{table}" WHERE "{pk}" NOT IN (SELECT k FROM _keep)'
+    if table == "activities":
+        sql += " AND " + service_event_sql()  # samops' own alarms are no service record to prune
     if values:
         marks = ", ".join("?" for _ in values)
         sql += f' AND ("{spare_column}" IS NULL OR "{spare_column}" NOT IN ({marks}))'

@@ -180,3 +180,13 @@ def test_only_the_panels_whose_activities_are_read_are_supervised(db: Any) -> No
     assert [a.event_id for a in raised] == [supervision.event_id(102, T0)]
     with write_transaction(db):
         assert raise_silent(db, cfg, T0 + DAY_MS, 0, watched=set()) == []  # before the first poll: nothing
+
+
+def test_a_full_sync_keeps_samops_own_alarms(db: Any) -> None:
+    from core.cache.writes import delete_missing
+
+    activity(db, 101, T0, "EV-1")
+    [event_id] = raise_now(db, config(silent_after="off", panels={"101": "24h"}), T0 + DAY_MS)
+    with write_transaction(db):
+        assert delete_missing(db, "activities", "event_id", []) == 1  # the service lists nothing any more
+    assert [r[0] for r in db.conn.execute("SELECT event_id FROM activities")] == [event_id]

@@ -120,7 +120,7 @@ def _alarm(episode: Episode, name: str | None) -> Alarm:
 @dataclass(frozen=True)
 class Restored:
     episode: Episode
-    changed: bool  # False: someone had resolved the alarm already
+    unchanged: str = ""  # why samops changed nothing: "already resolved", "held back" (never posted)
 
 
 def raise_silent(
@@ -166,11 +166,15 @@ def restore_reporting(db: sqlite_utils.Database, now: int) -> list[Restored]:
             continue
         note = restored_note(now - episode.since)
         closed = replace(episode, restored_at=now, restored_note=note)
+        stored.restore_episode(db, closed)
+        if lifecycle.get(db, episode.event_id) is None:
+            # Held back by a silence or maintenance window: never posted, so no lifecycle to close.
+            done.append(Restored(closed, "held back by a silence or maintenance window"))
+            continue
         outcome = lifecycle.apply(
             db, episode.event_id, Change.RESOLVED, SAMOPS, now, opened_at=episode.raised_at, note=note
         )
-        stored.restore_episode(db, closed)
-        done.append(Restored(closed, outcome.changed))
+        done.append(Restored(closed, outcome.reason))
     return done
 
 

@@ -85,8 +85,8 @@ class Supervision:
     def _audit(self, done: supervision.Restored) -> None:
         e = done.episode
         summary = f"panel {e.resource_id} reported again: {e.event_id} resolved, {e.restored_note}"
-        if not done.changed:
-            summary += " (no change: already resolved)"
+        if done.unchanged:
+            summary += f" (no change: {done.unchanged})"
         cache.record_audit(
             self.db,
             slack_user=supervision.SAMOPS,

@@ -16,6 +16,7 @@ from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from core import lifecycle, read
+from core.cache import audit, outbox, write_transaction
 from core.clock import HOUR_MS, MINUTE_MS
 from core.lifecycle import Change
 from tests.bot.notify.support import FakeClock, add_alarms, cache, settle
@@ -94,3 +95,25 @@ def test_routed_escalated_taken_and_handed_over_as_any_alarm(tmp_path: Path) -> 
         assert state.assignee == "U0TECH"  # who held it stays on record
         digest = read.handover(db, start, clock.now + 1)
         assert digest.lifecycle.resolved == 1 and event_id not in {h.event_id for h in digest.lifecycle.held}
+
+
+def test_a_silenced_panel_is_recorded_not_posted_and_not_resolved_into_a_lifecycle(tmp_path: Path) -> None:
+    db = cache(tmp_path)
+    with SlackStandIn() as slack:
+        clock = FakeClock(int(time.time() * 1000))
+        n = supervised(db, slack, clock)
+        start = n.baseline()
+        with write_transaction(db):  # someone pressed "Silence" on the panel for two days
+            outbox.silence_panel(db, 101, start + 48 * HOUR_MS, "U0TECH")
+        clock.now = start + 24 * HOUR_MS + MINUTE_MS
+        settle(n, lambda: True)
+        event_id = f"silent:101:{start}"
+        assert outbox.entry(db, event_id) == ("C_OPS", "silenced", None)
+        assert in_channel(slack, "C_OPS", "Communication lost") == []
+        add_alarms(db, 101, clock.now, kind="event")  # the panel reports again
+        clock.now += MINUTE_MS
+        settle(n, lambda: True)
+        assert lifecycle.get(db, event_id) is None  # never posted: nothing to acknowledge or resolve
+        [row] = [a for a in audit.recent(db) if a.slack_user == "samops"]
+        assert "no change: held back by a silence" in row.summary
+        assert [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts")] == []

@@ -164,7 +164,8 @@ def restore_reporting(db: sqlite_utils.Database, now: int) -> list[Restored]:
         episode = episodes.get(heard.resource_id)
         if episode is None or heard.last is None or heard.last <= episode.since:
             continue
-        note = restored_note(now - episode.since)
+        # How long it was silent: from its last sign of life (before samops watched, if so), else from then.
+        note = restored_note(now - (episode.last_heard if episode.last_heard is not None else episode.since))
         closed = replace(episode, restored_at=now, restored_note=note)
         stored.restore_episode(db, closed)
         if lifecycle.get(db, episode.event_id) is None:

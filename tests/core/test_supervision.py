@@ -104,6 +104,11 @@ def test_silence_is_never_counted_from_before_samops_watched(db: Any) -> None:
     assert raise_now(db, config(panels={"101": "24h"}, silent_after="off"), T0 + DAY_MS, since=T0) == [
         supervision.event_id(101, T0)
     ]
+    # Once it reports, it was silent for the whole of it: from its last word, a week before samops watched.
+    activity(db, 101, T0 + DAY_MS + HOUR_MS, "EV-2")
+    with write_transaction(db):
+        [done] = restore_reporting(db, T0 + DAY_MS + HOUR_MS)
+    assert done.episode.restored_note == "restored after 193 h"
 
 
 def test_the_alarm_is_samops_own_and_never_a_service_event(db: Any) -> None:

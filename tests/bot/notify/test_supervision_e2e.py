@@ -108,7 +108,9 @@ def test_a_silenced_panel_is_alarmed_once_and_resolved_when_it_reports(
 
     panels = demo_panels(sim)
     silent, talking = sorted(panels)[:2]
-    httpx.post(f"{sim.root_url}/_sim/panels/{silent}/silence", timeout=10).raise_for_status()
+    # Its last word before it falls silent (an event, and a controller update with it).
+    [last] = httpx.post(f"{sim.root_url}/_sim/panels/{silent}/report", timeout=10).json()
+    heard = int(last["activityTime"])
     toml = {
         "notify": {"default_channel": CHANNEL, "storm": {"posts_per_second": 50}},
         # Every panel may be quiet for two days; the silenced one only for a day.
@@ -117,6 +119,7 @@ def test_a_silenced_panel_is_alarmed_once_and_resolved_when_it_reports(
     db = open_cache(tmp_path / "cache.db")
     with SamClient(Settings(_env_file=None, base_url=sim.base_url)) as client:
         run_sync(db, client)  # what the tiered refresh keeps: panels, controller values (operation 19)
+    httpx.post(f"{sim.root_url}/_sim/panels/{silent}/silence", timeout=10).raise_for_status()
     with SlackStandIn() as slack:
         clock = FakeClock(0)
         n = notifier(db, sim, slack, clock, toml)
@@ -152,7 +155,7 @@ def test_a_silenced_panel_is_alarmed_once_and_resolved_when_it_reports(
 
         # The panel reports again: the poller brings its event, and the alarm is resolved by samops.
         httpx.post(f"{sim.root_url}/_sim/panels/{silent}/report", timeout=10).raise_for_status()
-        clock.now = start + 26 * HOUR_MS
+        clock.now = heard + 26 * HOUR_MS  # silent for 26 h since its last word
 
         def told() -> bool:
             return any(c.params.get("thread_ts") == ts for c in slack.calls_to("chat.postMessage"))

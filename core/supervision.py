@@ -194,6 +194,12 @@ def untold(db: sqlite_utils.Database) -> list[Episode]:
     return stored.untold(db)
 
 
+def telling(db: sqlite_utils.Database, episode: Episode) -> None:
+    """Keep how far telling a restored episode got (its thread posted, tries Slack refused)."""
+    with joined(db):
+        stored.telling(db, episode)
+
+
 def told(db: sqlite_utils.Database, episode: Episode) -> None:
     with joined(db):
         stored.told(db, episode)
@@ -219,6 +225,7 @@ __all__ = [
     "restore_reporting",
     "restore_rows",
     "restored_note",
+    "telling",
     "told",
     "untold",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot import cards
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
@@ -32,6 +32,7 @@ from core.supervision import Episode, SupervisionConfig
 # (one index walk per panel) off most 5-second cycles.
 SUPERVISE_EVERY_MS = MINUTE_MS // 2
 CONSOLE_CHANNEL = "console"
+MAX_TRIES = 5  # tellings Slack refuses before samops gives up on one (the alarm is resolved either way)
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +112,15 @@ class Supervision:
                 log.info("notify: the restored note of %s waits (%s)", episode.event_id, err)
                 continue
             except DeliveryError as err:
-                # Slack refused (the card deleted, the bot removed): asking again would not change that.
-                log.warning("notify: could not tell %s was restored: %s", episode.event_id, err)
+                # Slack refused or was out of reach: tried again on later cycles, a few times (a card deleted
+                # or the bot removed from the channel would not change).
+                tries = episode.attempts + 1
+                log.warning(
+                    "notify: could not tell %s was restored (try %d): %s", episode.event_id, tries, err
+                )
+                if tries < MAX_TRIES:
+                    supervision.telling(self.db, replace(episode, attempts=tries))
+                    continue
             supervision.told(self.db, episode)
 
     def _tell_one(self, episode: Episode) -> None:
@@ -125,5 +133,8 @@ class Supervision:
         card = cards.card_of_alarm(self.db, episode.event_id)
         if card is None:
             return  # held by a silence or maintenance window: nothing was posted, nothing to tell
-        self.delivery.post(card.channel, render.notice(text), thread_ts=card.ts)
+        if not episode.thread_posted:
+            self.delivery.post(card.channel, render.notice(text), thread_ts=card.ts)
+            # Said once: a redraw that has to wait does not say it again.
+            supervision.telling(self.db, replace(episode, thread_posted=True))
         cards.refresh(self.drawing(), card, self.delivery.update)

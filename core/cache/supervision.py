@@ -40,6 +40,8 @@ class Episode:
     row: tuple[Any, ...]  # its alarm row, in ACTIVITY_FIELDS order
     restored_at: int | None = None
     restored_note: str | None = None
+    thread_posted: bool = False  # its card's thread has been told (the card's redraw may still be due)
+    attempts: int = 0  # tellings Slack refused
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -80,6 +82,11 @@ def restore_episode(db: sqlite_utils.Database, episode: Episode) -> None:
     set_state(db, TELL + episode.event_id, episode.to_json())
 
 
+def telling(db: sqlite_utils.Database, episode: Episode) -> None:
+    """Keep how far the telling of a restored episode got."""
+    set_state(db, TELL + episode.event_id, episode.to_json())
+
+
 def told(db: sqlite_utils.Database, episode: Episode) -> None:
     set_state(db, TELL + episode.event_id, None)
 
@@ -117,6 +124,7 @@ __all__ = [
     "raise_episode",
     "restore_episode",
     "restore_rows",
+    "telling",
     "told",
     "untold",
     "write_rows",

@@ -5,10 +5,12 @@ resolved by samops with the handover counting it resolved. Through the Slack sta
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from slack_sdk import WebClient
 
 from bot.config import parse_config
@@ -117,3 +119,45 @@ def test_a_silenced_panel_is_recorded_not_posted_and_not_resolved_into_a_lifecyc
         [row] = [a for a in audit.recent(db) if a.slack_user == "samops"]
         assert "no change: held back by a silence" in row.summary
         assert [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts")] == []
+
+
+def test_a_card_edit_slack_defers_is_made_later_and_the_thread_told_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "bot.notify.supervision")
+    db = cache(tmp_path)
+    toml = {
+        "notify": {"default_channel": "C_ALL", "storm": {"posts_per_second": 100}},
+        "sla": {"P2": "none"},  # no overdue edit: the card's one edit is the restoration's
+        "supervision": {"silent_after": "off", "panels": {"101": "24h"}},
+    }
+    config = parse_config(toml)
+    with SlackStandIn() as slack:
+        clock = FakeClock(int(time.time() * 1000))
+        delivery = SlackDelivery(WebClient(token="xoxb-test", base_url=slack.api_url), 100)
+        n = Notifier(
+            db,
+            config.notify,
+            delivery,
+            CacheSource(),
+            "http://d",
+            clock=clock,
+            priorities=config.priority_book(),
+            supervision_config=config.supervision,
+        )
+        start = n.start()
+        clock.now = start + 24 * HOUR_MS
+        settle(n, lambda: in_channel(slack, "C_ALL", "Communication lost"))
+        card = read.card_of_alarm(db, f"silent:101:{start}")
+        assert card is not None
+        slack.throttle("chat.update")  # Slack's limit: the redraw waits a second
+        add_alarms(db, 101, clock.now, kind="event")
+        clock.now += MINUTE_MS
+
+        def redrawn() -> bool:
+            return any("Resolved* by samops" in str(c.params) for c in slack.calls_to("chat.update"))
+
+        settle(n, redrawn)
+        replies = [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts") == card.ts]
+        assert len(replies) == 1 and "restored after 24 h 1 min" in str(replies[0].params["text"])
+        assert "the restored note of silent:101:" in caplog.text  # the redraw did wait for Slack's limit

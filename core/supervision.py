@@ -79,6 +79,17 @@ class SupervisionConfig(BaseModel):
     orgs: dict[int, After] = {}
     panels: dict[int, After] = {}
 
+    def describe(self) -> str:
+        """One line for `samops notify --check-config`."""
+
+        def said(after: int | None) -> str:
+            return "off" if after is None else duration(after / 1000)
+
+        parts = [f"silent panels: after {said(self.silent_after)}"]
+        parts += [f"organization {org}: {said(after)}" for org, after in sorted(self.orgs.items())]
+        parts += [f"panel {panel}: {said(after)}" for panel, after in sorted(self.panels.items())]
+        return "; ".join(parts) + " (a \"communication lost\" alarm each, docs/supervision.md)"
+
     def after_for(self, org: int | None, panel: int) -> int | None:
         """The silent_after of a panel in ms, None when it is not supervised."""
         if panel in self.panels:

@@ -169,6 +169,7 @@ def alarm_card(
     state: AlarmState | None = None,
     late_ms: int | None = None,
     urgency: Urgency | None = None,
+    checklist: Sequence[Block] = (),
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -192,6 +193,7 @@ def alarm_card(
         blocks.append(context(state_line(state, zone)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
+    blocks += checklist  # the action plan (bot/render/plans.py), below the buttons everyone knows
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
 

@@ -24,6 +24,7 @@ from slack_sdk.models.views import View
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
 from bot.render.forms import VALUE, modal
+from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
@@ -311,6 +312,7 @@ def resolve_modal(metadata: dict[str, Any], what: str) -> View:
             ),
         ),
     ]
+    blocks += override_blocks(metadata)  # an admin's reason to resolve with action-plan steps left
     return modal(RESOLVE_MODAL, "Resolve alarm", blocks, metadata, submit="Resolve")
 
 

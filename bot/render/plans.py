@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    Block,
+    ButtonElement,
+    InputBlock,
+    PlainTextInputElement,
+    PlainTextObject,
+    SectionBlock,
+)
 
-from bot.render.common import MAX_SECTION_TEXT, clip, context, escape
+from bot.render.common import MAX_SECTION_TEXT, clip, context, escape, section
+from bot.render.forms import VALUE
 from core.action_plans import Step
 from core.read import Checklist, ChecklistStep, StepData
 from core.text import counted
@@ -18,6 +27,7 @@ from core.timefmt import local
 
 STEP_PREFIX = "alarm_plan_step_"  # + the step's index; the button's value names the alarm and the step
 OVERRIDE = "override"  # the Resolve modal's field an admin gives a reason in (steps left)
+MAX_REASON = 500
 
 
 def step_value(event_id: str, index: int) -> str:
@@ -75,6 +85,24 @@ def override_line(checklist: Checklist, zone: ZoneInfo) -> str | None:
         f":warning: *Resolved with mandatory steps left* ({left}): overridden by <@{escape(found.by_user)}>"
         f" at {local(found.at, zone, seconds=True)} — {escape(clip(found.reason, 500))}"
     )
+
+
+def override_blocks(metadata: dict[str, Any]) -> list[Block]:
+    """The Resolve form's reason field, for an admin resolving with mandatory steps left (bot/actions/plans.py
+    puts `ov` in the form's metadata then)."""
+    if not metadata.get("ov"):
+        return []
+    return [
+        section(
+            ":warning: Mandatory steps of the action plan are not done. As an admin you may resolve anyway:"
+            " say why. The reason is kept in the audit log and shown on the card."
+        ),
+        InputBlock(
+            block_id=OVERRIDE,
+            label="Why resolve with steps left",
+            element=PlainTextInputElement(action_id=VALUE, multiline=True, max_length=MAX_REASON),
+        ),
+    ]
 
 
 def checklist_blocks(event_id: str, checklist: Checklist, zone: ZoneInfo, resolved: bool) -> list[Block]:

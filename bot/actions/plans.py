@@ -120,9 +120,14 @@ def _alarms(ctx: AppContext, event_ids: Iterable[str]) -> list[Alarm]:
     return [alarm for e in event_ids if (alarm := cache.get_alarm(db, e)) is not None]
 
 
-def steps_left(ctx: AppContext, event_ids: Iterable[str]) -> Left:
-    """(alarm, plan, mandatory steps not ticked) of each of these alarms that has any left."""
-    return read.plan_steps_left(ctx.db(), ctx.config.plan_book(), _alarms(ctx, event_ids))
+def steps_left(ctx: AppContext, event_ids: Iterable[str], resolved_too: bool = False) -> Left:
+    """(alarm, plan, mandatory steps not ticked) of each of these alarms that has any left; an alarm already
+    resolved (a storm's, resolved on its own before) holds nothing back unless `resolved_too`."""
+    ids = list(event_ids)
+    if not resolved_too:
+        states = lifecycle.states(ctx.db(), ids)
+        ids = [e for e in ids if e not in states or states[e].state is not State.RESOLVED]
+    return read.plan_steps_left(ctx.db(), ctx.config.plan_book(), _alarms(ctx, ids))
 
 
 def _org(left: Left) -> int | None:
@@ -196,7 +201,7 @@ def may_resolve(
 def after_resolve(ctx: AppContext, user: str, event_ids: Iterable[str], reason: str | None) -> None:
     """Record an admin's override on the alarms just resolved with mandatory steps left (audited; each card
     shows it), before their card is redrawn."""
-    left = steps_left(ctx, event_ids)
+    left = steps_left(ctx, event_ids, resolved_too=True)
     if not left or not reason:
         return
     cache.record_plan_overrides(

@@ -53,7 +53,7 @@ def seed_site(path: Path) -> None:
     db = open_cache(path)
     with write_transaction(db):
         cameras = [{"resource_id": 9001, "org_id": 1001, "name": "Depot gate", "status": "offline"},
-                   {"resource_id": 9002, "org_id": 1001, "name": "Harbour mast", "status": "online"}]  # fmt: skip
+                   {"resource_id": 9002, "org_id": 1001, "name": "Harbour", "status": "online"}]  # fmt: skip
         upsert_dicts(db, "cameras", cameras, "resource_id")
     db.close()
 
@@ -76,7 +76,7 @@ def test_the_checklist_holds_resolve_until_its_mandatory_step_is_ticked(tmp_path
         [card] = slack.wait_for(lambda: updates(slack), timeout=30)
         assert "Action plan: P1 alarm* · 1 of 3 steps, 1 mandatory left" in card
         assert "*1. Check the site's cameras* · done by <@U_TECH> at" in card
-        assert "Depot gate (9001) (offline)" in card and "Harbour mast" not in card  # the site's camera
+        assert "Depot gate (9001) (offline)" in card and "Harbour" not in card  # the site's camera
         assert "not read yet" in card  # the keyholders: no authorizations cached for the panel
         assert step_buttons(slack) == ["alarm_plan_step_1", "alarm_plan_step_2"]
         send(bot, first, retry=1)  # Slack's retry of the same click

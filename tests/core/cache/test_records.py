@@ -60,9 +60,8 @@ def old_layout(path: Path) -> None:
 
 def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with contextlib.closing(connect(path)) as conn:
-        return {
-            t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in FROM_CACHE_TABLES
-        }
+        tables = FROM_CACHE_TABLES  # what the old layout held
+        return {t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in tables}
 
 
 def tables_of(path: Path) -> set[str]:

@@ -20,7 +20,7 @@ from slack_sdk.models.blocks import (
 
 from bot.render.common import MAX_SECTION_TEXT, clip, context, escape, section
 from bot.render.forms import VALUE
-from core.action_plans import Step
+from core.action_plans import CAMERAS, KEYHOLDERS, SENSORS, Step
 from core.read import Checklist, ChecklistStep, StepData
 from core.text import counted
 from core.timefmt import local
@@ -28,6 +28,7 @@ from core.timefmt import local
 STEP_PREFIX = "alarm_plan_step_"  # + the step's index; the button's value names the alarm and the step
 OVERRIDE = "override"  # the Resolve modal's field an admin gives a reason in (steps left)
 MAX_REASON = 500
+SHOWN = {KEYHOLDERS: "Authorized now", CAMERAS: "Cameras of the site", SENSORS: "Sensors"}  # a step's `shows`
 
 
 def step_value(event_id: str, index: int) -> str:
@@ -64,8 +65,8 @@ def _step_block(event_id: str, item: ChecklistStep, zone: ZoneInfo, can_tick: bo
     else:
         mark, status = ":white_large_square:", "to do"
     lines = [f"{mark} *{item.number}. {escape(step.label)}*{mandatory} · {status}"]
-    if item.data is not None:
-        lines.append(_data_line(item.data))
+    if item.data is not None and step.shows is not None:
+        lines.append(f"{SHOWN[step.shows]}: {_data_line(item.data)}")
     accessory = None
     if can_tick and item.tick is None:
         accessory = ButtonElement(

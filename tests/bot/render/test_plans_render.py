@@ -19,7 +19,8 @@ UTC = ZoneInfo("UTC")
 
 def big_checklist(ticked: int, override: PlanOverride | None = None) -> Checklist:
     steps = tuple(
-        Step(label=f"{i} <@here> " + "x" * (MAX_LABEL - 12), mandatory=i % 2 == 0) for i in range(MAX_STEPS)
+        Step(label=f"{i} <@here> " + "x" * (MAX_LABEL - 12), mandatory=i % 2 == 0, shows="cameras")
+        for i in range(MAX_STEPS)
     )
     plan = ActionPlan(name="Big & <bold>", steps=steps)
     data = StepData(tuple((f"name {i} " + "y" * 200, "offline") for i in range(8)), more=40)

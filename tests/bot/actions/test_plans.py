@@ -1,6 +1,7 @@
 """Action plans through the running bot with signed requests (issue 23, item 2): the default P1 plan's
 checklist on a burglary card; a viewer's tick refused; a tick recorded once (a Slack retry changes nothing, a
-second person is told who was first; one audit row), shown with who and when through the card's refresh;
+second person is told who was first; one audit row), shown with who and when through the card's refresh, a
+click naming another card than samops' record refused and audited;
 Resolve refused naming the mandatory step left, then allowed once it is ticked; an admin's Resolve over
 steps left asks why, refuses a technician who replays it, and records, audits and shows the override; a
 storm card's Resolve all waits for every alarm's mandatory steps, and an admin's override covers them all."""
@@ -42,6 +43,13 @@ def said(slack: SlackStandIn, name: str, count: int = 1) -> list[str]:
     return [str(r.params["text"]) for r in replies]
 
 
+def elsewhere(ts: str) -> dict:
+    return {
+        "container": {"type": "message", "message_ts": ts, "channel_id": "C_ALARMS"},
+        "message": {"ts": ts},
+    }
+
+
 def step_buttons(slack: SlackStandIn, ts: str = CARD_TS) -> list[str]:
     last = [c for c in slack.calls_to("chat.update") if c.params["ts"] == ts][-1]
     blocks = last.params["attachments"][0]["blocks"]
@@ -80,6 +88,9 @@ def test_the_checklist_holds_resolve_until_its_mandatory_step_is_ticked(tmp_path
         assert "not read yet" in card  # the keyholders: no authorizations cached for the panel
         assert step_buttons(slack) == ["alarm_plan_step_1", "alarm_plan_step_2"]
         send(bot, first, retry=1)  # Slack's retry of the same click
+        # A Done naming another card than samops' record of the alarm's (here its storm card): refused.
+        send(bot, {**step(slack, 1, "U_TECH", "elsewhere"), **elsewhere(STORM_TS)})
+        assert "does not match the card samops posted" in said(slack, "elsewhere")[0]
         send(bot, step(slack, 0, "U_OTHER", "late"))  # a second person on a card not redrawn yet
         assert "Already done by <@U_TECH>" in said(slack, "late")[0]
 
@@ -101,7 +112,7 @@ def test_the_checklist_holds_resolve_until_its_mandatory_step_is_ticked(tmp_path
 
     db = open_cache(db_path)
     ticks = plans.ticks(db, ["EV-1"])["EV-1"]
-    assert {label: t.by_user for label, t in ticks.items()} == {
+    assert {label: t.by_user for label, t in ticks.items()} == {  # not step 2
         "Check the site's cameras": "U_TECH",
         "Dispatch or stand down": "U_OTHER",
     }
@@ -110,6 +121,7 @@ def test_the_checklist_holds_resolve_until_its_mandatory_step_is_ticked(tmp_path
     assert rows == [
         ("U_VIEW", "plan tick EV-1 step 3", "denied"),
         ("U_TECH", "plan tick EV-1 step 1", "ok"),  # once, though Slack sent it twice
+        ("U_TECH", "plan tick EV-1 step 2", "denied"),  # the click named another card
         ("U_OTHER", "plan tick EV-1 step 3", "ok"),
         ("U_TECH", "alarm resolve EV-1", "ok"),
     ]

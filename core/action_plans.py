@@ -34,7 +34,6 @@ from typing import Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
     StrictBool,
     ValidationError,
     field_validator,
@@ -86,7 +85,7 @@ class ActionPlan(AlarmMatch):
 
     name: str
     priorities: tuple[Priority, ...] = ()
-    steps: tuple[Step, ...] = Field(min_length=1, max_length=MAX_STEPS)
+    steps: tuple[Step, ...]
 
     @field_validator("name")
     @classmethod
@@ -98,6 +97,14 @@ class ActionPlan(AlarmMatch):
     def _priorities(cls, value: Any) -> Any:
         listed: list[Any] = list(value) if isinstance(value, list | tuple) else [value]  # pyright: ignore[reportUnknownArgumentType]  # TOML: any
         return [parse_priority(one) for one in listed]
+
+    @field_validator("steps")
+    @classmethod
+    def _steps(cls, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        # Here, not as Field(min_length=...): pydantic would add a length error to a bad step's own.
+        if not 1 <= len(steps) <= MAX_STEPS:
+            raise ValueError(f"a plan has 1 to {MAX_STEPS} steps, not {len(steps)}")
+        return steps
 
     @model_validator(mode="after")
     def _labels_unique(self) -> ActionPlan:

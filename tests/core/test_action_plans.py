@@ -105,19 +105,20 @@ def test_steps_left_are_the_mandatory_ones_not_ticked() -> None:
     [
         ({"steps": STEPS}, "action_plans.0.name: Field required"),
         (plan("x", priorities="P5"), "action_plans.0.priorities: Value error, 'P5' is not a priority"),
-        ({"name": "x", "steps": []}, "action_plans.0.steps: Tuple should have at least 1 item"),
+        ({"name": "x", "steps": []}, "action_plans.0.steps: Value error, a plan has 1 to 10 steps, not 0"),
         ({"name": "x", "steps": [{"label": "a", "shows": "dogs"}]}, "action_plans.0.steps.0.shows: Input"),
         ({"name": "x", "steps": [{"label": " "}]}, "action_plans.0.steps.0.label: Value error, is empty"),
         ({"name": "x", "steps": [{"label": "a"}, {"label": "A"}]}, "two steps have the same label"),
         ({"name": "x", "steps": [{"label": "a", "mandatory": "yes"}]}, "action_plans.0.steps.0.mandatory"),
         ({"name": "x", "steps": [{"label": "a", "colour": "red"}]}, "action_plans.0.steps.0.colour: Extra"),
-        ({"name": "x", "steps": [{"label": f"s{i}"} for i in range(11)]}, "at most 10 items"),
+        ({"name": "x", "steps": [{"label": f"s{i}"} for i in range(11)]}, "1 to 10 steps, not 11"),
     ],
 )  # fmt: skip
 def test_a_bad_entry_is_refused_in_one_line_naming_the_field(entry: dict[str, Any], says: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse_config({"action_plans": [entry]})
     assert says in str(err.value) and "\n" not in str(err.value)
+    assert "; " not in str(err.value)  # one problem, said once
 
 
 def test_two_plans_of_one_name_are_refused() -> None:

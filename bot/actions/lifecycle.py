@@ -406,9 +406,7 @@ class ResolveMeta(ModalMeta):
     all: bool = False  # every alarm of the storm or incident card
     r: Id | None = None  # the card's panel (every alarm of it)
     home: bool = False  # opened from the App Home: answered there
-    ov: bool = (
-        False  # an admin's form with mandatory action-plan steps left: it asks why (bot/actions/plans.py)
-    )
+    ov: bool = False  # an admin's, with action-plan steps left: it asks why (bot/actions/plans.py)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ class SupervisionConfig(BaseModel):
         parts = [f"silent panels: after {said(self.silent_after)}"]
         parts += [f"organization {org}: {said(after)}" for org, after in sorted(self.orgs.items())]
         parts += [f"panel {panel}: {said(after)}" for panel, after in sorted(self.panels.items())]
-        return "; ".join(parts) + " (a \"communication lost\" alarm each, docs/supervision.md)"
+        return "; ".join(parts) + ' (a "communication lost" alarm each, docs/supervision.md)'
 
     def after_for(self, org: int | None, panel: int) -> int | None:
         """The silent_after of a panel in ms, None when it is not supervised."""

@@ -15,6 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig
+from core.action_plans import ActionPlans
 from core.priorities import Priorities
 from core.redact import install
 from core.settings import Settings, settings_or_report
@@ -73,7 +74,9 @@ def main(argv: list[str]) -> int:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
     url = whole.dashboard_url(settings.dashboard_url)
-    return run(settings, config, slack, args, url, whole.priority_book(), whole.supervision)
+    return run(
+        settings, config, slack, args, url, whole.priority_book(), whole.plan_book(), whole.supervision
+    )
 
 
 def run(
@@ -83,6 +86,7 @@ def run(
     args: argparse.Namespace,
     dashboard_url: str,
     priorities: Priorities | None = None,
+    plans: ActionPlans | None = None,
     supervision: SupervisionConfig | None = None,
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
@@ -114,6 +118,7 @@ def run(
         source,
         dashboard_url,
         priorities=priorities or Priorities(),
+        plans=plans or ActionPlans(()),
         supervision_config=supervision or SupervisionConfig(),
     )
     stop = threading.Event()

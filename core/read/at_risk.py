@@ -78,7 +78,7 @@ class AtRisk:
     expiring: tuple[Expiring, ...]
     authorizations_read: int | None  # the oldest read of the organization's authorizations
     authorized_panels: int  # panels whose authorizations were ever read
-    panels: int  # panels in service
+    panels: int  # the organization's panels (operation 2 lists each, in service or not)
     overdue: tuple[Overdue, ...]
     bills_read: int | None  # the oldest read among the organization's subscriptions
     subscriptions: int
@@ -103,9 +103,7 @@ def at_risk(db: sqlite_utils.Database, org: int, now: int) -> AtRisk:
         expiring=expiring,
         authorizations_read=auth_read,
         authorized_panels=auth_panels,
-        panels=int(
-            scalar(db, "SELECT count(*) FROM panels WHERE org_id = ? AND enabled IS NOT 0", [org]) or 0
-        ),
+        panels=int(scalar(db, "SELECT count(*) FROM panels WHERE org_id = ?", [org]) or 0),
         overdue=overdue,
         bills_read=bills_read,
         subscriptions=subs,

@@ -61,7 +61,7 @@ def _by_hand(spec: SpecClient, now: int) -> tuple[set[tuple[int, int]], set[str]
     for pair in listing:
         for ru in pair["resourceUserResponseList"] or []:
             validity = spec.ok("GET", f"/role/user/{ru['userId']}/privilege-groups")["userPrivilegeValidity"]
-            if 0 < validity["expiration"] and now <= validity["expiration"] <= now + 7 * DAY_MS:
+            if validity["expiration"] > 0 and now <= validity["expiration"] <= now + 7 * DAY_MS:
                 expiring.add((ru["userId"], pair["resourceId"]))
     login = spec.login()
     subs = {r["resourceSubscriptionId"] for r in login["resources"] if r["orgId"] == ORG}

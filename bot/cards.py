@@ -29,6 +29,7 @@ from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
 from core.clock import now_ms
 from core.incidents import kinds_of
+from core.keyholders import context_of
 from core.lifecycle import State
 from core.priorities import Priorities
 
@@ -82,7 +83,7 @@ def drawing(ctx: AppContext) -> Drawing:
 
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved), its priority,
-    and whether it is overdue (still open past its priority's SLA)."""
+    whether it is overdue (still open past its priority's SLA), and its keyholder line (core/keyholders)."""
     state = lifecycle.get(d.db, alarm.event_id)
     priority = d.priorities.of(alarm)
     still_open = state is None or state.state is State.OPEN
@@ -92,7 +93,14 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     late = read.late_by(d.db, alarm.event_id)
     zone = d.zone_for(alarm.org_id)
     return render.alarm_card(
-        alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late, urgency=urgency
+        alarm,
+        zone,
+        d.data_as_of,
+        d.dashboard_url,
+        state=state,
+        late_ms=late,
+        urgency=urgency,
+        keyholders=context_of(d.db, alarm, zone),
     )
 
 

@@ -37,6 +37,9 @@ log = logging.getLogger("samops.keyholders")
 ALARMS_WINDOW_MS = DAY_MS  # a panel "has alarms" when it had one in the last day (a card, a Home row)
 MAX_RETRY_MS = 600_000  # a failed read is tried again after a tenth of the TTL, at most 10 minutes
 NOT_LISTED = "the service does not list this panel in its organization"
+# Panels read in one step, the newest alarms' first: a step stays short (the listing, then one request per
+# user at the pace: about 10 requests, 50 s at 0.2/s), so a new alarm's panel never waits behind a long list.
+MAX_PANELS_PER_STEP = 3
 
 
 def failure_reason(err: SamError) -> str:
@@ -69,13 +72,14 @@ class KeyholderReads:
         self.clock = clock
 
     def step(self, db: sqlite_utils.Database) -> bool:
-        """Read the due panels of one organization (the one with the newest alarm); False when none is due."""
+        """Read the due panels of one organization (the one with the newest alarm), at most
+        MAX_PANELS_PER_STEP; False when none is due."""
         now = self.clock()
         due = panels_due(db, now - ALARMS_WINDOW_MS, now, self.ttl_ms, self.retry_ms)
         if not due:
             return False
         org, panels = next(iter(due.items()))
-        self.read(db, org, panels)
+        self.read(db, org, panels[:MAX_PANELS_PER_STEP])
         return True
 
     def read(self, db: sqlite_utils.Database, org: int | None, panels: list[int]) -> None:

@@ -27,10 +27,6 @@ LOOK_BACK_MS = DAY_MS  # cards posted this long ago or less are brought up to da
 log = logging.getLogger(__name__)
 
 
-def keyholders_key(channel: str, ts: str, changed_at: int) -> str:
-    return f"keyholders:{channel}:{ts}:{changed_at}"
-
-
 @dataclass
 class KeyholderCards:
     db: sqlite_utils.Database
@@ -45,14 +41,14 @@ class KeyholderCards:
         now = self.clock()
         edited, waiting = 0, set[str]()
         for stale in read.keyholder_cards_behind(self.db, now - LOOK_BACK_MS, MAX_CHECKED):
-            key = keyholders_key(stale.channel, stale.ts, stale.changed_at)
-            if stale.channel in waiting or cache.is_claimed(self.db, key, now):
+            if stale.channel in waiting:
                 continue
-            card = cards.card_at(self.db, stale.channel, stale.ts)
-            if card is None or card.kind is not cards.CardKind.ALARM or card.event_id != stale.event_id:
-                continue
+            key = read.keyholder_edit_key(stale.channel, stale.ts, stale.changed_at)
             if not cache.claim_once(self.db, key, now):
                 continue  # edited already (by this notifier or another)
+            card = cards.card_at(self.db, stale.channel, stale.ts)
+            if card is None or card.kind is not cards.CardKind.ALARM or card.event_id != stale.event_id:
+                continue  # now an incident's card: no line to add (the claim stays, so it is not asked again)
             try:
                 cards.refresh(self.drawing(), card, self.delivery.update)
             except NotYet as err:

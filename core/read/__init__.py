@@ -52,6 +52,7 @@ from core.read.home import fingerprint as home_fingerprint
 from core.read.incidents import IncidentSummary, incident_timeline, open_incidents, unrecorded_errors
 from core.read.keyholders import StaleCard as KeyholderStaleCard
 from core.read.keyholders import cards_behind as keyholder_cards_behind
+from core.read.keyholders import edit_key as keyholder_edit_key
 from core.read.panels import (
     find_panels,
     organizations,
@@ -142,6 +143,7 @@ __all__ = [
     "is_late",
     "iter_alarms",
     "keyholder_cards_behind",
+    "keyholder_edit_key",
     "kpi_hours",
     "kpis",
     "late_by",

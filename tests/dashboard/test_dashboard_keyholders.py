@@ -81,3 +81,10 @@ def test_unreadable_and_unread_panels_say_so(cache: Path) -> None:
         shown = alarms_table(open_page(PAGES[1], panel=str(panel)))
         assert shown is not None and len(shown) > 0
         assert set(shown["Keyholders"]) == {line}
+
+
+def test_the_grid_has_the_keyholders_column_too(cache: Path) -> None:
+    at = open_page(PAGES[1], panel=str(INSIDE), grid="1")
+    shown = next(df.value for df in at.dataframe if "Keyholders" in df.value.columns)
+    by_text = dict(zip(shown["Description"], shown["Keyholders"], strict=True))
+    assert by_text["keyholder test 20"] == "Outside every authorized user's window"

@@ -81,19 +81,20 @@ def suggested_disposition(context: KeyholderContext | None) -> str | None:
 def judge(access: PanelAccess, at: int, zone: ZoneInfo) -> KeyholderContext:
     """The context at `at` (epoch-ms) from one panel's authorizations, windows read in `zone`."""
     read = access.read
-    if read is None:
+    if read is None and not access.users:
         return KeyholderContext(Verdict.UNREAD)
-    if read.read_at is None:
+    if read is not None and read.read_at is None:
         return KeyholderContext(Verdict.FAILED, error=read.error)
+    # Users with no read recorded were read by `/sam who-can` before reads were recorded (cache version 14).
+    error = read.error if read is not None else None
+    read_at = read.read_at if read is not None else min(u.fetched_at for u in access.users)
     if not access.users:
-        return KeyholderContext(Verdict.NOBODY, error=read.error, read_at=read.read_at)
+        return KeyholderContext(Verdict.NOBODY, error=error, read_at=read_at)
     answer = evaluate(access.users[0].resource_id, list(access.users), at, zone)
     if not answer.can:
-        return KeyholderContext(Verdict.OUTSIDE, error=read.error, read_at=read.read_at)
+        return KeyholderContext(Verdict.OUTSIDE, error=error, read_at=read_at)
     named = tuple(_keyholder(entry, zone) for entry in answer.can[:MAX_NAMED])
-    return KeyholderContext(
-        Verdict.INSIDE, named, len(answer.can) - len(named), error=read.error, read_at=read.read_at
-    )
+    return KeyholderContext(Verdict.INSIDE, named, len(answer.can) - len(named), error=error, read_at=read_at)
 
 
 def contexts(

@@ -187,3 +187,10 @@ def test_window_text_groups_days_sharing_hours() -> None:
     assert (
         window_text(validity, ISTANBUL) == "Mon–Wed, Fri 08:00–18:00, Thu 00:00–24:00, Sat, Sun 09:00–13:00"
     )
+
+
+def test_users_read_before_reads_were_recorded_are_judged(db: sqlite_utils.Database) -> None:
+    """A cache upgraded to version 14 holds `/sam who-can`'s earlier reads with no read recorded."""
+    authorize(db, ("Ana Yılmaz", office()))
+    db.conn.execute("DELETE FROM panel_access_reads")
+    assert line(db, at("2026-11-25 10:00")).startswith("During the access window of Ana Yılmaz")

@@ -4,8 +4,8 @@ own connection to the cache and one pace (`core.pacing`) shared by both. A recon
 whenever it is due; the backfill fills a panel between passes.
 
 The keyholder reads (`core.keyholder_reads`: the authorizations of panels with alarms, docs/keyholders.md)
-take the same pace, between reconciliation passes and before the backfill: a card waits for its keyholder
-line, nobody waits for the history of last week.
+take the same pace, between reconciliation passes, taking turns with the backfill step by step: after the
+first start both have much to do, and neither waits for the other to finish.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class History:
             client, self.pacer, int(settings.history_days * DAY_MS), first_history_ms
         )
         self.keyholders = KeyholderReads(client, self.pacer, settings.keyholder_ttl)
+        self._keyholders_first = True
         self._thread: threading.Thread | None = None
 
     def start(self, db_path: Path) -> threading.Thread:
@@ -110,9 +111,17 @@ class History:
             if report.errors:  # the service's failures: the poller states the outage
                 log.debug("history: %s", report.errors[0])
             return due
-        if self.keyholders.step(db):
-            return due
-        if self.backfiller.step(db, {org: ids for org, ids in panels.items() if org in polled}):
+
+        # The keyholder reads and the backfill take turns, so that neither waits for the other to be done.
+        def backfill() -> bool:
+            return self.backfiller.step(db, {org: ids for org, ids in panels.items() if org in polled})
+
+        def keyholders() -> bool:
+            return self.keyholders.step(db)
+
+        first, then = (keyholders, backfill) if self._keyholders_first else (backfill, keyholders)
+        self._keyholders_first = not self._keyholders_first
+        if first() or then():
             return due
         # Not longer than KEYHOLDER_LOOK_S: a new alarm's panel is read within it (or the next pass's end).
         wait = max(0.05, due - time.monotonic()) if self.reconciler is not None else self.interval

@@ -23,6 +23,7 @@ from core.clock import DAY_MS
 from core.settings import Settings
 from simulator.data import PRIVILEGE_GROUPS
 from tests.bot.notify.test_history_e2e import polled
+from tests.bot.notify.test_keyholders import card_texts
 from tests.bot.notify.test_notify_e2e import notify_env, run_notify, wait_until
 from tests.support.cache_files import connect as connect_cache
 from tests.support.narrow import known
@@ -94,17 +95,6 @@ def inject(sim: Simulator, panel: int) -> str:
     return activity["eventId"]
 
 
-def latest_card(slack: SlackStandIn, event_id: str) -> str:
-    """The card of `event_id` as Slack shows it now: its post, or its last edit."""
-    calls = [
-        c
-        for c in slack.calls_to("chat.postMessage") + slack.calls_to("chat.update")
-        if event_id in str(c.params)
-    ]
-    calls.sort(key=lambda c: c.at)
-    return str(calls[-1].params.get("attachments")) if calls else ""
-
-
 def read_at(tmp_path: Path, panel: int) -> int | None:
     with contextlib.closing(connect_cache(tmp_path / "cache.db")) as conn, contextlib.suppress(sqlite3.Error):
         row = conn.execute("SELECT read_at FROM panel_access_reads WHERE resource_id = ?", [panel]).fetchone()
@@ -127,7 +117,8 @@ def test_alarm_cards_show_the_keyholder_line_read_within_its_ttl_and_the_budget(
             inside, outside = inject(sim, site.inside), inject(sim, site.outside)
 
             def shown(event_id: str) -> str | None:
-                card = latest_card(slack, event_id)
+                texts = card_texts(slack, event_id)  # as posted, then as each edit left it
+                card = texts[-1] if texts else ""
                 return card if "Keyholders:" in card and "not read yet" not in card else None
 
             in_card = wait_until(lambda: shown(inside), 60, "the keyholder line on the inside card")

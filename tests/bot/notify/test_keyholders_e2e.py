@@ -136,6 +136,8 @@ def test_alarm_cards_show_the_keyholder_line_read_within_its_ttl_and_the_budget(
     assert "00:00–24:00): possibly a user error" in in_card
     assert "Outside every authorized user's window" in out_card
     assert "possibly a user error" not in out_card
+    logged = (tmp_path / "notify.log").read_text()
+    assert "Traceback" not in logged and " ERROR " not in logged, logged
     # The idle budget: 1 request per second per organization, everything of samops notify included.
     per_org = stats["total"] / seconds / site.orgs
     assert per_org <= 1.0, (per_org, stats)

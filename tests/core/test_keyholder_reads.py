@@ -117,9 +117,10 @@ def test_the_reads_keep_the_pace_they_are_given(
     )
     assert len(times) >= 5  # the listing and at least one user per panel
     gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert min(gaps) >= 1000 / rate - 50, gaps
+    # Received times: each request's own latency moves it a little off its slot (a loaded machine's more).
+    assert min(gaps) >= 0.6 * 1000 / rate, gaps
     measured = (len(times) - 1) / ((times[-1] - times[0]) / 1000)
-    assert measured <= rate * 1.05, measured
+    assert measured <= rate * 1.15, measured  # unpaced, these would come 10-30 ms apart
 
 
 def test_a_read_that_fails_is_recorded_and_the_line_says_so(

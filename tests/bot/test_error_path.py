@@ -149,7 +149,7 @@ def test_a_listener_failing_after_its_ack_is_answered_200_every_time() -> None:
     request's shared response to a 500 for a moment when a listener raised after acking, and the thread
     answering Slack returned it if it looked then. With bolt's real dispatch and our guarded runner, a
     listener that acks and then fails, dispatched many times with threads switched as often as Python
-    allows, is answered 200 every time (without the guard some answers were 500s)."""
+    allows, is answered 200 every time (without the guard: 500s, and 404s where bolt reset the ack)."""
     from slack_bolt import Ack, App, BoltRequest
     from slack_bolt.authorization import AuthorizeResult
 
@@ -173,7 +173,9 @@ def test_a_listener_failing_after_its_ack_is_answered_200_every_time() -> None:
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
     try:
-        statuses = [app.dispatch(BoltRequest(body=body)).status for _ in range(150)]
+        statuses: list[int] = []
+        while len(statuses) < 150 and set(statuses) <= {200}:  # the first other answer fails it
+            statuses.append(app.dispatch(BoltRequest(body=body)).status)
     finally:
         sys.setswitchinterval(interval)
     assert set(statuses) == {200}, Counter(statuses)

@@ -1,0 +1,41 @@
+"""Issue 26: a modal's `private_metadata` carried the response_url its answer is POSTed to, and a forged
+submission naming another address made the bot POST there. The URL is sealed when the modal is made
+(bot/response_urls.py); `answer_later` posts only to a sealed one, refuses and audits any other, and answers
+by chat instead. Real WebhookClient posts to the Slack stand-in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.modals import modal_meta
+from bot.roles import Role
+from bot.slash.registry import Invocation
+from bot.writes import answer_later
+from core.cache import audit
+from tests.support.bot import local_context
+from tests.support.slack_standin import SlackStandIn
+
+
+def invocation(url: str) -> Invocation:
+    return Invocation(
+        "U_ADMIN", "C1", "T1", "access grant 7", ("7",), None, Role.ADMIN, "1.2", url, "R-ABC123"
+    )
+
+
+def test_only_the_sealed_response_url_is_answered_a_forged_one_is_refused_and_audited(tmp_path: Path) -> None:
+    ctx = local_context(tmp_path, {"admins": ["U_ADMIN"]})
+    with SlackStandIn() as slack:
+        ctx.web_client.base_url = slack.api_url
+        meta = modal_meta(invocation(slack.response_url("real")))
+        answer_later(ctx, meta, "U_ADMIN", "done")
+        assert [c.params["text"] for c in slack.responses("real")] == ["done"]
+
+        forged = {**meta, "response_url": slack.response_url("elsewhere")}  # the seal of another URL
+        unsealed = {k: v for k, v in forged.items() if k != "response_url_mac"}
+        for meta_of_attacker in (forged, unsealed):
+            answer_later(ctx, meta_of_attacker, "U_ADMIN", "done")
+        assert slack.responses("elsewhere") == []  # never posted to
+        posted = slack.calls_to("chat.postEphemeral")  # answered in the command's channel instead
+        assert [c.params["channel"] for c in posted] == ["C1", "C1"]
+    rows = audit.recent(ctx.db(), outcome="denied")
+    assert len(rows) == 2 and all("response_url is not the one samops gave" in r.summary for r in rows)

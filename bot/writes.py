@@ -27,7 +27,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.webhook import WebhookClient
 
 from bot.listener_errors import log_failure
-from bot.render.common import blocks_to_dicts, escape, section
+from bot.render.common import blocks_to_dicts, escape, section, typed
 from bot.render.forms import write_answer
 from bot.response_urls import seal_holds
 from bot.roles import Role
@@ -342,7 +342,7 @@ def _announce(ctx: AppContext, request: WriteRequest, outcome: str, reference: s
     if not channel:
         return
     mark = _MARKS[outcome]
-    what = f"`{escape(request.command)}` — {escape(request.summary)}"
+    what = f"`{escape(request.command)}` — {typed(request.summary)}"  # a person's words in it
     text = mask_secret_words(f"{mark} <@{request.slack_user}> {what} (ref {reference})")
     try:
         ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.notify.config import NotifyConfig, problems, with_channel_orgs
+from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
 from core.priorities import Priorities, PriorityRule, SlaConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
@@ -87,6 +88,12 @@ class BotConfig(BaseModel):
     notify: NotifyConfig = Field(default_factory=NotifyConfig)
     priorities: tuple[PriorityRule, ...] = ()
     sla: SlaConfig = Field(default_factory=SlaConfig)
+    action_plans: tuple[ActionPlan, ...] | None = None  # None: DEFAULT_PLANS (core/action_plans.py)
+
+    @field_validator("action_plans")
+    @classmethod
+    def _plan_names(cls, plans: tuple[ActionPlan, ...] | None) -> tuple[ActionPlan, ...] | None:
+        return None if plans is None else check_names(plans)
 
     @model_validator(mode="before")
     @classmethod
@@ -98,6 +105,11 @@ class BotConfig(BaseModel):
     def priority_book(self) -> Priorities:
         """The priority rules and their SLA, as every reader of priorities takes them."""
         return Priorities(self.priorities, self.sla)
+
+    def plan_book(self) -> ActionPlans:
+        """The action plans (the defaults when the file names none), chosen by the priorities above."""
+        plans = DEFAULT_PLANS if self.action_plans is None else self.action_plans
+        return ActionPlans(plans, self.priority_book())
 
     def channel_org(self, channel_id: str) -> int | None:
         channel = self.channels.get(channel_id)

@@ -15,6 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from core import cache, read, timefmt
+from core.action_plans import ActionPlans, load_action_plans
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
@@ -215,6 +216,34 @@ def open_alarms(path: str, now: int, config_path: str | None = None) -> list[rea
         except ValueError:
             priorities = Priorities()
         return read.open_alarms(db, now, priorities=priorities)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def plan_adherence(path: str, since: int, until: int, config_path: str) -> read.PlanAdherenceReport:
+    """The Handling page's action-plan adherence over the alarms resolved in [since, until), by the config's
+    plans (the defaults when the file's are bad: `plans_problem` says why)."""
+    with _reader(path) as db:
+        return read.plan_adherence(db, _plans(config_path), since, until)
+
+
+def _plans(config_path: str) -> ActionPlans:
+    try:
+        priorities = load_priorities(Path(config_path))
+    except ValueError:
+        priorities = Priorities()
+    try:
+        return load_action_plans(Path(config_path), priorities)
+    except ValueError:
+        return ActionPlans(priorities=priorities)
+
+
+def plans_problem(config_path: str) -> str | None:
+    """Why the config's `[[action_plans]]` cannot be used (one line naming the field), or None."""
+    try:
+        load_action_plans(Path(config_path), Priorities())
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def priorities_problem(config_path: str) -> str | None:

@@ -24,6 +24,7 @@ from pydantic import StringConstraints
 from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot.actions import plans as plan_gate
 from bot.cards import Card, CardKind, Claim, card_at, card_of_alarm, claimed_card, disagreement, refresh_now
 from bot.context import AppContext
 from bot.forms.fields import FieldError, free_text
@@ -405,11 +406,13 @@ class ResolveMeta(ModalMeta):
     all: bool = False  # every alarm of the storm or incident card
     r: Id | None = None  # the card's panel (every alarm of it)
     home: bool = False  # opened from the App Home: answered there
+    ov: bool = False  # an admin's, with action-plan steps left: it asks why (bot/actions/plans.py)
 
 
 @dataclass(frozen=True)
 class ResolveForm:
     note: str | None
+    override: str | None = None  # an admin's reason to resolve with mandatory steps left
 
 
 def _invocation(body: dict[str, Any], user: str, role: Role, claim: Claim) -> Invocation:
@@ -472,7 +475,9 @@ def on_resolve(
     if state is not None and state.state is lifecycle.State.RESOLVED:
         answer(unchanged_text(state, "already resolved", ctx))
         return
-    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, e=target.event_id)
+    if (plan := plan_gate.at_click(ctx, user, [target.event_id], answer)) is None:
+        return
+    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, e=target.event_id, **plan)
 
 
 def on_resolve_all(
@@ -483,8 +488,10 @@ def on_resolve_all(
     found = _group_target(ctx, body, action, answer, "alarm resolve all")
     if found is None:
         return
-    _, card = found
+    user, card = found
     count = len(card_alarms(ctx.db(), card))
+    if (plan := plan_gate.at_click(ctx, user, [e for e, _ in card_alarms(ctx.db(), card)], answer)) is None:
+        return
     what = "incident" if card.kind is CardKind.INCIDENT else "storm card"
     _open_resolve(
         ctx,
@@ -494,6 +501,7 @@ def on_resolve_all(
         claimed_card(body),
         all=True,
         r=card.resource_id,
+        **plan,
     )
 
 
@@ -517,7 +525,10 @@ def read_note(meta: ResolveMeta, view: dict[str, Any]) -> tuple[ResolveForm | No
         return None, {NOTE: err.message}
     if len(note) > MAX_NOTE:
         return None, {NOTE: f"at most {MAX_NOTE} characters"}
-    return ResolveForm(note or None), {}
+    override, problem = plan_gate.read_override(meta.ov, view)
+    if problem:
+        return None, problem
+    return ResolveForm(note or None, override), {}
 
 
 def _form_answer(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> Answer:
@@ -546,8 +557,12 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         if card is None:
             _not_ours(ctx, user, command, why or "", answer)
             return
+        members = [e for e, _ in card_alarms(ctx.db(), card)]
+        if not plan_gate.may_resolve(ctx, user, members, sub.form.override, command, answer):
+            return
         outcome, changed = change_card(ctx, user, card, Change.RESOLVED, sub.key, note, meta.ref or "")
         if outcome.ran and outcome.ok:
+            plan_gate.after_resolve(ctx, user, [e for e, _ in changed], sub.form.override)
             after_card_change(ctx, user, card, Change.RESOLVED, changed, note)
             if not changed:
                 answer("Every alarm of this card was already resolved.")
@@ -563,9 +578,13 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
     if why is not None:
         _not_ours(ctx, user, command, why, answer)
         return
+    if not plan_gate.may_resolve(ctx, user, [meta.e], sub.form.override, command, answer):
+        return
     outcome, result = change_alarm(ctx, user, meta.e, Change.RESOLVED, sub.key, note, meta.ref or "")
     if not outcome.ran:
         return
+    if result is not None and result.changed:
+        plan_gate.after_resolve(ctx, user, [meta.e], sub.form.override)
     if result is None:
         answer(outcome.message)
     elif not result.changed:

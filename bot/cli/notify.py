@@ -15,6 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig
+from core.action_plans import ActionPlans
 from core.priorities import Priorities
 from core.redact import install
 from core.settings import Settings, settings_or_report
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
     url = whole.dashboard_url(settings.dashboard_url)
-    return run(settings, config, slack, args, url, whole.priority_book())
+    return run(settings, config, slack, args, url, whole.priority_book(), whole.plan_book())
 
 
 def run(
@@ -82,6 +83,7 @@ def run(
     args: argparse.Namespace,
     dashboard_url: str,
     priorities: Priorities | None = None,
+    plans: ActionPlans | None = None,
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
@@ -105,7 +107,15 @@ def run(
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
-    notifier = Notifier(db, config, delivery, source, dashboard_url, priorities=priorities or Priorities())
+    notifier = Notifier(
+        db,
+        config,
+        delivery,
+        source,
+        dashboard_url,
+        priorities=priorities or Priorities(),
+        plans=plans or ActionPlans(()),
+    )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -30,6 +30,7 @@ from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
 from bot.render import alarms as render
 from core import cache, lifecycle, read
+from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
@@ -66,6 +67,7 @@ class Notifier:
     # SLA is edited once to say it is overdue.
     priorities: Priorities = field(default_factory=Priorities)
     overdue: OverdueCards = field(init=False)
+    plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # [[action_plans]]: the checklists
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -358,7 +360,9 @@ class Notifier:
         """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
         zone_for = self.config.zone_for
         data_as_of = self.source.data_as_of(self.db)
-        return cards.Drawing(self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock)
+        return cards.Drawing(
+            self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock, self.plans
+        )
 
     def _card(self, alarm: Alarm) -> render.Rendered:
         return cards.draw_alarm(self.drawing(), alarm)

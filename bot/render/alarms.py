@@ -24,6 +24,7 @@ from slack_sdk.models.views import View
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
 from bot.render.forms import VALUE, modal
+from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
@@ -169,6 +170,7 @@ def alarm_card(
     state: AlarmState | None = None,
     late_ms: int | None = None,
     urgency: Urgency | None = None,
+    checklist: Sequence[Block] = (),
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -192,6 +194,7 @@ def alarm_card(
         blocks.append(context(state_line(state, zone)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
+    blocks += checklist  # the action plan (bot/render/plans.py), below the buttons everyone knows
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
 
@@ -309,6 +312,7 @@ def resolve_modal(metadata: dict[str, Any], what: str) -> View:
             ),
         ),
     ]
+    blocks += override_blocks(metadata)  # an admin's reason to resolve with action-plan steps left
     return modal(RESOLVE_MODAL, "Resolve alarm", blocks, metadata, submit="Resolve")
 
 

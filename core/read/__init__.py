@@ -13,7 +13,8 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
 - `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
-- `cards`: the cards the bot posted, found by channel and ts or by alarm;
+- `cards`: the cards the bot posted, found by channel and ts or by alarm; `plans`: an alarm's checklist,
+  and plan adherence;
 - `history`: from when the data is complete (the backfill), which alarms reached samops late;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
 
@@ -57,6 +58,12 @@ from core.read.panels import (
     panel_org_ids,
     site_panels,
 )
+from core.read.plans import Adherence as PlanAdherence
+from core.read.plans import AdherenceReport as PlanAdherenceReport
+from core.read.plans import Checklist, ChecklistStep, StepData
+from core.read.plans import adherence as plan_adherence
+from core.read.plans import checklist as plan_checklist
+from core.read.plans import mandatory_left as plan_steps_left
 from core.read.quiet import MAINTENANCE, SILENCE, HeldGroup, QuietWindow, held_back, windows_in_force
 from core.read.quiet import window as quiet_window
 from core.read.rows import (
@@ -89,6 +96,8 @@ __all__ = [
     "CameraRow",
     "Card",
     "CardKind",
+    "Checklist",
+    "ChecklistStep",
     "ControllerRow",
     "Freshness",
     "HandlingFigures",
@@ -105,9 +114,12 @@ __all__ = [
     "PanelDetail",
     "PanelRow",
     "PanelUser",
+    "PlanAdherence",
+    "PlanAdherenceReport",
     "QuietWindow",
     "SensorRow",
     "Standing",
+    "StepData",
     "TableFreshness",
     "UsersZones",
     "WeekdayHourCount",
@@ -152,6 +164,9 @@ __all__ = [
     "panel_name",
     "panel_org",
     "panel_org_ids",
+    "plan_adherence",
+    "plan_checklist",
+    "plan_steps_left",
     "quiet_window",
     "recent_alarms",
     "search",

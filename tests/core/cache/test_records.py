@@ -15,7 +15,7 @@ import pytest
 from core.cache import records as records_module
 from core.cache import schema
 from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
-from core.cache.records import RECORDS_TABLES, copy_out_of_main, records_path
+from core.cache.records import FROM_CACHE_TABLES, RECORDS_TABLES, copy_out_of_main, records_path
 from core.cache.service import Service
 from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
@@ -60,9 +60,8 @@ def old_layout(path: Path) -> None:
 
 def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with contextlib.closing(connect(path)) as conn:
-        return {
-            t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in RECORDS_TABLES
-        }
+        tables = FROM_CACHE_TABLES  # what the old layout held
+        return {t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in tables}
 
 
 def tables_of(path: Path) -> set[str]:
@@ -81,7 +80,7 @@ def test_an_old_single_file_cache_moves_its_records_out_and_keeps_every_one(tmp_
     path = tmp_path / "cache.db"
     old_layout(path)
     before = snapshot(path)
-    assert all(before[t] for t in RECORDS_TABLES if t not in {"alarm_acks", "panel_silences"})
+    assert all(before[t] for t in FROM_CACHE_TABLES if t not in {"alarm_acks", "panel_silences"})
 
     db = open_cache(path)
 
@@ -141,6 +140,23 @@ def test_a_cache_deleted_under_a_connection_is_replaced_and_the_records_stay(
         assert conn.execute("SELECT name FROM panels").fetchall() == [("Yard",)]
         assert conn.execute("SELECT value FROM meta WHERE key = 'service_url'").fetchone() == (A.url,)
     db.close()
+
+
+def test_two_connections_of_one_process_say_a_deleted_cache_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cache.db"
+    loop, history = open_cache(path, service=A), open_cache(path, service=A)  # the notifier's two threads
+    for file in tmp_path.glob("cache.db*"):
+        file.unlink()
+    with caplog.at_level(logging.WARNING, logger="samops.cache"):
+        assert reopen_if_replaced(loop) and reopen_if_replaced(history)
+    said = [r for r in caplog.records if "deleted or replaced" in r.getMessage()]
+    assert len(said) == 1, caplog.text
+    loop.execute("INSERT INTO panels (resource_id, org_id, name) VALUES (8, 1001, 'Yard')")
+    assert history.execute("SELECT name FROM panels").fetchall() == [("Yard",)]  # both on the fresh file
+    loop.close()
+    history.close()
 
 
 def test_a_records_file_deleted_under_a_connection_stops_the_writer(tmp_path: Path) -> None:

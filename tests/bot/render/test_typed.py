@@ -1,6 +1,7 @@
-"""Issue 26: a maintenance reason (a person's words, posted to Slack) kept Slack's formatting: `*bold*`,
-`_italic_`, `~strike~`, code and quotes took effect. `typed` (bot/render/common.py) shows them as typed, and
-escapes mentions and links as `escape` does; the audit log's `plain` gets the words back unchanged."""
+"""Issue 26: a maintenance reason or a Resolve note (a person's words, posted to Slack) kept Slack's
+formatting: `*bold*`, `_italic_`, `~strike~`, code and quotes took effect. `typed` (bot/render/common.py)
+shows them as typed, and escapes mentions and links as `escape` does; the audit log's `plain` gets the words
+back unchanged."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from zoneinfo import ZoneInfo
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.render.alarms import group_handled
 from bot.render.common import plain, typed
 from bot.render.quiet import window_line
+from core.lifecycle import Change
 from core.read.quiet import MAINTENANCE, QuietWindow
 
 T = 1_764_000_000_000
@@ -41,3 +44,10 @@ def test_no_text_opens_formatting_and_the_words_come_back(text: str) -> None:
     assert not OPENER.search(shown), shown
     assert "<" not in shown and ">" not in shown
     assert plain(shown) == text
+
+
+def test_a_resolve_note_on_a_storm_thread_is_shown_as_typed() -> None:
+    note = "*false* alarm <!here> _again_"
+    rendered = group_handled("U_TECH", Change.RESOLVED, [("EV-1", T)], ZoneInfo("UTC"), note)
+    said = rendered.text.split(" — ", 1)[1]
+    assert not OPENER.search(said) and "<!here>" not in said, said

@@ -22,7 +22,13 @@ def use_key(signing_secret: str) -> None:
 
 
 def _mac(url: str) -> str:
-    return hmac.new(_key[0], url.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(_key[0], _bytes(url), hashlib.sha256).hexdigest()
+
+
+def _bytes(text: str) -> bytes:
+    # Metadata is JSON from a request: a lone surrogate ("\ud800") or any non-ASCII character must compare
+    # unequal, not raise (compare_digest refuses non-ASCII str).
+    return text.encode("utf-8", "surrogatepass")
 
 
 def sealed(url: str | None) -> dict[str, Any]:
@@ -33,4 +39,6 @@ def sealed(url: str | None) -> dict[str, Any]:
 def seal_holds(meta: dict[str, Any]) -> bool:
     """Whether the metadata's response_url is one samops sealed (False for none, or a forged one)."""
     url, mac = meta.get("response_url"), meta.get(MAC)
-    return isinstance(url, str) and isinstance(mac, str) and hmac.compare_digest(_mac(url), mac)
+    if not isinstance(url, str) or not isinstance(mac, str):
+        return False
+    return hmac.compare_digest(_mac(url).encode(), _bytes(mac))

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import example, given
+from hypothesis import strategies as st
+
 from bot.modals import modal_meta
+from bot.response_urls import MAC, seal_holds, sealed
 from bot.roles import Role
 from bot.slash.registry import Invocation
 from bot.writes import answer_later
@@ -39,3 +43,13 @@ def test_only_the_sealed_response_url_is_answered_a_forged_one_is_refused_and_au
         assert [c.params["channel"] for c in posted] == ["C1", "C1"]
     rows = audit.recent(ctx.db(), outcome="denied")
     assert len(rows) == 2 and all("response_url is not the one samops gave" in r.summary for r in rows)
+
+
+@given(
+    st.text(max_size=200), st.one_of(st.none(), st.text(max_size=80), st.integers()), st.text()
+)  # lone surrogates too
+def test_no_forged_metadata_passes_the_seal(url: str, mac: object, other: str) -> None:
+    assert not seal_holds({"response_url": url, MAC: mac})  # a seal made without the key
+    if other != url:
+        assert not seal_holds({**sealed(other), "response_url": url})  # another URL's seal
+    assert seal_holds(sealed(url)) == bool(url)

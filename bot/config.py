@@ -1,6 +1,7 @@
 """The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
-channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py), and
-`[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
+channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py),
+silent-panel supervision (`[supervision]`: core/supervision.py), and `[notify]` (its model lives beside the
+notifier, `bot/notify/config.py`).
 
 The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
 every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bot.notify.config import NotifyConfig, problems, with_channel_orgs
 from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
 from core.priorities import Priorities, PriorityRule, SlaConfig
+from core.supervision import SupervisionConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
 
@@ -88,6 +90,7 @@ class BotConfig(BaseModel):
     notify: NotifyConfig = Field(default_factory=NotifyConfig)
     priorities: tuple[PriorityRule, ...] = ()
     sla: SlaConfig = Field(default_factory=SlaConfig)
+    supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
     action_plans: tuple[ActionPlan, ...] | None = None  # None: DEFAULT_PLANS (core/action_plans.py)
 
     @field_validator("action_plans")

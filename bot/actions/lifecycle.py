@@ -130,7 +130,7 @@ def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
         return f"Already acknowledged by <@{state.acknowledged_by}> at {when}."
     if reason == "already resolved" and state.resolved_at is not None:
         when = local(state.resolved_at, zone, seconds=True)
-        return f"Already resolved by <@{state.resolved_by}> at {when}."
+        return f"Already resolved by {render.person(state.resolved_by)} at {when}."
     if reason == "already yours":
         return "You already hold this alarm."
     return f"Nothing changed: the alarm is {reason}."

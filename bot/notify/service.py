@@ -28,6 +28,7 @@ from bot.notify.overdue import OverdueCards
 from bot.notify.quiet import QuietHours
 from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
+from bot.notify.supervision import Supervision
 from bot.render import alarms as render
 from core import cache, lifecycle, read
 from core.action_plans import ActionPlans
@@ -37,6 +38,7 @@ from core.clock import now_ms
 from core.errors import SamError
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
+from core.supervision import SupervisionConfig
 from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
@@ -68,6 +70,10 @@ class Notifier:
     priorities: Priorities = field(default_factory=Priorities)
     overdue: OverdueCards = field(init=False)
     plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # [[action_plans]]: the checklists
+    # Silent-panel supervision ([supervision], core/supervision.py): off unless given (`samops notify` gives
+    # the config's, on by default), so that a notifier built for one test pages about nothing else.
+    supervision_config: SupervisionConfig | None = None
+    supervision: Supervision = field(init=False)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -76,6 +82,17 @@ class Notifier:
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
+        )
+        off = SupervisionConfig(silent_after=None)
+        self.supervision = Supervision(
+            self.db,
+            self.supervision_config or off,
+            self.delivery,
+            self.drawing,
+            self.clock,
+            self.baseline,
+            self._watched,
+            lambda: self._service_failing_since is None,
         )
 
     # --- start ----------------------------------------------------------------------------------------
@@ -101,6 +118,7 @@ class Notifier:
         self._poll()
         self._post_first_start_summary()
         self.discover()
+        self.supervision.tick()
         self.quiet.tick()
         self.handovers.tick()
         self._check_health()
@@ -181,6 +199,9 @@ class Notifier:
             cache.advance_seen_watermark(self.db, len(arrived))
             listed = {a.event_id for a in found}
             found += sorted((a for a in arrived if a.event_id not in listed), key=lambda a: a.activity_time)
+            # samops' own alarms: panels newly silent ("communication lost", bot/notify/supervision.py).
+            listed = {a.event_id for a in found}
+            found += [a for a in self.supervision.raise_due() if a.event_id not in listed]
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
                 (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
@@ -210,6 +231,13 @@ class Notifier:
             if a.event_id not in held
         ]
         lifecycle.open_alarms(self.db, opened, self.clock())
+
+    def _watched(self) -> set[int] | None:
+        """The panels whose silence means something: those the poller reads (none before its first poll);
+        with the cache source, every panel the sync wrote."""
+        if isinstance(self.source, ServiceSource):
+            return {p for ids in self.source.poller.panels.values() for p in ids}
+        return None
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""

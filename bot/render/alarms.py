@@ -28,7 +28,7 @@ from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
-from core.lifecycle import MAX_NOTE, AlarmState, Change, State
+from core.lifecycle import MAX_NOTE, SAMOPS, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
 from core.timefmt import age, local
@@ -111,11 +111,17 @@ def lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonEle
     return buttons
 
 
+def person(user: str | None) -> str:
+    """Who changed an alarm, as a card or an answer names them: a Slack mention, or samops for its own
+    changes (a silent panel's alarm resolved when it reports again), which no Slack user is."""
+    return SAMOPS if user == SAMOPS else f"<@{escape(user or '?')}>"
+
+
 def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     """The card's line saying where the alarm stands and who holds it."""
     if state.state is State.RESOLVED and state.resolved_at is not None:
-        who, when = escape(state.resolved_by or "?"), local(state.resolved_at, zone, seconds=True)
-        line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}"
+        when = local(state.resolved_at, zone, seconds=True)
+        line = f":heavy_check_mark: *Resolved* by {person(state.resolved_by)} at {when}"
         return line + (f" — {typed(clip(state.note, 500))}" if state.note else "")  # their words
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:

@@ -22,7 +22,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections, typed
 from bot.render.forms import VALUE, modal
 from bot.render.keyholders import keyholder_line
 from bot.render.plans import override_blocks
@@ -124,7 +124,7 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     if state.state is State.RESOLVED and state.resolved_at is not None:
         when = local(state.resolved_at, zone, seconds=True)
         line = f":heavy_check_mark: *Resolved* by {person(state.resolved_by)} at {when}"
-        return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
+        return line + (f" — {typed(clip(state.note, 500))}" if state.note else "")  # their words
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
         parts.append(
@@ -290,7 +290,7 @@ def group_handled(
         f"<@{escape(user)}> {_DONE[change]} {len(alarms)} alarm{'s' if len(alarms) != 1 else ''} of this card"
     )
     if note:
-        head += f" — {escape(clip(note, 500))}"
+        head += f" — {typed(clip(note, 500))}"
     lines = [f"`{local(at, zone, seconds=True)}` `{escape(event_id)}`" for event_id, at in alarms]
     blocks: list[Block] = [section(head), *sections(lines)]
     if len(blocks) > MAX_BLOCKS:

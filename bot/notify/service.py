@@ -24,6 +24,7 @@ from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
+from bot.notify.keyholders import KeyholderCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.quiet import QuietHours
@@ -71,6 +72,7 @@ class Notifier:
     # SLA is edited once to say it is overdue.
     priorities: Priorities = field(default_factory=Priorities)
     overdue: OverdueCards = field(init=False)
+    keyholders: KeyholderCards = field(init=False)  # edits cards drawn before their keyholder line was read
     plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # [[action_plans]]: the checklists
     # Silent-panel supervision ([supervision], core/supervision.py): off unless given (`samops notify` gives
     # the config's, on by default), so that a notifier built for one test pages about nothing else.
@@ -86,6 +88,7 @@ class Notifier:
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
         )
+        self.keyholders = KeyholderCards(self.db, self.delivery, self.drawing, self.clock)
         off = SupervisionConfig(silent_after=None)
         self.supervision = Supervision(
             self.db,
@@ -129,6 +132,7 @@ class Notifier:
         wait = self.deliver()
         self.escalate()
         self.overdue.run()
+        self.keyholders.run()
         return wait
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:

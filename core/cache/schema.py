@@ -452,7 +452,18 @@ def _v13_records_apart(db: sqlite_utils.Database) -> None:
     drop_from_main(db)
 
 
-def _v14_bills(db: sqlite_utils.Database) -> None:
+def _v14_panel_access_reads(db: sqlite_utils.Database) -> None:
+    # How each panel's authorizations were last read (core/keyholder_reads.py, `/sam who-can`): when a read
+    # last succeeded, when one was last tried and why it failed, and when what a card's keyholder line says
+    # last changed kind (read, failed), so that a card posted before it is edited once (docs/keyholders.md).
+    execute(
+        db,
+        "CREATE TABLE IF NOT EXISTS panel_access_reads (resource_id INTEGER PRIMARY KEY, org_id INTEGER,"
+        " read_at INTEGER, tried_at INTEGER NOT NULL, error TEXT, changed_at INTEGER NOT NULL)",
+    )
+
+
+def _v15_bills(db: sqlite_utils.Database) -> None:
     # Each subscription's bills (operation 7) as core/bills.py last read them, for the at-risk list
     # (core/read/at_risk.py). Due and payment dates as epoch-ms when the service's text parses, else NULL.
     db.table("bills").create(
@@ -491,7 +502,8 @@ MIGRATIONS: list[Migration] = [
     _v11_site_incidents,
     _v12_activities_seen_at,
     _v13_records_apart,
-    _v14_bills,
+    _v14_panel_access_reads,
+    _v15_bills,
 ]
 RECORDS_APART = 13  # the version from which the records tables live in records.db
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -21,6 +21,7 @@ from core.cameras import camera_down
 from core.clock import DAY_MS, WEEK_MS
 from core.read.cameras import camera_summary
 from core.read.cursors import cursors
+from core.read.keyholders import access_reads
 from core.read.rows import first, query, scalar, tuples
 from core.read.subscriptions import subscriptions_by_org
 from core.sqlite_lib import sqlite_utils
@@ -129,8 +130,18 @@ def _expiring(db: sqlite_utils.Database, org: int, now: int) -> tuple[tuple[Expi
         if expires is not None and now <= expires <= now + EXPIRING_WITHIN_MS:
             found.append(Expiring(row["user_id"], row["name"], row["resource_id"], row["panel"], expires))
     found.sort(key=lambda e: (e.expires_at, e.name.lower(), e.resource_id))
-    read = min((int(r["fetched_at"]) for r in rows if r["fetched_at"] is not None), default=None)
-    return tuple(found), read, len({r["resource_id"] for r in rows})
+    # Which panels were read and when (core/keyholder_reads.py, /sam who-can record each read, a panel with
+    # nobody on it too); a panel read before reads were recorded counts by its rows' time.
+    panels = _panels(db, org)
+    read_at = {r.resource_id: r.read_at for r in access_reads(db, panels).values() if r.read_at}
+    for r in rows:
+        if r["fetched_at"] is not None and r["resource_id"] in panels:
+            read_at.setdefault(r["resource_id"], int(r["fetched_at"]))
+    return tuple(found), min(read_at.values(), default=None), len(read_at)
+
+
+def _panels(db: sqlite_utils.Database, org: int) -> set[int]:
+    return {int(r[0]) for r in tuples(db, "SELECT resource_id FROM panels WHERE org_id = ?", [org])}
 
 
 def _expiration(validity: str | None) -> int | None:

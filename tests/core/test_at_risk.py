@@ -95,6 +95,9 @@ def test_the_at_risk_list_is_what_the_simulator_holds(tmp_path: Path) -> None:
     assert {b.bill_no for b in listed.overdue} == overdue
     assert listed.bills_read is not None and listed.subscriptions_read == listed.subscriptions > 0
     assert listed.authorizations_read is not None
+    assert (
+        listed.authorized_panels == listed.panels > 0
+    )  # every panel of the organization read (a whole read)
     assert all(e.panel for e in listed.expiring)  # which panel, by name
 
 

@@ -59,7 +59,7 @@ class AtRiskDigest(BaseModel):
             due = wall_ms(day, at, zone)
             if due <= now:
                 return due
-        return wall_ms(today - timedelta(days=7 if self.every == "weekly" else 1), at, zone)  # not reached
+        raise AssertionError("a week back (a day back, daily) always holds a digest time")
 
     def period_key(self, due: int, zone: ZoneInfo) -> str:
         return f"{datetime.fromtimestamp(due / 1000, zone):%Y-%m-%dT%H:%M}"

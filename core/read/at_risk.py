@@ -90,10 +90,6 @@ class AtRisk:
     cameras_down: tuple[CameraDown, ...]
     cameras_read: int | None
 
-    @property
-    def empty(self) -> bool:
-        return not (self.expiring or self.overdue or self.silent or self.cameras_down)
-
 
 def at_risk(db: sqlite_utils.Database, org: int, now: int) -> AtRisk:
     expiring, auth_read, auth_panels = _expiring(db, org, now)

@@ -10,7 +10,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from bot.notify.at_risk_config import AtRiskDigest
 from bot.notify.config import NotifyConfigError, parse_notify
 from core import tiers
 from core.bills import bill_row
@@ -122,3 +125,18 @@ def test_a_bad_entry_is_refused_naming_its_field(entry: dict[str, str], field: s
     with pytest.raises(NotifyConfigError) as refused:
         parse_notify({"channels": {"C_RISK": {"at_risk": entry}}})
     assert field in str(refused.value)
+
+
+@given(
+    now=st.integers(min_value=1_700_000_000_000, max_value=2_000_000_000_000),
+    day=st.sampled_from(["mon", "tue", "wed", "thu", "fri", "sat", "sun"]),
+    at=st.sampled_from(["00:00", "02:30", "08:00", "23:59"]),
+    zone=st.sampled_from(["Europe/Berlin", "America/New_York", "Asia/Kolkata", "UTC"]),
+)
+def test_the_latest_digest_time_is_the_one_just_before_now(now: int, day: str, at: str, zone: str) -> None:
+    tz = ZoneInfo(zone)
+    weekly = AtRiskDigest(day=day, at=at).latest_due(now, tz)
+    assert now - 7 * DAY_MS - HOUR_MS < weekly <= now  # an hour's leeway: a DST change in the week
+    assert datetime.fromtimestamp(weekly / 1000, tz).strftime("%a").lower() == day
+    daily = AtRiskDigest(every="daily", at=at).latest_due(now, tz)
+    assert now - DAY_MS - HOUR_MS < daily <= now

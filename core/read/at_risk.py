@@ -216,3 +216,24 @@ def _cameras_down(db: sqlite_utils.Database, org: int) -> tuple[CameraDown, ...]
 def _table_read(db: sqlite_utils.Database, table: str) -> int | None:
     row = first(db, "SELECT last_success FROM sync_state WHERE table_name = ?", [table])
     return None if row is None or row[0] is None else int(row[0])
+
+
+def authorizations_due(
+    db: sqlite_utils.Database, read_before: int, retry_before: int, limit: int = 500
+) -> dict[int, list[int]]:
+    """Every panel (alarms or not) whose authorizations were never read, last read before `read_before`, or
+    last failed before `retry_before`, by organization, the longest unread first: what the at-risk list's
+    whole-fleet reads take up when the keyholder reads and the backfill have nothing to do."""
+    rows = query(
+        db,
+        "SELECT p.resource_id AS rid, p.org_id AS org FROM panels p"
+        " LEFT JOIN panel_access_reads r ON r.resource_id = p.resource_id"
+        " WHERE p.org_id IS NOT NULL AND (r.resource_id IS NULL OR (r.error IS NULL AND r.tried_at <= ?)"
+        " OR (r.error IS NOT NULL AND r.tried_at <= ?))"
+        " ORDER BY coalesce(r.tried_at, 0), p.resource_id LIMIT ?",
+        [read_before, retry_before, limit],
+    )
+    due: dict[int, list[int]] = {}
+    for r in rows:
+        due.setdefault(int(r["org"]), []).append(int(r["rid"]))
+    return due

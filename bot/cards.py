@@ -24,7 +24,7 @@ from bot.payloads import part
 from bot.render import alarms as render
 from bot.render.common import Rendered
 from bot.render.incidents import IncidentView, incident_card
-from core import cache, lifecycle, read
+from core import cache, dispositions, lifecycle, read
 from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
 from core.clock import now_ms
@@ -91,8 +91,16 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     )
     late = read.late_by(d.db, alarm.event_id)
     zone = d.zone_for(alarm.org_id)
+    closed = dispositions.resolved_as(d.db, alarm.event_id)
     return render.alarm_card(
-        alarm, zone, d.data_as_of, d.dashboard_url, state=state, late_ms=late, urgency=urgency
+        alarm,
+        zone,
+        d.data_as_of,
+        d.dashboard_url,
+        state=state,
+        late_ms=late,
+        urgency=urgency,
+        resolved_as=closed.label if closed is not None else None,
     )
 
 

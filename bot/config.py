@@ -1,5 +1,6 @@
 """The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
-channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py), and
+channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py), the
+dispositions and the false-alarm threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and
 `[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
 
 The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
@@ -17,6 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.notify.config import NotifyConfig, problems, with_channel_orgs
+from core.dispositions import DEFAULTS as DISPOSITIONS
+from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
 from core.priorities import Priorities, PriorityRule, SlaConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
@@ -87,6 +90,14 @@ class BotConfig(BaseModel):
     notify: NotifyConfig = Field(default_factory=NotifyConfig)
     priorities: tuple[PriorityRule, ...] = ()
     sla: SlaConfig = Field(default_factory=SlaConfig)
+    # `[[dispositions]]` (replacing the defaults) and `[false_alarms]`: core/dispositions.py.
+    dispositions: tuple[Disposition, ...] = DISPOSITIONS
+    false_alarms: FalseAlarmsConfig = Field(default_factory=FalseAlarmsConfig)
+
+    @field_validator("dispositions")
+    @classmethod
+    def _dispositions(cls, value: tuple[Disposition, ...]) -> tuple[Disposition, ...]:
+        return checked_list(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -98,6 +109,10 @@ class BotConfig(BaseModel):
     def priority_book(self) -> Priorities:
         """The priority rules and their SLA, as every reader of priorities takes them."""
         return Priorities(self.priorities, self.sla)
+
+    def disposition_list(self) -> Dispositions:
+        """The dispositions the Resolve form offers, in their order."""
+        return Dispositions(self.dispositions)
 
     def channel_org(self, channel_id: str) -> int | None:
         channel = self.channels.get(channel_id)

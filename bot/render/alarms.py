@@ -17,8 +17,10 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     InputBlock,
+    Option,
     PlainTextInputElement,
     PlainTextObject,
+    StaticSelectElement,
 )
 from slack_sdk.models.views import View
 
@@ -40,6 +42,7 @@ RESOLVE_ALL = "alarm_resolve_all"
 TAKE_ALL = "alarm_take_all"  # incident cards: "I'm on it" for every alarm of the incident
 RESOLVE_MODAL = "alarm_resolve_modal"  # the view's callback_id
 NOTE = "note"  # the resolve modal's field
+DISPOSITION = "disposition"  # the resolve modal's required choice (core/dispositions.py)
 PANEL_STATUS = "alarm_panel_status"
 SILENCE_PREFIX = "alarm_silence_"
 SILENCE_MINUTES = {30: "30 min", 120: "2 h", 1440: "24 h"}
@@ -110,11 +113,11 @@ def lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonEle
     return buttons
 
 
-def state_line(state: AlarmState, zone: ZoneInfo) -> str:
-    """The card's line saying where the alarm stands and who holds it."""
+def state_line(state: AlarmState, zone: ZoneInfo, resolved_as: str | None = None) -> str:
+    """The card's line saying where the alarm stands and who holds it (and, resolved, as what)."""
     if state.state is State.RESOLVED and state.resolved_at is not None:
         who, when = escape(state.resolved_by or "?"), local(state.resolved_at, zone, seconds=True)
-        line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}"
+        line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}" + as_disposition(resolved_as)
         return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
@@ -127,6 +130,11 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     if state.holder:
         parts.append(f":raising_hand: held by <@{escape(state.holder)}>")
     return " · ".join(parts)
+
+
+def as_disposition(label: str | None) -> str:
+    """ " as *False alarm: user error*" after "Resolved", or nothing for an alarm resolved without one."""
+    return f" as *{escape(label)}*" if label else ""
 
 
 @dataclass(frozen=True)
@@ -169,6 +177,7 @@ def alarm_card(
     state: AlarmState | None = None,
     late_ms: int | None = None,
     urgency: Urgency | None = None,
+    resolved_as: str | None = None,
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -189,7 +198,7 @@ def alarm_card(
     if urgency is not None and urgency.overdue:
         blocks.append(context(overdue_line(urgency)))
     if state is not None and (state.state is not State.OPEN or state.holder):
-        blocks.append(context(state_line(state, zone)))
+        blocks.append(context(state_line(state, zone, resolved_as)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
@@ -269,12 +278,17 @@ _DONE = {Change.ACKNOWLEDGED: "acknowledged", Change.RESOLVED: "resolved", Chang
 
 
 def group_handled(
-    user: str, change: Change, alarms: Sequence[tuple[str, int]], zone: ZoneInfo, note: str | None = None
+    user: str,
+    change: Change,
+    alarms: Sequence[tuple[str, int]],
+    zone: ZoneInfo,
+    note: str | None = None,
+    resolved_as: str | None = None,
 ) -> Rendered:
-    """The storm thread's record of "Acknowledge all" / "Resolve all": who, and which alarms."""
+    """The storm thread's record of "Acknowledge all" / "Resolve all": who, which alarms, and as what."""
     head = (
         f"<@{escape(user)}> {_DONE[change]} {len(alarms)} alarm{'s' if len(alarms) != 1 else ''} of this card"
-    )
+    ) + as_disposition(resolved_as)
     if note:
         head += f" — {escape(clip(note, 500))}"
     lines = [f"`{local(at, zone, seconds=True)}` `{escape(event_id)}`" for event_id, at in alarms]
@@ -296,10 +310,30 @@ def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm,
     return Rendered(text=text, blocks=[section(text).to_dict()])
 
 
-def resolve_modal(metadata: dict[str, Any], what: str) -> View:
-    """The Resolve modal: an optional note, kept with the alarm and shown on its card."""
+def disposition_block(options: Sequence[tuple[str, str]], hint: str | None = None) -> InputBlock:
+    """The Resolve modal's required disposition: a menu of (code, label), none chosen, whatever the hint
+    suggests (a suggestion is the operator's to take, never samops' to make)."""
+    element = StaticSelectElement(
+        action_id=VALUE,
+        placeholder="How was it closed?",
+        options=[Option(value=code, text=PlainTextObject(text=label[:75])) for code, label in options][:100],
+    )
+    return InputBlock(
+        block_id=DISPOSITION, label="Disposition", element=element, hint=clip(hint, 2000) if hint else None
+    )
+
+
+def resolve_modal(
+    metadata: dict[str, Any],
+    what: str,
+    options: Sequence[tuple[str, str]] = (),
+    hint: str | None = None,
+) -> View:
+    """The Resolve modal: the disposition (`options`, (code, label) pairs; `hint` a suggestion shown under
+    it), and an optional note, kept with the alarm and shown on its card."""
     blocks: list[Block] = [
         section(f"Resolve {escape(what)}."),
+        *([disposition_block(options, hint)] if options else []),
         InputBlock(
             block_id=NOTE,
             label="Note",

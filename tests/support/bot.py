@@ -358,6 +358,8 @@ def state_of(values: dict[str, Any]) -> dict[str, Any]:
             element = {"type": "datepicker", "selected_date": value}
         elif name in {"window_start", "window_end"}:
             element = {"type": "timepicker", "selected_time": value}
+        elif name == "disposition":  # the Resolve form's menu
+            element = {"type": "static_select", "selected_option": {"value": value}}
         else:
             element = {"type": "plain_text_input", "value": value}
         state[name] = {"value": element}

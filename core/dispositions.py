@@ -80,7 +80,7 @@ class Disposition(BaseModel):
 
 
 def _d(code: str, label: str, klass: DispositionClass) -> Disposition:
-    return Disposition(code=code, label=label, klass=klass)
+    return Disposition.model_validate({"code": code, "label": label, "class": klass})
 
 
 DEFAULTS: tuple[Disposition, ...] = (

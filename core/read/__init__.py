@@ -14,6 +14,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
 - `cards`: the cards the bot posted, found by channel and ts or by alarm;
+- `false_alarms`: dispositions counted: false-alarm rates, flagged panels, a shift's dispositions;
 - `history`: from when the data is complete (the backfill), which alarms reached samops late;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
 
@@ -27,6 +28,18 @@ from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
 from core.read.cameras import camera_down, camera_problems, camera_summary
 from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
+from core.read.false_alarms import (
+    AlarmDisposition,
+    Grouping,
+    GroupRates,
+    PanelFalseAlarms,
+    ShiftDispositions,
+    dispositions_of,
+    panel_false_alarms,
+    shift_dispositions,
+)
+from core.read.false_alarms import Period as FalseAlarmPeriod
+from core.read.false_alarms import rates as false_alarm_rates
 from core.read.freshness import SYNCED_TABLES, Freshness, freshness, newest_activity
 from core.read.freshness import assess as assess_freshness
 from core.read.handling import Figures as HandlingFigures
@@ -83,6 +96,7 @@ __all__ = [
     "SEVERITY",
     "SILENCE",
     "SYNCED_TABLES",
+    "AlarmDisposition",
     "AlarmFilter",
     "AlarmRow",
     "Backfill",
@@ -90,7 +104,10 @@ __all__ = [
     "Card",
     "CardKind",
     "ControllerRow",
+    "FalseAlarmPeriod",
     "Freshness",
+    "GroupRates",
+    "Grouping",
     "HandlingFigures",
     "Handover",
     "HeldGroup",
@@ -103,10 +120,12 @@ __all__ = [
     "Kpis",
     "OpenAlarm",
     "PanelDetail",
+    "PanelFalseAlarms",
     "PanelRow",
     "PanelUser",
     "QuietWindow",
     "SensorRow",
+    "ShiftDispositions",
     "Standing",
     "TableFreshness",
     "UsersZones",
@@ -125,6 +144,8 @@ __all__ = [
     "clean_text",
     "complete_from",
     "count_alarms",
+    "dispositions_of",
+    "false_alarm_rates",
     "find_panels",
     "first_grouped",
     "freshness",
@@ -149,6 +170,7 @@ __all__ = [
     "organization_time_zone",
     "organizations",
     "panel_detail",
+    "panel_false_alarms",
     "panel_name",
     "panel_org",
     "panel_org_ids",
@@ -156,6 +178,7 @@ __all__ = [
     "recent_alarms",
     "search",
     "seen_times",
+    "shift_dispositions",
     "site_panels",
     "standings",
     "state_counts",

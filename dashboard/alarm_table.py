@@ -97,6 +97,13 @@ def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
     return f'<td><time datetime="{html.escape(timefmt.iso(epoch_ms, tz))}">{shown}</time></td>'
 
 
+DISPOSITION = "Disposition"
+
+
+def _label(closed: read.AlarmDisposition | None) -> str:
+    return closed.label if closed is not None else ""
+
+
 def _cells(*texts: object) -> str:
     return "".join(f"<td>{html.escape(str(text))}</td>" for text in texts)
 
@@ -106,11 +113,13 @@ def alarms_html(
     tz: tzinfo,
     zone_label: str,
     states: Mapping[str, read.Standing] | None = None,
+    closed: Mapping[str, read.AlarmDisposition] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
-    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise."""
+    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise. With
+    `closed`, a last column: what each alarm was resolved as (core/dispositions.py)."""
     states = states or {}
-    heads = [f"Time ({zone_label})", *HEADERS[1:]]
+    heads = [f"Time ({zone_label})", *HEADERS[1:], *([DISPOSITION] if closed is not None else [])]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
         "<tr>"
@@ -125,6 +134,7 @@ def alarms_html(
             r.description or "",
             "" if r.org_id is None else r.org_id,
         )
+        + (_cells(_label(closed.get(r.event_id))) if closed is not None else "")
         + "</tr>"
         for r in rows
     )

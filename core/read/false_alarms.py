@@ -62,6 +62,7 @@ class GroupRates:
     name: str | None
     periods: tuple[Period, ...]
     flagged: bool = False  # a panel at or over the threshold (`FalseAlarmsConfig`)
+    recent_false: int | None = None  # given a threshold: its false alarms within the threshold's days
 
     def period(self, days: int) -> Period:
         return next(p for p in self.periods if p.days == days)
@@ -103,10 +104,9 @@ def rates(
     found: list[GroupRates] = []
     for r in rows:
         counts = tuple(Period(n, int(r[f"f{n}"] or 0), int(r[f"r{n}"] or 0)) for n in sorted(periods))
-        over = (
-            threshold is not None and by is Grouping.PANEL and int(r[f"f{threshold_days}"] or 0) >= threshold
-        )
-        found.append(GroupRates(str(r["k"]), r["name"], counts, over))
+        recent = int(r[f"f{threshold_days}"] or 0) if threshold is not None else None
+        over = recent is not None and by is Grouping.PANEL and recent >= (threshold or 0)
+        found.append(GroupRates(str(r["k"]), r["name"], counts, over, recent))
     return found
 
 

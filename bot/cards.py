@@ -12,6 +12,7 @@ is a claim, read here without trusting its shape (`claimed_card`) and checked ag
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -105,12 +106,17 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
 
 
 def draw_storm(
-    d: Drawing, alarm: Alarm, counts: CardCounts, handled: dict[State, int] | None = None
+    d: Drawing,
+    alarm: Alarm,
+    counts: CardCounts,
+    handled: dict[State, int] | None = None,
+    closed: dict[str, int] | None = None,
 ) -> Rendered:
     """A storm card: `alarm` is the first grouped into it (its title and colour), `handled` how many of its
-    alarms are in each state (None for a card not posted yet: all open)."""
+    alarms are in each state (None for a card not posted yet: all open), `closed` what its resolved alarms
+    were resolved as."""
     zone = d.zone_for(alarm.org_id)
-    return render.storm_card(alarm, counts, zone, d.data_as_of, d.dashboard_url, handled)
+    return render.storm_card(alarm, counts, zone, d.data_as_of, d.dashboard_url, handled, closed)
 
 
 def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentView:
@@ -123,7 +129,14 @@ def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentV
     held = lifecycle.states(db, members).values()
     holders = tuple(sorted({s.holder for s in held if s.holder and s.state is not State.RESOLVED}))
     kinds = kinds_of(e.kind for e in timeline)
-    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders)
+    closed = resolved_as(db, members)
+    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders, closed)
+
+
+def resolved_as(db: sqlite_utils.Database, event_ids: list[str]) -> dict[str, int]:
+    """How many of these alarms were resolved as each disposition (by label, most first)."""
+    labels = Counter(d.label for d in read.dispositions_of(db, event_ids).values())
+    return dict(labels.most_common())
 
 
 def draw_incident(d: Drawing, incident: IncidentRow) -> Rendered:
@@ -145,7 +158,8 @@ def draw(d: Drawing, card: Card) -> Rendered | None:
             return None
         # An edit keeps the card's handling line and buttons as the team left them.
         handled = read.card_states(db, card.channel, card.ts)
-        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled)
+        closed = resolved_as(db, [e for e, _ in read.card_alarms(db, card.channel, card.ts)])
+        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled, closed)
     alarm = cache.get_alarm(db, card.event_id) if card.event_id is not None else None
     return draw_alarm(d, alarm) if alarm is not None else None
 

@@ -7,7 +7,7 @@ yellow and gray) as a bar beside them; the fallback text starts with a coloured 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
+from bot.render.dispositions import resolved_as_line
 from bot.render.forms import VALUE, modal
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
@@ -211,8 +212,10 @@ def storm_card(
     data_as_of: int | None,
     dashboard_url: str,
     handled: dict[State, int] | None = None,
+    resolved_as: Mapping[str, int] | None = None,
 ) -> Rendered:
-    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread."""
+    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread;
+    what its resolved alarms were resolved as (label -> how many)."""
     level = severity(alarm.violation_type, alarm.event_type)
     title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counted(counts.count, 'alarm')}"
     fields = [
@@ -232,6 +235,8 @@ def storm_card(
     handled = handled or {State.OPEN: counts.count}
     if handled.get(State.ACKNOWLEDGED) or handled.get(State.RESOLVED):
         blocks.append(context(handling_line(handled)))
+    if resolved_as:
+        blocks.append(context(resolved_as_line(resolved_as)))
     group_buttons: list[ButtonElement] = []
     value = str(alarm.resource_id if alarm.resource_id is not None else "")
     if handled.get(State.OPEN):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from slack_sdk.models.blocks import Block
 
 from bot.render.common import escape, join_lines, section
@@ -19,6 +21,11 @@ def class_counts(per_class: dict[str, int]) -> str:
         word = CLASS_WORDS.get(klass, klass)
         parts.append(f"{n} {word}{'s' if klass == 'false' and n != 1 else ''}")
     return " · ".join(escape(p) for p in parts)
+
+
+def resolved_as_line(labels: Mapping[str, int]) -> str:
+    """A storm or incident card's line: what its resolved alarms were resolved as, and how many of each."""
+    return ":label: Resolved as " + " · ".join(f"*{escape(label)}* ({n})" for label, n in labels.items())
 
 
 def dispositions_section(shift: ShiftDispositions | None) -> list[Block]:

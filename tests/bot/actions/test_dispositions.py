@@ -113,7 +113,9 @@ def test_resolve_all_on_a_storm_card_gives_every_alarm_the_one_disposition(tmp_p
 
         submit(bot, view, {"disposition": "false_equipment", "note": "Faulty sensor."}, "U_TECH")
         slack.wait_for(lambda: updates(slack, STORM_TS), timeout=30)
-        assert "0 open · 0 acknowledged · 3 resolved" in updates(slack, STORM_TS)[-1]
+        card = updates(slack, STORM_TS)[-1]
+        assert "0 open · 0 acknowledged · 3 resolved" in card
+        assert "Resolved as *False alarm: equipment fault* (3)" in card
         [thread] = slack.wait_for(
             lambda: [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts") == STORM_TS],
             timeout=30,

@@ -92,6 +92,10 @@ def test_one_organization_and_a_bad_config_said_not_hidden(
 ) -> None:
     at = open_page("views/false_alarms.py", org=str(ORGS[1][0]))
     assert set(_frame(at, "Organization")["Id"]) == {str(ORGS[1][0])}
+    for hostile in ("99999999999999999999999", "<script>", "4242"):  # beyond int64, no id, not cached
+        at = open_page("views/false_alarms.py", org=hostile)
+        assert len(_frame(at, "Organization")) == len(ORGS)  # all of them, with a notice
+        assert any("The link's" in c.value or "not in the cache" in c.value for c in at.caption)
     bad = tmp_path / "bad.toml"
     bad.write_text("[false_alarms]\nthreshold = 0\n", encoding="utf-8")
     monkeypatch.setenv("SAMOPS_CONFIG", str(bad))

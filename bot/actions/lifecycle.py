@@ -331,6 +331,39 @@ def after_card_change(
     refresh_now(ctx, card)
 
 
+def said_resolved(
+    ctx: AppContext,
+    card: Card | None,
+    user: str,
+    event_id: str,
+    note: str | None,
+    disposition: Disposition | None,
+) -> None:
+    """Say in the thread of the alarm's card that it was resolved, as what (a storm or incident card's
+    thread lists it as one alarm of the card, as Resolve all does)."""
+    alarm = cache.get_alarm(ctx.db(), event_id)
+    if card is None or alarm is None:
+        return
+    label = disposition.label if disposition is not None else None
+    if card.kind is CardKind.ALARM:
+        message = render.alarm_resolved(user, label, note)
+    else:
+        zone = ctx.config.notify.zone_for(alarm.org_id)
+        message = render.group_handled(
+            user, Change.RESOLVED, [(event_id, alarm.activity_time)], zone, note, label
+        )
+    try:
+        ctx.web_client.chat_postMessage(
+            channel=card.channel,
+            thread_ts=card.ts,
+            text=message.text,
+            blocks=message.blocks,
+            unfurl_links=False,
+        )
+    except (SlackApiError, SlackClientError, OSError) as err:
+        log.warning("could not post in the card's thread: %s", err)
+
+
 def group_card(ctx: AppContext, claim: Claim, value: object) -> tuple[Card | None, str | None]:
     """The storm or incident card a group click or form names, as samops recorded it, or why not."""
     if claim.malformed:
@@ -622,10 +655,12 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         answer(outcome.message)
     elif not result.changed:
         answer(unchanged_text(result.state, result.reason, ctx))
-    elif meta.home:
-        _after_change(ctx, result, card, True, answer)
-    elif card is None or not refresh_now(ctx, card):
-        answer("Resolved.")
+    else:
+        if meta.home:
+            _after_change(ctx, result, card, True, answer)
+        elif card is None or not refresh_now(ctx, card):
+            answer("Resolved.")
+        said_resolved(ctx, card, user, meta.e, note, disposition)
 
 
 RESOLVE: WriteModal[ResolveMeta, ResolveForm] = WriteModal(

@@ -303,6 +303,14 @@ def group_handled(
     return Rendered(text=head, blocks=[b.to_dict() for b in blocks])
 
 
+def alarm_resolved(user: str, resolved_as: str | None, note: str | None) -> Rendered:
+    """An alarm card's thread record of its Resolve: who, as what, and the note."""
+    text = f"<@{escape(user)}> resolved this alarm" + as_disposition(resolved_as)
+    if note:
+        text += f" — {escape(clip(note, 500))}"
+    return Rendered(text=text, blocks=[section(text).to_dict()])
+
+
 def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm, count: int = 1) -> Rendered:
     """An escalation post in a card's thread; `targets` are mentions (<!subteam^ID>, <@U…>, <#C…>)."""
     whom = " ".join(targets)

@@ -13,6 +13,7 @@ from core.cache import audit
 from core.cache.db import open_cache
 from core.lifecycle import State
 from tests.bot.actions.test_lifecycle import (
+    CARD_TS,
     ROLES,
     STORM_TS,
     blocks_text,
@@ -80,6 +81,13 @@ def test_a_disposition_is_required_checked_against_the_list_and_shown(tmp_path: 
         [card] = slack.wait_for(lambda: updates(slack), timeout=30)
         assert "Resolved* by <@U_TECH>" in card and "as *False alarm: a pet*" in card
         assert "The dog again." in card  # the note stays
+        [thread] = slack.wait_for(
+            lambda: [c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts") == CARD_TS],
+            timeout=30,
+        )
+        assert (
+            thread.params["text"] == "<@U_TECH> resolved this alarm as *False alarm: a pet* — The dog again."
+        )
         assert "alarm_resolve" not in buttons(slack)
 
     db = open_cache(db_path)

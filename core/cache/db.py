@@ -113,6 +113,10 @@ def _identity(path: Path) -> tuple[int, int] | None:
 # nor the folder's lock, which would queue every thread of the bot behind one open waiting on a busy cache.
 _settled: set[tuple[Path, Service]] = set()
 
+# (cache, the fresh file's identity) already said: the threads of one process (the notifier's loop and its
+# history thread) each hold a connection and each notice the same deletion, which is one line, not one each.
+_announced: set[tuple[Path, tuple[int, int] | None]] = set()
+
 
 def _open_files(
     path: Path, check_same_thread: bool, service: Service | None
@@ -186,9 +190,10 @@ class RecordsLostError(RuntimeError):
 
 def reopen_if_replaced(db: sqlite_utils.Database) -> bool:
     """If the cache file `db` (from open_cache) was opened on is gone or another file now, open a fresh one
-    there in its place (same object: every holder of `db` sees it), log one line and return True; the next
-    sync refills it. Raises RecordsLostError when the records file is gone or replaced: samops stops rather
-    than go on writing into a deleted file. Outside a transaction only; cheap (two stat calls)."""
+    there in its place (same object: every holder of `db` sees it), log one line (once per process for each
+    fresh file) and return True; the next sync refills it. Raises RecordsLostError when the records file is
+    gone or replaced: samops stops rather than go on writing into a deleted file. Outside a transaction
+    only; cheap (two stat calls)."""
     opened = _opened.get(db)
     if opened is None or db.conn.in_transaction:
         return False
@@ -210,10 +215,13 @@ def reopen_if_replaced(db: sqlite_utils.Database) -> bool:
     db.conn = fresh.conn
     _opened[db] = now
     old.close()
-    log.warning(
-        "the cache %s was deleted or replaced under samops: a fresh one is open, the next sync refills it",
-        opened.path,
-    )
+    if (opened.path, now.cache) not in _announced:
+        _announced.add((opened.path, now.cache))
+        log.warning(
+            "the cache %s was deleted or replaced under samops: a fresh one is open, the next sync refills"
+            " it",
+            opened.path,
+        )
     return True
 
 

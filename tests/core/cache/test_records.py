@@ -143,6 +143,23 @@ def test_a_cache_deleted_under_a_connection_is_replaced_and_the_records_stay(
     db.close()
 
 
+def test_two_connections_of_one_process_say_a_deleted_cache_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "cache.db"
+    loop, history = open_cache(path, service=A), open_cache(path, service=A)  # the notifier's two threads
+    for file in tmp_path.glob("cache.db*"):
+        file.unlink()
+    with caplog.at_level(logging.WARNING, logger="samops.cache"):
+        assert reopen_if_replaced(loop) and reopen_if_replaced(history)
+    said = [r for r in caplog.records if "deleted or replaced" in r.getMessage()]
+    assert len(said) == 1, caplog.text
+    loop.execute("INSERT INTO panels (resource_id, org_id, name) VALUES (8, 1001, 'Yard')")
+    assert history.execute("SELECT name FROM panels").fetchall() == [("Yard",)]  # both on the fresh file
+    loop.close()
+    history.close()
+
+
 def test_a_records_file_deleted_under_a_connection_stops_the_writer(tmp_path: Path) -> None:
     path = tmp_path / "cache.db"
     db = open_cache(path)

@@ -581,6 +581,15 @@ def read_disposition(view: dict[str, Any], dispositions: Dispositions) -> tuple[
     return (found, "") if found is not None else (None, "that is not one of the dispositions; choose again")
 
 
+def disposition_field(view: dict[str, Any]) -> str:
+    """Where the disposition's error goes: under its menu, or, in a form opened before samops asked for one
+    (Slack refuses an error naming a block the view does not hold), under the note."""
+    blocks = view.get("blocks")
+    listed = blocks if isinstance(blocks, list) else []
+    has_menu = any(isinstance(b, dict) and b.get("block_id") == DISPOSITION for b in listed)
+    return DISPOSITION if has_menu else NOTE
+
+
 def read_note(
     meta: ResolveMeta, view: dict[str, Any], listed: Dispositions = DEFAULT_LIST
 ) -> tuple[ResolveForm | None, dict[str, str]]:
@@ -589,7 +598,11 @@ def read_note(
     if (meta.e is None) == (not meta.all) or (meta.all and (meta.channel is None or meta.ts is None)):
         return None, {NOTE: "this form lost its alarm; click Resolve on the card again"}
     disposition, problem = read_disposition(view, listed)
-    errors = {DISPOSITION: problem} if problem else {}
+    errors: dict[str, str] = {}
+    if problem and disposition_field(view) == NOTE:
+        errors = {NOTE: "samops now asks how the alarm was closed: close this form and click Resolve again"}
+    elif problem:
+        errors = {DISPOSITION: problem}
     try:
         note = free_text(submitted(view).get(NOTE), NOTE).strip()
     except FieldError as err:

@@ -62,13 +62,17 @@ def test_a_disposition_is_required_checked_against_the_list_and_shown(tmp_path: 
         ]
 
         # Without one: the error is under the field, the modal stays open, nothing is written.
-        missing = submit(bot, view, {"note": "Checked."}, "U_TECH")
+        missing = submit(bot, view, {"disposition": None, "note": "Checked."}, "U_TECH")
         assert missing.json()["response_action"] == "errors"
         assert "choose how the alarm was closed" in missing.json()["errors"]["disposition"]
         # A value the menu does not hold (a default code not in this list, or a forged one): refused.
         for forged in ("test", "false_pet'; DROP TABLE alarm_state; --", ""):
             refused = submit(bot, view, {"disposition": forged, "note": "Checked."}, "U_TECH")
             assert "disposition" in refused.json()["errors"]
+        # A form opened before samops asked for a disposition: told under the note (the block it has).
+        older = {**view, "blocks": [b for b in view["blocks"] if b.get("block_id") != "disposition"]}
+        stale = submit(bot, older, {"note": "Checked."}, "U_TECH").json()["errors"]
+        assert list(stale) == ["note"] and "click Resolve again" in stale["note"]
         time.sleep(0.5)  # a lazy listener that wrongly wrote would have done so by now
         db = open_cache(db_path)
         state = lifecycle.get(db, "EV-1")

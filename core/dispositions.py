@@ -127,6 +127,14 @@ class Dispositions:
         """(code, label) pairs, for a menu."""
         return [(d.code, d.label) for d in self.entries]
 
+    def suggestion(self, code: str | None, why: str | None = None) -> str | None:
+        """The Resolve form's hint for a suggested code ("Suggested: False alarm: user error — during the
+        access window of …"); None when there is none, or the configured list does not hold that code."""
+        found = self.get(code)
+        if found is None:
+            return None
+        return f"Suggested: {found.label}" + (f" — {why}" if why else "")
+
 
 class FalseAlarmsConfig(BaseModel):
     """`[false_alarms]`: a panel with `threshold` false alarms or more within `days` days is flagged."""

@@ -500,8 +500,15 @@ def form_key(ref: str | None, user: str, meta: dict[str, Any]) -> str:
 
 
 def _open_resolve(
-    ctx: AppContext, body: dict[str, Any], answer: Answer, what: str, claim: Claim, **target: Any
+    ctx: AppContext,
+    body: dict[str, Any],
+    answer: Answer,
+    what: str,
+    claim: Claim,
+    hint: str | None = None,
+    **target: Any,
 ) -> None:
+    """Open the Resolve form; `hint` is shown under its disposition menu (`Dispositions.suggestion`)."""
     user = slack_user(body)
     inv = _invocation(body, user, ctx.roles.role_of(user), claim)
     meta = modal_meta(inv, ts=claim.ts, **({"home": True} if claim.home else {}), **target)
@@ -512,7 +519,7 @@ def _open_resolve(
         ctx,
         inv,
         "Resolve alarm",
-        lambda: render.resolve_modal(meta, what, ctx.config.disposition_list().options()),
+        lambda: render.resolve_modal(meta, what, ctx.config.disposition_list().options(), hint),
         without_slack=lambda: Reply(text="Resolving opens a form, which needs Slack; use the card in Slack."),
     )
     if reply is not None:

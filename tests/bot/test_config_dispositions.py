@@ -73,3 +73,13 @@ def test_the_dashboard_reads_the_same_limits(tmp_path: Path) -> None:
     assert load_false_alarms(path).threshold == 3  # no file: the defaults
     path.write_text("[false_alarms]\nthreshold = 9\ndays = 60\n[roles]\nviewers = []\n", encoding="utf-8")
     assert (load_false_alarms(path).threshold, load_false_alarms(path).days) == (9, 60)
+
+
+def test_a_suggestion_is_a_hint_naming_a_listed_disposition() -> None:
+    listed = parse_config({}).disposition_list()
+    why = "during the access window of Ana Yılmaz (Mon–Fri 08:00–18:00)"
+    assert listed.suggestion("false_user_error", why) == f"Suggested: False alarm: user error — {why}"
+    assert listed.suggestion("test") == "Suggested: Test"
+    assert listed.suggestion(None, why) is None
+    own = parse_config({"dispositions": [{"code": "false_pet", "label": "Pet", "class": "false"}]})
+    assert own.disposition_list().suggestion("false_user_error", why) is None  # not in this list

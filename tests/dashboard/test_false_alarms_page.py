@@ -17,6 +17,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import read
+from core.cache.db import open_cache
+from core.cache.writes import write_transaction
 from core.clock import DAY_MS, now_ms
 from dashboard import data, export
 from tests.support.apptest import open_page
@@ -131,3 +133,18 @@ def test_the_alarms_page_and_its_csv_show_the_disposition(seeded: tuple[Path, li
     assert header == [*export.ALARM_COLUMNS, "Disposition", "Disposition label"]
     found = {(int(datetime.fromisoformat(r[0]).timestamp()), int(r[4])): (r[8], r[9]) for r in body if r[8]}
     assert found == _expected(closed)
+
+
+def test_a_panel_name_from_the_service_is_never_markup(seeded: tuple[Path, list[Closed]]) -> None:
+    path, _ = seeded
+    hostile = "⁂![p](http://127.0.0.1:9/p.png) [x](http://127.0.0.1:9/l) :red[**boom**] <b>b</b> $x^2$"
+    db = open_cache(path)
+    with write_transaction(db):
+        db.execute("UPDATE panels SET name = ?", [hostile])  # every panel: the flagged ones too
+    db.close()
+    at = open_page("views/false_alarms.py")
+    markup = [e.value for kind in ("title", "header", "markdown", "caption", "info", "warning", "error")
+              for e in at.get(kind) if isinstance(e.value, str)]  # fmt: skip
+    assert markup and not any("⁂" in text for text in markup)
+    names = {n for d in at.dataframe for n in d.value.get("Panel", [])}
+    assert names == {hostile}  # shown, as the text it is, in the tables

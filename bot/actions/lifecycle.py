@@ -578,13 +578,13 @@ def resolve_command(meta: ResolveMeta | None) -> str:
     return f"alarm resolve all {meta.ts}" if meta.ts else "alarm resolve all"
 
 
-def read_disposition(view: dict[str, Any], dispositions: Dispositions) -> tuple[Disposition | None, str]:
+def read_disposition(view: dict[str, Any], listed: Dispositions) -> tuple[Disposition | None, str]:
     """The chosen disposition, looked up in the configured list (the submitted value is only a key), or
     the error to show under the field."""
     code = submitted(view).get(DISPOSITION)
     if code is None or code == "":
         return None, "choose how the alarm was closed"
-    found = dispositions.get(code)
+    found = listed.get(code)
     return (found, "") if found is not None else (None, "that is not one of the dispositions; choose again")
 
 

@@ -1,7 +1,8 @@
 """Dispositions through the running bot with signed requests: the Resolve form offers the configured list
 and refuses a submission without one, or with a code not in the list (the error under the field, nothing
 written); a chosen one is kept with the resolution and shown on the card and in the audit log; a storm card's
-Resolve all closes every alarm of it with the one disposition, which its thread message names."""
+Resolve all (and an incident card's) closes every alarm of it with the one disposition, which the card and
+its thread message name."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core import dispositions, lifecycle
 from core.cache import audit
 from core.cache.db import open_cache
 from core.lifecycle import State
+from tests.bot.actions.test_card_record import INCIDENT_TS, seed_cards
 from tests.bot.actions.test_lifecycle import (
     CARD_TS,
     ROLES,
@@ -142,3 +144,27 @@ def test_resolve_all_on_a_storm_card_gives_every_alarm_the_one_disposition(tmp_p
     [row] = audit.recent(db)
     assert row.command == f"alarm resolve all {STORM_TS}"
     assert "as false_equipment (False alarm: equipment fault)" in row.summary
+
+
+def test_resolve_all_on_an_incident_card_gives_its_alarms_the_one_disposition(tmp_path: Path) -> None:
+    db_path = tmp_path / "cache.db"
+    seed_cards(db_path)  # the incident card at INCIDENT_TS holds alarm EV-I1 (and a tamper) of panel 777
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=ROLES) as bot:
+        opened = len(slack.opened_views())
+        send(bot, click(slack, "alarm_resolve_all", "777", "U_TECH", "incident", ts=INCIDENT_TS))
+        view = resolve_view(slack, opened)
+        submit(bot, view, {"disposition": "confirmed_intrusion", "note": "Police on site."}, "U_TECH")
+        [card] = slack.wait_for(lambda: updates(slack, INCIDENT_TS), timeout=30)
+        assert "Resolved as *Confirmed: intrusion* (1)" in card
+        [thread] = slack.wait_for(
+            lambda: [
+                c for c in slack.calls_to("chat.postMessage") if c.params.get("thread_ts") == INCIDENT_TS
+            ],
+            timeout=30,
+        )
+        assert (
+            "resolved 1 alarm of this card as *Confirmed: intrusion* — Police on site."
+            in thread.params["text"]
+        )
+    kept = dispositions.resolved_as(open_cache(db_path), "EV-I1")
+    assert kept is not None and (kept.code, kept.klass) == ("confirmed_intrusion", "confirmed")

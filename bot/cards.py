@@ -23,14 +23,17 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.context import AppContext
 from bot.payloads import part
 from bot.render import alarms as render
+from bot.render import plans as plan_render
 from bot.render.common import Rendered
 from bot.render.incidents import IncidentView, incident_card
 from core import cache, dispositions, lifecycle, read
+from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
 from core.clock import now_ms
 from core.incidents import kinds_of
-from core.lifecycle import State
+from core.keyholders import context_of
+from core.lifecycle import AlarmState, State
 from core.priorities import Priorities
 
 # The one Card type, and where cards are found, are this module's too (explicit re-exports).
@@ -41,6 +44,8 @@ from core.read import card_of_alarm as card_of_alarm
 from core.read import first_grouped, panel_name
 
 if TYPE_CHECKING:
+    from slack_sdk.models.blocks import Block
+
     from core.sqlite_lib import sqlite_utils
 
 
@@ -64,6 +69,7 @@ class Drawing:
     dashboard_url: str
     priorities: Priorities = field(default_factory=Priorities)
     clock: Callable[[], int] = now_ms
+    plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # the card's checklist, if any
 
 
 def data_as_of(db: sqlite_utils.Database) -> int | None:
@@ -75,7 +81,14 @@ def drawing(ctx: AppContext) -> Drawing:
     """The bot's drawing (the notifier makes its own, with its source's freshness)."""
     db = ctx.db()
     config = ctx.config
-    return Drawing(db, config.notify.zone_for, data_as_of(db), ctx.dashboard_url, config.priority_book())
+    return Drawing(
+        db,
+        config.notify.zone_for,
+        data_as_of(db),
+        ctx.dashboard_url,
+        config.priority_book(),
+        plans=config.plan_book(),
+    )
 
 
 # --- one drawing per kind ----------------------------------------------------------------------------------
@@ -83,7 +96,7 @@ def drawing(ctx: AppContext) -> Drawing:
 
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved), its priority,
-    and whether it is overdue (still open past its priority's SLA)."""
+    whether it is overdue (still open past its priority's SLA), and its keyholder line (core/keyholders)."""
     state = lifecycle.get(d.db, alarm.event_id)
     priority = d.priorities.of(alarm)
     still_open = state is None or state.state is State.OPEN
@@ -92,6 +105,7 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     )
     late = read.late_by(d.db, alarm.event_id)
     zone = d.zone_for(alarm.org_id)
+    checklist = plan_blocks(d, alarm, state, zone)
     closed = dispositions.resolved_as(d.db, alarm.event_id)
     return render.alarm_card(
         alarm,
@@ -101,8 +115,17 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
         state=state,
         late_ms=late,
         urgency=urgency,
+        keyholders=context_of(d.db, alarm, zone),
+        checklist=checklist,
         resolved_as=closed.label if closed is not None else None,
     )
+
+
+def plan_blocks(d: Drawing, alarm: Alarm, state: AlarmState | None, zone: ZoneInfo) -> list[Block]:
+    """The alarm's action plan as its card shows it (core/action_plans.py); none when no plan is for it."""
+    resolved = state is not None and state.state is State.RESOLVED
+    found = read.plan_checklist(d.db, d.plans, alarm, d.clock(), zone, with_data=not resolved)
+    return [] if found is None else plan_render.checklist_blocks(alarm.event_id, found, zone, resolved)
 
 
 def draw_storm(

@@ -1,7 +1,8 @@
 """The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
-channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py), the
-dispositions and the false-alarm threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and
-`[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
+channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py),
+silent-panel supervision (`[supervision]`: core/supervision.py), the dispositions and the false-alarm
+threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and `[notify]` (its model lives
+beside the notifier, `bot/notify/config.py`).
 
 The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
 every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
@@ -18,9 +19,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.notify.config import NotifyConfig, problems, with_channel_orgs
+from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
 from core.dispositions import DEFAULTS as DISPOSITIONS
 from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
 from core.priorities import Priorities, PriorityRule, SlaConfig
+from core.supervision import SupervisionConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
 
@@ -90,6 +93,14 @@ class BotConfig(BaseModel):
     notify: NotifyConfig = Field(default_factory=NotifyConfig)
     priorities: tuple[PriorityRule, ...] = ()
     sla: SlaConfig = Field(default_factory=SlaConfig)
+    supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
+    action_plans: tuple[ActionPlan, ...] | None = None  # None: DEFAULT_PLANS (core/action_plans.py)
+
+    @field_validator("action_plans")
+    @classmethod
+    def _plan_names(cls, plans: tuple[ActionPlan, ...] | None) -> tuple[ActionPlan, ...] | None:
+        return None if plans is None else check_names(plans)
+
     # `[[dispositions]]` (replacing the defaults) and `[false_alarms]`: core/dispositions.py.
     dispositions: tuple[Disposition, ...] = DISPOSITIONS
     false_alarms: FalseAlarmsConfig = Field(default_factory=FalseAlarmsConfig)
@@ -109,6 +120,11 @@ class BotConfig(BaseModel):
     def priority_book(self) -> Priorities:
         """The priority rules and their SLA, as every reader of priorities takes them."""
         return Priorities(self.priorities, self.sla)
+
+    def plan_book(self) -> ActionPlans:
+        """The action plans (the defaults when the file names none), chosen by the priorities above."""
+        plans = DEFAULT_PLANS if self.action_plans is None else self.action_plans
+        return ActionPlans(plans, self.priority_book())
 
     def disposition_list(self) -> Dispositions:
         """The dispositions the Resolve form offers, in their order."""

@@ -20,6 +20,16 @@ from core.contrast import ink_on
 
 VIOLATION = "violation"  # the eventType of an alarm
 
+# samops' own alarms (a silent panel's "communication lost", core/supervision.py) have no service eventId:
+# theirs starts with this, and the cache never stores a service record under it (core/cache/writes.py), so
+# the two can never collide.
+SUPERVISION_PREFIX = "silent:"
+
+
+def is_supervision(event_id: str | None) -> bool:
+    """Whether an alarm is samops' own supervision alarm rather than an activity of the service."""
+    return bool(event_id) and str(event_id).lower().startswith(SUPERVISION_PREFIX)  # as SQL's LIKE
+
 
 def is_alarm(event_type: str | None, violation_type: str | None) -> bool:
     """`core.cache.alarm_sql.alarm_sql` in Python, for records not (yet) in the cache: the same test, value

@@ -43,6 +43,9 @@ ALLOWED: dict[Change, frozenset[State]] = {
 }
 
 MAX_NOTE = 2000
+# Who samops' own changes are recorded as (an escalation level, a silent panel's alarm resolved when it
+# reports again): not a Slack user, so a card names it as it is rather than mentioning it.
+SAMOPS = "samops"
 
 # Who holds an alarm: the person it is assigned to ("I'm on it", or assigned), and nobody else. Acknowledging
 # says someone saw it, not that they are dealing with it, so an alarm acknowledged and taken by nobody is

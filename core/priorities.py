@@ -108,20 +108,15 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class PriorityRule(_Section):
-    """One `[[priorities]]` entry: its priority, for the alarms it matches."""
+class AlarmMatch(_Section):
+    """Which alarms a configured entry is for (a `[[priorities]]` rule, an `[[action_plans]]` plan): unset
+    fields match anything."""
 
-    priority: Priority
     violation_name: tuple[str, ...] = ()  # globs, matched in any case
     violation_types: tuple[str, ...] = ()
     event_types: tuple[str, ...] = ()
     org: int | None = None
     panels: tuple[int, ...] = ()
-
-    @field_validator("priority", mode="before")
-    @classmethod
-    def _priority(cls, value: Any) -> Priority:
-        return parse_priority(value)
 
     @field_validator("violation_name", mode="before")
     @classmethod
@@ -144,6 +139,17 @@ class PriorityRule(_Section):
     def _name_matches(self, name: str | None) -> bool:
         """An alarm without a violationName matches no pattern, not even "*"."""
         return name is not None and any(fnmatchcase(name.casefold(), p) for p in self.violation_name)
+
+
+class PriorityRule(AlarmMatch):
+    """One `[[priorities]]` entry: its priority, for the alarms it matches."""
+
+    priority: Priority
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _priority(cls, value: Any) -> Priority:
+        return parse_priority(value)
 
 
 class SlaConfig(_Section):

@@ -62,6 +62,7 @@ HEADERS = (
     "Description",
     "Org",
 )
+KEYHOLDERS = "Keyholders"  # the column of each alarm's keyholder line (docs/keyholders.md), last
 MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
 # One style sheet, not a style on every cell: 500 rows of inline styles made a 475 KB message for the browser
 # to parse and sanitize. The class name is ours alone, so the rules touch nothing else on the page.
@@ -100,7 +101,8 @@ def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
 DISPOSITION = "Disposition"
 
 
-def _label(closed: read.AlarmDisposition | None) -> str:
+def label_of(closed: read.AlarmDisposition | None) -> str:
+    """The Disposition cell: the label the alarm was resolved as, empty while it has none."""
     return closed.label if closed is not None else ""
 
 
@@ -113,13 +115,19 @@ def alarms_html(
     tz: tzinfo,
     zone_label: str,
     states: Mapping[str, read.Standing] | None = None,
+    keyholders: Mapping[str, str] | None = None,
     closed: Mapping[str, read.AlarmDisposition] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
-    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise. With
+    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise; with
+    `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a Keyholders column; with
     `closed`, a last column: what each alarm was resolved as (core/dispositions.py)."""
     states = states or {}
-    heads = [f"Time ({zone_label})", *HEADERS[1:], *([DISPOSITION] if closed is not None else [])]
+    extra = [
+        *([KEYHOLDERS] if keyholders is not None else []),
+        *([DISPOSITION] if closed is not None else []),
+    ]
+    heads = [f"Time ({zone_label})", *HEADERS[1:], *extra]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
         "<tr>"
@@ -134,7 +142,8 @@ def alarms_html(
             r.description or "",
             "" if r.org_id is None else r.org_id,
         )
-        + (_cells(_label(closed.get(r.event_id))) if closed is not None else "")
+        + (_cells(keyholders.get(r.event_id, "")) if keyholders is not None else "")
+        + (_cells(label_of(closed.get(r.event_id))) if closed is not None else "")
         + "</tr>"
         for r in rows
     )

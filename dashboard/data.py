@@ -15,11 +15,14 @@ from pathlib import Path
 import streamlit as st
 
 from core import cache, read, timefmt
+from core.access_windows import notify_section
+from core.action_plans import ActionPlans, load_action_plans
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.dispositions import FalseAlarmsConfig, load_false_alarms
 from core.incidents import Evidence
+from core.keyholders import contexts
 from core.priorities import Priorities, load_priorities
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
@@ -142,6 +145,18 @@ def standings(path: str, event_ids: tuple[str, ...]) -> dict[str, read.Standing]
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def keyholder_lines(path: str, rows: tuple[read.AlarmRow, ...], config_path: str) -> dict[str, str]:
+    """Each alarm's keyholder line (core/keyholders.py) by event id, as its card says it: judged at its own
+    time in its organization's zone (the config's `[notify]` zone, else its cached users')."""
+    notify = notify_section(Path(config_path))
+    with _reader(path) as db:
+        found = contexts(
+            db, rows, lambda org: timefmt.org_zone(notify, org, fallback=read.users_zone(db, org))
+        )
+        return {event_id: context.text for event_id, context in found.items()}
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def weekday_hour_counts(path: str, flt: read.AlarmFilter, zone: str) -> list[read.WeekdayHourCount]:
     """The heat map's cells on the wall clock of `zone` (an IANA name: the cache key)."""
     with _reader(path) as db:
@@ -252,6 +267,34 @@ def false_alarm_limits(config_path: str) -> tuple[FalseAlarmsConfig, str | None]
         return load_false_alarms(Path(config_path)), None
     except ValueError as err:
         return FalseAlarmsConfig(), str(err)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def plan_adherence(path: str, since: int, until: int, config_path: str) -> read.PlanAdherenceReport:
+    """The Handling page's action-plan adherence over the alarms resolved in [since, until), by the config's
+    plans (the defaults when the file's are bad: `plans_problem` says why)."""
+    with _reader(path) as db:
+        return read.plan_adherence(db, _plans(config_path), since, until)
+
+
+def _plans(config_path: str) -> ActionPlans:
+    try:
+        priorities = load_priorities(Path(config_path))
+    except ValueError:
+        priorities = Priorities()
+    try:
+        return load_action_plans(Path(config_path), priorities)
+    except ValueError:
+        return ActionPlans(priorities=priorities)
+
+
+def plans_problem(config_path: str) -> str | None:
+    """Why the config's `[[action_plans]]` cannot be used (one line naming the field), or None."""
+    try:
+        load_action_plans(Path(config_path), Priorities())
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def priorities_problem(config_path: str) -> str | None:

@@ -135,20 +135,13 @@ def state_cells(state: read.Standing | None) -> tuple[str, str]:
 
 
 def alarms_frame(
-    rows: list[read.AlarmRow],
-    states: Mapping[str, read.Standing] | None = None,
-    closed: Mapping[str, read.AlarmDisposition] | None = None,
+    rows: list[read.AlarmRow], states: Mapping[str, read.Standing] | None = None
 ) -> pd.DataFrame:
-    """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page);
-    with `closed`, its Disposition last."""
+    """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page)."""
     lifecycle: dict[str, list[str]] = {}
     if states is not None:
         cells = [state_cells(states.get(r.event_id)) for r in rows]
         lifecycle = {"State": [c[0] for c in cells], "Held by": [c[1] for c in cells]}
-    resolved_as: dict[str, list[str]] = {}
-    if closed is not None:
-        labels = [closed[r.event_id].label if r.event_id in closed else "" for r in rows]
-        resolved_as = {"Disposition": labels}
     return pd.DataFrame(
         {
             "Time": timestamps([r.activity_time for r in rows]),
@@ -160,7 +153,6 @@ def alarms_frame(
             "Event": [r.event_type or "" for r in rows],
             "Description": [r.description or "" for r in rows],
             "Org": pd.Series([r.org_id for r in rows], dtype="Int64"),
-            **resolved_as,
         }
     )
 

@@ -48,6 +48,7 @@ class Store:
         self.world: World = build(scale, now_ms())
         self.rng = random.Random(scale.seed + 1)
         self.sessions: dict[str, tuple[int, int]] = {}  # token -> (userId, expires epoch-ms)
+        self.silenced: set[int] = set()  # panels whose communicator is down (/_sim/panels/{id}/silence)
 
     # --- auth -------------------------------------------------------------------------------------------
     def login(self, screen_name: str, password: str) -> Record:
@@ -512,6 +513,10 @@ class Store:
         with self.lock:
             if rid not in self.world.panels:
                 raise not_found(f"resourceId {rid}")
+            if rid in self.silenced:
+                raise ApiError(
+                    409, f"panel {rid} is silenced: POST /_sim/panels/{rid}/report first", "CONFLICT"
+                )
             created = []
             base = now_ms() if at is None else at
             for i in range(count):
@@ -535,10 +540,38 @@ class Store:
 
     def live_tick(self) -> None:
         with self.lock:
-            if not self.world.panels:
+            talking = [rid for rid in self.world.panels if rid not in self.silenced]
+            if not talking:
                 return
-            rid = self.rng.choice(list(self.world.panels))
+            rid = self.rng.choice(talking)
         self.add_activities(rid, 1, None)
+
+    def silence(self, rid: int) -> Record:
+        """The panel's communicator goes down: no activity reaches the service and its controllers'
+        lastUpdate stays where it is, until `report`."""
+        with self.lock:
+            if rid not in self.world.panels:
+                raise not_found(f"resourceId {rid}")
+            self.silenced.add(rid)
+            return self._silence_state(rid)
+
+    def report(self, rid: int) -> list[Record]:
+        """The panel talks again: it reports one event now (which moves one controller's lastUpdate too)."""
+        with self.lock:
+            if rid not in self.world.panels:
+                raise not_found(f"resourceId {rid}")
+            self.silenced.discard(rid)
+            return self.add_activities(rid, 1, "event", name="Communication restored")
+
+    def _silence_state(self, rid: int) -> Record:
+        updates = [e["lastUpdate"] for e in self.world.controller_log.values() if e["resourceId"] == rid]
+        acts = activities_of(self.world, rid)
+        return {
+            "resourceId": rid,
+            "silenced": rid in self.silenced,
+            "lastActivity": acts[-1]["activityTime"] if acts else None,
+            "lastUpdate": max(updates) if updates else None,
+        }
 
     def all_activities(self, since: int) -> list[Record]:
         with self.lock:

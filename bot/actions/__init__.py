@@ -8,10 +8,11 @@ import re
 
 from slack_bolt import App
 
-from bot.actions import alarms, confirm, lifecycle, quiet, who_can
+from bot.actions import alarms, confirm, lifecycle, plans, quiet, who_can
 from bot.context import AppContext, with_context
 from bot.forms import register_modal
 from bot.render import alarms as cards
+from bot.render import plans as plan_cards
 from bot.render import quiet as quiet_cards
 from bot.render.access import CANCEL_ACTION, CONFIRM_ACTION
 from bot.render.who_can import WHO_CAN_ACTION
@@ -24,6 +25,7 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(cards.ACK_ALL)(with_context(lifecycle.on_ack_all, ctx))
     app.action(cards.RESOLVE_ALL)(with_context(lifecycle.on_resolve_all, ctx))
     app.action(cards.TAKE_ALL)(with_context(lifecycle.on_take_all, ctx))
+    app.action(re.compile(rf"^{plan_cards.STEP_PREFIX}\d+$"))(with_context(plans.on_step, ctx))
     app.action(cards.PANEL_STATUS)(with_context(alarms.on_panel_status, ctx))
     app.action(re.compile(rf"^{cards.SILENCE_PREFIX}\d+$"))(with_context(alarms.on_silence, ctx))
     app.action(cards.DASHBOARD)(alarms.on_dashboard)

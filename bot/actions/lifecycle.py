@@ -25,6 +25,7 @@ from pydantic import StringConstraints
 from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot.actions import plans as plan_gate
 from bot.cards import Card, CardKind, Claim, card_at, card_of_alarm, claimed_card, disagreement, refresh_now
 from bot.context import AppContext
 from bot.forms.fields import FieldError, free_text
@@ -46,7 +47,7 @@ from bot.writes import (
     role_denied,
     run_write,
 )
-from core import cache, dispositions, lifecycle, read
+from core import cache, dispositions, keyholders, lifecycle, read
 from core.cache import write_transaction
 from core.clock import now_ms
 from core.dispositions import Disposition, Dispositions
@@ -155,7 +156,7 @@ def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
         return f"Already acknowledged by <@{state.acknowledged_by}> at {when}."
     if reason == "already resolved" and state.resolved_at is not None:
         when = local(state.resolved_at, zone, seconds=True)
-        return f"Already resolved by <@{state.resolved_by}> at {when}."
+        return f"Already resolved by {render.person(state.resolved_by)} at {when}."
     if reason == "already yours":
         return "You already hold this alarm."
     return f"Nothing changed: the alarm is {reason}."
@@ -468,11 +469,13 @@ class ResolveMeta(ModalMeta):
     all: bool = False  # every alarm of the storm or incident card
     r: Id | None = None  # the card's panel (every alarm of it)
     home: bool = False  # opened from the App Home: answered there
+    ov: bool = False  # an admin's, with action-plan steps left: it asks why (bot/actions/plans.py)
 
 
 @dataclass(frozen=True)
 class ResolveForm:
     note: str | None
+    override: str | None = None  # an admin's reason to resolve with mandatory steps left
     disposition: Disposition | None = None  # required by the form; None only for a form without the field
 
 
@@ -543,7 +546,23 @@ def on_resolve(
     if state is not None and state.state is lifecycle.State.RESOLVED:
         answer(unchanged_text(state, "already resolved", ctx))
         return
-    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, e=target.event_id)
+    if (plan := plan_gate.at_click(ctx, user, [target.event_id], answer)) is None:
+        return
+    hint = resolve_hint(ctx, target.event_id)
+    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, hint, e=target.event_id, **plan)
+
+
+def resolve_hint(ctx: AppContext, event_id: str) -> str | None:
+    """The Resolve form's suggestion from the alarm's keyholder line (core/keyholders.py): inside an
+    authorized user's window, "Suggested: False alarm: user error — During the access window of …". A hint
+    only: the menu is never preselected, and a configured list without that code suggests nothing."""
+    db = ctx.db()
+    alarm = cache.get_alarm(db, event_id)
+    if alarm is None:
+        return None
+    found = keyholders.context_of(db, alarm, ctx.config.notify.zone_for(alarm.org_id))
+    code = keyholders.suggested_disposition(found)
+    return ctx.config.disposition_list().suggestion(code, found.text if found is not None else None)
 
 
 def on_resolve_all(
@@ -554,8 +573,10 @@ def on_resolve_all(
     found = _group_target(ctx, body, action, answer, "alarm resolve all")
     if found is None:
         return
-    _, card = found
+    user, card = found
     count = len(card_alarms(ctx.db(), card))
+    if (plan := plan_gate.at_click(ctx, user, [e for e, _ in card_alarms(ctx.db(), card)], answer)) is None:
+        return
     what = "incident" if card.kind is CardKind.INCIDENT else "storm card"
     _open_resolve(
         ctx,
@@ -565,6 +586,7 @@ def on_resolve_all(
         claimed_card(body),
         all=True,
         r=card.resource_id,
+        **plan,
     )
 
 
@@ -616,9 +638,10 @@ def read_note(
         return None, {**errors, NOTE: err.message}
     if len(note) > MAX_NOTE:
         return None, {**errors, NOTE: f"at most {MAX_NOTE} characters"}
-    if errors:
-        return None, errors
-    return ResolveForm(note or None, disposition), {}
+    override, problem = plan_gate.read_override(meta.ov, view)
+    if errors or problem:
+        return None, {**errors, **problem}
+    return ResolveForm(note or None, override, disposition), {}
 
 
 def _form_answer(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> Answer:
@@ -647,10 +670,14 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         if card is None:
             _not_ours(ctx, user, command, why or "", answer)
             return
+        members = [e for e, _ in card_alarms(ctx.db(), card)]
+        if not plan_gate.may_resolve(ctx, user, members, sub.form.override, command, answer):
+            return
         disposition = sub.form.disposition
         ref = meta.ref or ""
         outcome, changed = change_card(ctx, user, card, Change.RESOLVED, sub.key, note, ref, disposition)
         if outcome.ran and outcome.ok:
+            plan_gate.after_resolve(ctx, user, [e for e, _ in changed], sub.form.override)
             after_card_change(ctx, user, card, Change.RESOLVED, changed, note, disposition)
             if not changed:
                 answer("Every alarm of this card was already resolved.")
@@ -666,11 +693,15 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
     if why is not None:
         _not_ours(ctx, user, command, why, answer)
         return
+    if not plan_gate.may_resolve(ctx, user, [meta.e], sub.form.override, command, answer):
+        return
     disposition = sub.form.disposition
     ref = meta.ref or ""
     outcome, result = change_alarm(ctx, user, meta.e, Change.RESOLVED, sub.key, note, ref, disposition)
     if not outcome.ran:
         return
+    if result is not None and result.changed:
+        plan_gate.after_resolve(ctx, user, [meta.e], sub.form.override)
     if result is None:
         answer(outcome.message)
     elif not result.changed:

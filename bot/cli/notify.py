@@ -15,9 +15,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig
+from core.action_plans import ActionPlans
 from core.priorities import Priorities
 from core.redact import install
 from core.settings import Settings, settings_or_report
+from core.supervision import SupervisionConfig
 from core.text import counted
 
 log = logging.getLogger("samops.notify")
@@ -67,12 +69,14 @@ def main(argv: list[str]) -> int:
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     slack = WebClient(token=token, base_url=settings.api_url) if token else None
     if args.check_config:
-        return check_config(config, slack, Console(), whole.audit.channel)
+        return check_config(config, slack, Console(), whole.audit.channel, whole.supervision)
     if slack is not None and config.default_channel is None:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
     url = whole.dashboard_url(settings.dashboard_url)
-    return run(settings, config, slack, args, url, whole.priority_book())
+    return run(
+        settings, config, slack, args, url, whole.priority_book(), whole.plan_book(), whole.supervision
+    )
 
 
 def run(
@@ -82,6 +86,8 @@ def run(
     args: argparse.Namespace,
     dashboard_url: str,
     priorities: Priorities | None = None,
+    plans: ActionPlans | None = None,
+    supervision: SupervisionConfig | None = None,
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
@@ -105,7 +111,16 @@ def run(
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
 
-    notifier = Notifier(db, config, delivery, source, dashboard_url, priorities=priorities or Priorities())
+    notifier = Notifier(
+        db,
+        config,
+        delivery,
+        source,
+        dashboard_url,
+        priorities=priorities or Priorities(),
+        plans=plans or ActionPlans(()),
+        supervision_config=supervision or SupervisionConfig(),
+    )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -149,7 +164,11 @@ def _interval(args: argparse.Namespace, config: NotifyConfig, settings: Settings
 
 
 def check_config(
-    config: NotifyConfig, slack: WebClient | None, console: Console, audit_channel: str | None = None
+    config: NotifyConfig,
+    slack: WebClient | None,
+    console: Console,
+    audit_channel: str | None = None,
+    supervision: SupervisionConfig | None = None,
 ) -> int:
     """Print the rules and every channel the config names (routes, default, health, handover, escalation
     targets, the audit channel); check each once: that it exists and, if samops posts there, that the bot
@@ -197,6 +216,7 @@ def check_config(
         else "each organization's users' zone, else UTC"
     )
     console.print(f"source: {config.source}, every {every}, time zone {zone}")
+    console.print((supervision or SupervisionConfig()).describe())
     if default is None:
         problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
     problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]

@@ -25,7 +25,7 @@ from core import cache, lifecycle, read
 from core.alarms import Alarm
 from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
-from core.lifecycle import Change, State
+from core.lifecycle import SAMOPS, Change, State
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
@@ -138,7 +138,7 @@ class Escalator:
                     self.db,
                     alarm.event_id,
                     Change.ESCALATED,
-                    "samops",
+                    SAMOPS,
                     now,
                     opened_at=alarm.activity_time,
                     note=level_note(number),

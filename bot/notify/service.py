@@ -23,19 +23,23 @@ from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
+from bot.notify.keyholders import KeyholderCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.quiet import QuietHours
 from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
+from bot.notify.supervision import Supervision
 from bot.render import alarms as render
 from core import cache, lifecycle, read
+from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
 from core.errors import SamError
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
+from core.supervision import SupervisionConfig
 from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
@@ -66,6 +70,12 @@ class Notifier:
     # SLA is edited once to say it is overdue.
     priorities: Priorities = field(default_factory=Priorities)
     overdue: OverdueCards = field(init=False)
+    keyholders: KeyholderCards = field(init=False)  # edits cards drawn before their keyholder line was read
+    plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # [[action_plans]]: the checklists
+    # Silent-panel supervision ([supervision], core/supervision.py): off unless given (`samops notify` gives
+    # the config's, on by default), so that a notifier built for one test pages about nothing else.
+    supervision_config: SupervisionConfig | None = None
+    supervision: Supervision = field(init=False)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -74,6 +84,18 @@ class Notifier:
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
+        )
+        self.keyholders = KeyholderCards(self.db, self.delivery, self.drawing, self.clock)
+        off = SupervisionConfig(silent_after=None)
+        self.supervision = Supervision(
+            self.db,
+            self.supervision_config or off,
+            self.delivery,
+            self.drawing,
+            self.clock,
+            self.baseline,
+            self._watched,
+            lambda: self._service_failing_since is None,
         )
 
     # --- start ----------------------------------------------------------------------------------------
@@ -99,12 +121,14 @@ class Notifier:
         self._poll()
         self._post_first_start_summary()
         self.discover()
+        self.supervision.tick()
         self.quiet.tick()
         self.handovers.tick()
         self._check_health()
         wait = self.deliver()
         self.escalate()
         self.overdue.run()
+        self.keyholders.run()
         return wait
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
@@ -179,6 +203,9 @@ class Notifier:
             cache.advance_seen_watermark(self.db, len(arrived))
             listed = {a.event_id for a in found}
             found += sorted((a for a in arrived if a.event_id not in listed), key=lambda a: a.activity_time)
+            # samops' own alarms: panels newly silent ("communication lost", bot/notify/supervision.py).
+            listed = {a.event_id for a in found}
+            found += [a for a in self.supervision.raise_due() if a.event_id not in listed]
             held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
             entries = [
                 (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
@@ -208,6 +235,13 @@ class Notifier:
             if a.event_id not in held
         ]
         lifecycle.open_alarms(self.db, opened, self.clock())
+
+    def _watched(self) -> set[int] | None:
+        """The panels whose silence means something: those the poller reads (none before its first poll);
+        with the cache source, every panel the sync wrote."""
+        if isinstance(self.source, ServiceSource):
+            return {p for ids in self.source.poller.panels.values() for p in ids}
+        return None
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
@@ -358,7 +392,9 @@ class Notifier:
         """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
         zone_for = self.config.zone_for
         data_as_of = self.source.data_as_of(self.db)
-        return cards.Drawing(self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock)
+        return cards.Drawing(
+            self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock, self.plans
+        )
 
     def _card(self, alarm: Alarm) -> render.Rendered:
         return cards.draw_alarm(self.drawing(), alarm)

@@ -27,10 +27,13 @@ from slack_sdk.models.views import View
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
 from bot.render.dispositions import resolved_as_line
 from bot.render.forms import VALUE, modal
+from bot.render.keyholders import keyholder_line
+from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
-from core.lifecycle import MAX_NOTE, AlarmState, Change, State
+from core.keyholders import KeyholderContext
+from core.lifecycle import MAX_NOTE, SAMOPS, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
 from core.timefmt import age, local
@@ -114,11 +117,18 @@ def lifecycle_buttons(event_id: str, state: AlarmState | None) -> list[ButtonEle
     return buttons
 
 
+def person(user: str | None) -> str:
+    """Who changed an alarm, as a card or an answer names them: a Slack mention, or samops for its own
+    changes (a silent panel's alarm resolved when it reports again), which no Slack user is."""
+    return SAMOPS if user == SAMOPS else f"<@{escape(user or '?')}>"
+
+
 def state_line(state: AlarmState, zone: ZoneInfo, resolved_as: str | None = None) -> str:
     """The card's line saying where the alarm stands and who holds it (and, resolved, as what)."""
     if state.state is State.RESOLVED and state.resolved_at is not None:
-        who, when = escape(state.resolved_by or "?"), local(state.resolved_at, zone, seconds=True)
-        line = f":heavy_check_mark: *Resolved* by <@{who}> at {when}" + as_disposition(resolved_as)
+        when = local(state.resolved_at, zone, seconds=True)
+        line = f":heavy_check_mark: *Resolved* by {person(state.resolved_by)} at {when}"
+        line += as_disposition(resolved_as)
         return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
@@ -178,6 +188,8 @@ def alarm_card(
     state: AlarmState | None = None,
     late_ms: int | None = None,
     urgency: Urgency | None = None,
+    keyholders: KeyholderContext | None = None,
+    checklist: Sequence[Block] = (),
     resolved_as: str | None = None,
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
@@ -194,6 +206,8 @@ def alarm_card(
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
     if late_ms is not None:
         blocks.append(context(late_line(alarm, late_ms, zone)))
+    if keyholders is not None:
+        blocks.append(context(keyholder_line(keyholders)))
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if urgency is not None and urgency.overdue:
@@ -202,6 +216,7 @@ def alarm_card(
         blocks.append(context(state_line(state, zone, resolved_as)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
+    blocks += checklist  # the action plan (bot/render/plans.py), below the buttons everyone knows
     return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
 
 
@@ -356,6 +371,7 @@ def resolve_modal(
             ),
         ),
     ]
+    blocks += override_blocks(metadata)  # an admin's reason to resolve with action-plan steps left
     return modal(RESOLVE_MODAL, "Resolve alarm", blocks, metadata, submit="Resolve")
 
 

@@ -12,6 +12,7 @@ package, never the other way round; core's own modules import the modules here d
 - `outbox`: what the notifier discovered, posted and still has to post, its cards and its small state;
 - `incidents`: site incidents, their evidence and cards; `quiet`: silences and maintenance windows;
 - `claims`: keys taken once across processes; `audit`: what people did through the bot; `tasks`: task forms;
+  `plans`: action-plan ticks and overrides;
 - `writes`: the synced tables' rows; `lifecycle`, `cursors`, `sync_state`, `panel_access`, `schema`,
   `alarm_sql`: core's own.
 
@@ -71,6 +72,12 @@ from core.cache.outbox import (
     undiscovered_alarms,
     undiscovered_arrivals,
 )
+from core.cache.plans import Override as PlanOverride
+from core.cache.plans import Tick as PlanTick
+from core.cache.plans import override_of as plan_override_of
+from core.cache.plans import record_overrides as record_plan_overrides
+from core.cache.plans import tick as tick_plan_step
+from core.cache.plans import ticks as plan_ticks
 from core.cache.quiet import (
     add_window,
     ended_unsummarized,
@@ -101,6 +108,8 @@ __all__ = [
     "IncidentRow",
     "KnownTask",
     "OutboxEntry",
+    "PlanOverride",
+    "PlanTick",
     "RecordsLostError",
     "Service",
     "add_window",
@@ -141,12 +150,15 @@ __all__ = [
     "pass_on_held",
     "pending",
     "pending_channels",
+    "plan_override_of",
+    "plan_ticks",
     "recent_audit",
     "record_audit",
     "record_evidence",
     "record_failure",
     "record_held",
     "record_login_refusal",
+    "record_plan_overrides",
     "release_claim",
     "reopen_if_replaced",
     "save_card",
@@ -156,6 +168,7 @@ __all__ = [
     "set_state",
     "silence_panel",
     "silence_until",
+    "tick_plan_step",
     "track_card",
     "undetailed",
     "undiscovered_alarms",

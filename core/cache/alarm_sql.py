@@ -7,13 +7,19 @@ In core/cache rather than core/read because the schema needs it and core/read bu
 
 from __future__ import annotations
 
-from core.alarms import VIOLATION
+from core.alarms import SUPERVISION_PREFIX, VIOLATION
 
 
 def alarm_sql(alias: str = "") -> str:
     """The SQL test for an alarm over the activities columns, optionally qualified by a table alias."""
     a = f"{alias}." if alias else ""
     return f"({a}event_type = '{VIOLATION}' OR {a}violation_type IS NOT NULL)"
+
+
+def service_event_sql(alias: str = "") -> str:
+    """The SQL test for an activity of the service, not samops' own supervision alarm (`is_supervision`)."""
+    a = f"{alias}." if alias else ""
+    return f"{a}event_id NOT LIKE '{SUPERVISION_PREFIX}%'"
 
 
 # The SELECT list of an Alarm over `activities a LEFT JOIN panels p`, each column named as its field.
@@ -23,4 +29,4 @@ ALARM_COLUMNS = (
     " a.violation_name AS violation_name, a.violation_type AS violation_type, p.name AS panel_name"
 )
 
-__all__ = ["ALARM_COLUMNS", "alarm_sql"]
+__all__ = ["ALARM_COLUMNS", "alarm_sql", "service_event_sql"]

@@ -29,8 +29,8 @@ from core.sqlite_lib import sqlite_utils
 SCHEMA = "records"
 META = "records_meta"  # not `meta`: an unqualified `meta` must always mean the cache's own
 
-# Every table of samops' own records (docs/storage.md lists them with the re-syncable ones).
-RECORDS_TABLES: tuple[str, ...] = (
+# The tables of samops' own records that the cache file held before records.db (its version 11).
+FROM_CACHE_TABLES: tuple[str, ...] = (
     "notify_outbox",  # what the notifier discovered and posted (exactly once), with each card's ts
     "notify_state",  # the notifier's baseline, watermark and health flags
     "notify_cards",  # storm cards and their threads
@@ -46,6 +46,12 @@ RECORDS_TABLES: tuple[str, ...] = (
     "bot_dedupe",  # keys claimed once across processes
     "task_state",  # the last operation-5 body samops sent for each task
     "audit_log",  # who did what through the bot, and the outcome
+)
+# Every table of samops' own records (docs/storage.md lists them with the re-syncable ones).
+RECORDS_TABLES: tuple[str, ...] = (
+    *FROM_CACHE_TABLES,
+    "plan_ticks",  # each action-plan step ticked on an alarm: who, when (core/cache/plans.py)
+    "plan_overrides",  # each alarm resolved with mandatory steps left, by an admin: why
 )
 
 # The cache version whose records tables `records.db` started from (the last one holding them itself).
@@ -71,8 +77,8 @@ def _records_ddl() -> tuple[str, ...]:
         migration(scratch)
     rows = scratch.conn.execute(
         "SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND tbl_name IN "
-        f"({', '.join('?' * len(RECORDS_TABLES))}) ORDER BY type DESC, rowid",  # tables before indexes
-        RECORDS_TABLES,
+        f"({', '.join('?' * len(FROM_CACHE_TABLES))}) ORDER BY type DESC, rowid",  # tables before indexes
+        FROM_CACHE_TABLES,
     ).fetchall()
     scratch.conn.close()
     qualify = re.compile(r"^CREATE (UNIQUE )?(TABLE|INDEX) (IF NOT EXISTS )?", re.IGNORECASE)
@@ -82,6 +88,20 @@ def _records_ddl() -> tuple[str, ...]:
 def _r1_tables(db: sqlite_utils.Database) -> None:
     for statement in _records_ddl():
         db.conn.execute(statement)
+
+
+def _r2_action_plans(db: sqlite_utils.Database) -> None:
+    """The ticks of action-plan steps (one per alarm and step: a tick is never doubled) and the overrides of
+    an alarm's mandatory steps at Resolve (core/cache/plans.py)."""
+    db.conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {SCHEMA}.plan_ticks (event_id TEXT NOT NULL, step TEXT NOT NULL,"
+        " plan TEXT NOT NULL, by_user TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (event_id, step))"
+    )
+    db.conn.execute(f"CREATE INDEX IF NOT EXISTS {SCHEMA}.plan_ticks_by_user ON plan_ticks (by_user, at)")
+    db.conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {SCHEMA}.plan_overrides (event_id TEXT PRIMARY KEY, plan TEXT NOT NULL,"
+        " by_user TEXT NOT NULL, at INTEGER NOT NULL, reason TEXT NOT NULL, steps_left TEXT NOT NULL)"
+    )
 
 
 def _r3_dispositions(db: sqlite_utils.Database) -> None:
@@ -97,7 +117,7 @@ def _r3_dispositions(db: sqlite_utils.Database) -> None:
 
 
 RecordsMigration = Callable[[sqlite_utils.Database], None]
-RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r3_dispositions]
+RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r2_action_plans, _r3_dispositions]
 RECORDS_VERSION = len(RECORDS_MIGRATIONS)
 
 
@@ -149,7 +169,7 @@ def migrate_records(db: sqlite_utils.Database) -> None:
 def tables_in_main(db: sqlite_utils.Database) -> list[str]:
     """The records tables the cache file itself still holds (the layout before records.db)."""
     names = {row[0] for row in db.conn.execute("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
-    return [name for name in RECORDS_TABLES if name in names]
+    return [name for name in FROM_CACHE_TABLES if name in names]
 
 
 def copy_out_of_main(db: sqlite_utils.Database) -> int:

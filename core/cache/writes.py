@@ -10,6 +10,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from core.alarms import is_supervision
+from core.cache.alarm_sql import service_event_sql
 from core.cache.schema import rebuild_activity_hours
 
 # write_transaction is re-exported: callers group several writes into one transaction with it.
@@ -80,6 +82,8 @@ def _delete_missing(
     db.conn.executemany("INSERT OR IGNORE INTO _keep (k) VALUES (?)", ((k,) for k in keep))
     values = sorted(spare)
     sql = f'DELETE FROM "{table}" WHERE "{pk}" NOT IN (SELECT k FROM _keep)'
+    if table == "activities":
+        sql += " AND " + service_event_sql()  # samops' own alarms are no service record to prune
     if values:
         marks = ", ".join("?" for _ in values)
         sql += f' AND ("{spare_column}" IS NULL OR "{spare_column}" NOT IN ({marks}))'
@@ -281,7 +285,9 @@ def upsert_activities(
     cache only: the first write decides; None for history read rather than watched (docs/history.md)."""
     if table != "activities":
         return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
-    rows = list(rows)
+    # samops' own supervision alarms are written by core/cache/supervision.py; a service record under their
+    # reserved id would take one's place, so it is not stored (core.alarms.SUPERVISION_PREFIX).
+    rows = [row for row in rows if not is_supervision(row[0])]
     with joined(db):
         # An upsert may move an event to another hour or make it no alarm: its old hour is recounted too.
         times = [row[3] for row in rows if row[3] is not None]

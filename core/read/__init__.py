@@ -9,11 +9,13 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `cameras`, `panels`: cameras and their problems, organizations and panels;
 - `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is;
 - `who_can`: who may operate a panel at a moment (authorizations, privilege groups, validity windows);
+  `keyholders`: how each panel's authorizations were last read, which are due, which cards are behind;
 - `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour;
 - `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
 - `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
-- `cards`: the cards the bot posted, found by channel and ts or by alarm;
+- `cards`: the cards the bot posted, found by channel and ts or by alarm; `plans`: an alarm's checklist,
+  and plan adherence;
 - `false_alarms`: dispositions counted: false-alarm rates, flagged panels, a shift's dispositions;
 - `history`: from when the data is complete (the backfill), which alarms reached samops late;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
@@ -62,6 +64,9 @@ from core.read.home import HomeAlarm, HomeData, home_data
 from core.read.home import Scope as HomeScope
 from core.read.home import fingerprint as home_fingerprint
 from core.read.incidents import IncidentSummary, incident_timeline, open_incidents, unrecorded_errors
+from core.read.keyholders import StaleCard as KeyholderStaleCard
+from core.read.keyholders import cards_behind as keyholder_cards_behind
+from core.read.keyholders import edit_key as keyholder_edit_key
 from core.read.panels import (
     find_panels,
     organizations,
@@ -70,6 +75,12 @@ from core.read.panels import (
     panel_org_ids,
     site_panels,
 )
+from core.read.plans import Adherence as PlanAdherence
+from core.read.plans import AdherenceReport as PlanAdherenceReport
+from core.read.plans import Checklist, ChecklistStep, StepData
+from core.read.plans import adherence as plan_adherence
+from core.read.plans import checklist as plan_checklist
+from core.read.plans import mandatory_left as plan_steps_left
 from core.read.quiet import MAINTENANCE, SILENCE, HeldGroup, QuietWindow, held_back, windows_in_force
 from core.read.quiet import window as quiet_window
 from core.read.rows import (
@@ -103,6 +114,8 @@ __all__ = [
     "CameraRow",
     "Card",
     "CardKind",
+    "Checklist",
+    "ChecklistStep",
     "ControllerRow",
     "FalseAlarmPeriod",
     "Freshness",
@@ -116,6 +129,7 @@ __all__ = [
     "HomeScope",
     "HourCount",
     "IncidentSummary",
+    "KeyholderStaleCard",
     "KpiHours",
     "Kpis",
     "OpenAlarm",
@@ -123,10 +137,13 @@ __all__ = [
     "PanelFalseAlarms",
     "PanelRow",
     "PanelUser",
+    "PlanAdherence",
+    "PlanAdherenceReport",
     "QuietWindow",
     "SensorRow",
     "ShiftDispositions",
     "Standing",
+    "StepData",
     "TableFreshness",
     "UsersZones",
     "WeekdayHourCount",
@@ -158,6 +175,8 @@ __all__ = [
     "incident_timeline",
     "is_late",
     "iter_alarms",
+    "keyholder_cards_behind",
+    "keyholder_edit_key",
     "kpi_hours",
     "kpis",
     "late_by",
@@ -174,6 +193,9 @@ __all__ = [
     "panel_name",
     "panel_org",
     "panel_org_ids",
+    "plan_adherence",
+    "plan_checklist",
+    "plan_steps_left",
     "quiet_window",
     "recent_alarms",
     "search",

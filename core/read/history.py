@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from core.cache.alarm_sql import service_event_sql
 from core.clock import MINUTE_MS
 from core.read.cursors import cursors
 from core.read.rows import column, marks, scalar, tuples
@@ -65,7 +66,7 @@ def cached_count(db: sqlite_utils.Database, org: int | None, since: int, until: 
     params = [] if org is None else [org]
     sql = (
         f"SELECT count(*) FROM activities WHERE {where} AND activity_time >= ? AND activity_time < ?"
-        " AND resource_id IS NOT NULL"
+        " AND resource_id IS NOT NULL AND " + service_event_sql()  # samops' own alarms are not the service's
     )
     return int(scalar(db, sql, [*params, since, until]) or 0)
 

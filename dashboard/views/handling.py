@@ -110,5 +110,55 @@ def open_by_age() -> None:
     )
 
 
+def adherence_frame(rows: list[read.PlanAdherence], label: str, person: bool = False) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            label: [r.label for r in rows],
+            "Alarms resolved": [r.alarms for r in rows],
+            "Steps ticked": [r.steps_ticked for r in rows],
+            "Steps due": [r.steps_due for r in rows],
+            "Ticked (%)": pd.Series(
+                [None if r.ticked_share is None else round(100 * r.ticked_share) for r in rows], dtype="Int64"
+            ),
+            "Mandatory ticked": [r.mandatory_ticked for r in rows],
+            "Mandatory due": [r.mandatory_due for r in rows],
+            "Resolved over steps left": [r.overridden for r in rows],
+        }
+    )
+    if person:
+        frame["Steps they ticked"] = [r.ticks_made for r in rows]
+    return frame
+
+
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
+def plan_adherence(period: str) -> None:
+    st.header("Action plan adherence")
+    config_path = str(load_settings().config_path)
+    if problem := data.plans_problem(config_path):
+        st.warning(f"The config's action plans cannot be used ({problem}); the default plans are counted.")
+    now = data.now_ms()
+    until = data.floor_to(now, 60_000) + 60_000
+    since = zones.day_start(until - PERIODS[period] * data.DAY_MS)
+    report = data.plan_adherence(path, since, until, config_path)
+    if not report.by_kind:
+        st.info("No alarm with an action plan was resolved in this period.")
+        return
+    st.caption(
+        "Of the alarms resolved in the period that have an action plan (by the plans configured now): the "
+        "steps ticked on their cards of the steps their plan has, the mandatory ones apart, and how many an "
+        "admin resolved with mandatory steps left (docs/action_plans.md)."
+    )
+    st.subheader("Per alarm kind")
+    kinds = adherence_frame(report.by_kind, "Alarm kind")
+    st.dataframe(kinds, hide_index=True, placeholder=ui.EMPTY, width="stretch")
+    st.subheader("Per person")
+    st.caption(
+        "Alarms they resolved, the steps ticked on those (by anyone), and the steps they ticked themselves."
+    )
+    frame = adherence_frame(report.by_person, "Person (Slack id)", person=True)
+    st.dataframe(frame, hide_index=True, placeholder=ui.EMPTY, width="stretch")
+
+
 handling_figures(period)
 open_by_age()
+plan_adherence(period)

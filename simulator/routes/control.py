@@ -26,6 +26,16 @@ async def set_camera(request: Request, rid: int) -> Record:
     return store_of(request).set_camera(rid, body.status, body.enabled, body.name)
 
 
+@router.post("/panels/{rid}/silence")
+async def silence_panel(request: Request, rid: int) -> Record:
+    return store_of(request).silence(rid)
+
+
+@router.post("/panels/{rid}/report")
+async def panel_reports(request: Request, rid: int) -> list[Record]:
+    return store_of(request).report(rid)
+
+
 @router.get("/activities")
 async def all_activities(request: Request, since: int = 0) -> list[Record]:
     return store_of(request).all_activities(since)

@@ -19,6 +19,7 @@ from core.incidents import ALARM, TAMPER, Evidence
 from core.lifecycle import State
 from tests.bot.actions.test_lifecycle import (
     CARD_TS,
+    NO_PLANS,
     STORM_TS,
     answer,
     click,
@@ -30,7 +31,7 @@ from tests.bot.actions.test_lifecycle import (
 from tests.support.bot import blocks_text, run_bot, submit
 from tests.support.slack_standin import SlackStandIn
 
-CONFIG = '[roles]\ntechnicians = ["U_TECH"]\n[audit]\nchannel = "C_AUDIT"\n'
+CONFIG = NO_PLANS + '[roles]\ntechnicians = ["U_TECH"]\n[audit]\nchannel = "C_AUDIT"\n'
 B_TS = "1700000000.000300"  # EV-B's own card
 INCIDENT_TS = "1700000000.000400"
 NOT_OURS = "does not match the card samops posted"

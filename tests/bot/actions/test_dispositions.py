@@ -7,15 +7,19 @@ its thread message name."""
 from __future__ import annotations
 
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from core import dispositions, lifecycle
 from core.cache import audit
 from core.cache.db import open_cache
 from core.lifecycle import State
+from tests.bot.actions.test_card_keyholders import CONFIG as KEYHOLDERS
+from tests.bot.actions.test_card_keyholders import ISTANBUL, authorize
 from tests.bot.actions.test_card_record import INCIDENT_TS, seed_cards
 from tests.bot.actions.test_lifecycle import (
     CARD_TS,
+    NO_PLANS,
     ROLES,
     STORM_TS,
     blocks_text,
@@ -29,6 +33,7 @@ from tests.bot.actions.test_lifecycle import (
 from tests.support.bot import run_bot, submit
 from tests.support.slack_standin import SlackStandIn
 
+KEYHOLDER_CONFIG = NO_PLANS + KEYHOLDERS  # no checklist holding Resolve back
 # A company's own list, replacing the defaults: "test" (a default code) is not in it.
 OWN_LIST = """
 [[dispositions]]
@@ -168,3 +173,27 @@ def test_resolve_all_on_an_incident_card_gives_its_alarms_the_one_disposition(tm
         )
     kept = dispositions.resolved_as(open_cache(db_path), "EV-I1")
     assert kept is not None and (kept.code, kept.klass) == ("confirmed_intrusion", "confirmed")
+
+
+def test_the_keyholder_line_suggests_a_disposition_as_a_hint_only(tmp_path: Path) -> None:
+    db_path = tmp_path / "cache.db"
+    seed(db_path, ["EV-KEY-1"])  # a burglary on panel 777, now
+    authorize(db_path, datetime.now(ISTANBUL).isoweekday())  # Ana may operate it all of today
+    with SlackStandIn() as slack, run_bot(tmp_path, slack, db_path=db_path, config=KEYHOLDER_CONFIG) as bot:
+        opened = len(slack.opened_views())
+        send(bot, click(slack, "alarm_resolve", "EV-KEY-1", "U_TECH", "resolve"))
+        [block] = [b for b in resolve_view(slack, opened)["blocks"] if b.get("block_id") == "disposition"]
+        assert "initial_option" not in block["element"]  # never preselected
+        assert block["hint"]["text"].startswith(
+            "Suggested: False alarm: user error — During the access window of Ana Yılmaz"
+        )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    db_path = outside / "cache.db"
+    seed(db_path, ["EV-KEY-1"])
+    authorize(db_path, (datetime.now(ISTANBUL) + timedelta(days=2)).isoweekday())
+    with SlackStandIn() as slack, run_bot(outside, slack, db_path=db_path, config=KEYHOLDER_CONFIG) as bot:
+        opened = len(slack.opened_views())
+        send(bot, click(slack, "alarm_resolve", "EV-KEY-1", "U_TECH", "resolve"))
+        [block] = [b for b in resolve_view(slack, opened)["blocks"] if b.get("block_id") == "disposition"]
+        assert "hint" not in block  # outside every window: nothing to suggest

@@ -19,7 +19,9 @@ from core.lifecycle import State
 from tests.support.bot import BotProcess, blocks_text, opened_view, run_bot, submit
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
-ROLES = '[roles]\ntechnicians = ["U_TECH", "U_OTHER"]\nviewers = ["U_VIEW"]\n'
+# No action plan: the lifecycle alone (the default P1 plan would hold Resolve: see test_plans.py).
+NO_PLANS = "action_plans = []\n"
+ROLES = NO_PLANS + '[roles]\ntechnicians = ["U_TECH", "U_OTHER"]\nviewers = ["U_VIEW"]\n'
 CARD_TS = "1700000000.000100"
 STORM_TS = "1700000000.000200"
 CLEANER = {"disposition": "false_user_error", "note": "Door left open by the cleaner.\nChecked on site."}

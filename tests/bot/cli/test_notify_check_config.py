@@ -69,3 +69,14 @@ def test_a_missing_escalation_handover_or_audit_channel_fails_the_check(tmp_path
         assert result.returncode == 2, result.stdout + result.stderr
         said = "cannot be found" if key == "escalation" else "cannot post"  # a target is only mentioned
         assert f"channel {channel}: {said} (channel_not_found)" in result.stdout.replace("\n", " ")
+
+
+def test_silent_panel_supervision_is_shown(tmp_path: Path) -> None:
+    names = {"audit": "C_AUDIT", "escalation": "C0MANAGERS", "handover": "C_SHIFT"}
+    supervision = '[supervision]\nsilent_after = "12h"\npanels = { 100101 = "off" }\n'
+    (tmp_path / "samops.toml").write_text(CONFIG.format(**names) + supervision)
+    env = {**os.environ, "COLUMNS": "200", "SAMOPS_DATA_DIR": str(tmp_path / "data")}
+    command = samops_cmd("notify", "--check-config", "--config", str(tmp_path / "samops.toml"))
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr  # no token: channels not checked
+    assert "silent panels: after 12 h; panel 100101: off" in result.stdout.replace("\n", " ")

@@ -28,7 +28,8 @@ from core.lifecycle import Change, State
 from tests.support.bot import BotProcess, blocks_text, opened_view, run_bot, submit
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
-ROLES = '[roles]\ntechnicians = ["U_TECH", "U_CALM"]\nviewers = ["U_VIEW"]\n'
+# No action plan: the default P1 plan would hold Resolve (tests/bot/actions/test_plans.py).
+ROLES = 'action_plans = []\n[roles]\ntechnicians = ["U_TECH", "U_CALM"]\nviewers = ["U_VIEW"]\n'
 MEMBERS = {"U_TECH": ["C_ALARMS", "C_SPARE"], "U_CALM": ["C_QUIET"], "U_VIEW": ["C_ALARMS"]}
 FAST = {
     "SAMOPS_HOME_REFRESH": "0.2",

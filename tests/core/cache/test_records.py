@@ -15,7 +15,7 @@ import pytest
 from core.cache import records as records_module
 from core.cache import schema
 from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
-from core.cache.records import RECORDS_TABLES, copy_out_of_main, records_path
+from core.cache.records import FROM_CACHE_TABLES, RECORDS_TABLES, copy_out_of_main, records_path
 from core.cache.service import Service
 from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
@@ -60,9 +60,8 @@ def old_layout(path: Path) -> None:
 
 def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with contextlib.closing(connect(path)) as conn:
-        return {
-            t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in RECORDS_TABLES
-        }
+        tables = FROM_CACHE_TABLES  # what the old layout held
+        return {t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in tables}
 
 
 def tables_of(path: Path) -> set[str]:
@@ -81,7 +80,7 @@ def test_an_old_single_file_cache_moves_its_records_out_and_keeps_every_one(tmp_
     path = tmp_path / "cache.db"
     old_layout(path)
     before = snapshot(path)
-    assert all(before[t] for t in RECORDS_TABLES if t not in {"alarm_acks", "panel_silences"})
+    assert all(before[t] for t in FROM_CACHE_TABLES if t not in {"alarm_acks", "panel_silences"})
 
     db = open_cache(path)
 

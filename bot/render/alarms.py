@@ -24,7 +24,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections, typed
 from bot.render.dispositions import resolved_as_line
 from bot.render.forms import VALUE, modal
 from bot.render.keyholders import keyholder_line
@@ -129,7 +129,7 @@ def state_line(state: AlarmState, zone: ZoneInfo, resolved_as: str | None = None
         when = local(state.resolved_at, zone, seconds=True)
         line = f":heavy_check_mark: *Resolved* by {person(state.resolved_by)} at {when}"
         line += as_disposition(resolved_as)
-        return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
+        return line + (f" — {typed(clip(state.note, 500))}" if state.note else "")  # their words
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
         parts.append(
@@ -310,7 +310,7 @@ def group_handled(
         f"<@{escape(user)}> {_DONE[change]} {len(alarms)} alarm{'s' if len(alarms) != 1 else ''} of this card"
     ) + as_disposition(resolved_as)
     if note:
-        head += f" — {escape(clip(note, 500))}"
+        head += f" — {typed(clip(note, 500))}"
     lines = [f"`{local(at, zone, seconds=True)}` `{escape(event_id)}`" for event_id, at in alarms]
     blocks: list[Block] = [section(head), *sections(lines)]
     if len(blocks) > MAX_BLOCKS:
@@ -322,7 +322,7 @@ def alarm_resolved(user: str, resolved_as: str | None, note: str | None) -> Rend
     """An alarm card's thread record of its Resolve: who, as what, and the note."""
     text = f"<@{escape(user)}> resolved this alarm" + as_disposition(resolved_as)
     if note:
-        text += f" — {escape(clip(note, 500))}"
+        text += f" — {typed(clip(note, 500))}"  # their words
     return Rendered(text=text, blocks=[section(text).to_dict()])
 
 

@@ -19,7 +19,7 @@ from slack_sdk.models.blocks import ActionsBlock, Block
 from slack_sdk.models.views import View
 
 from bot.render.alarms import dashboard_link, lifecycle_buttons, panel_label, sensor_or_zone
-from bot.render.common import clip, context, divider, escape, header, join_lines, section
+from bot.render.common import clip, context, divider, escape, header, join_lines, section, typed
 from bot.render.keyholders import keyholder_line
 from core.alarms import LEVELS, level_of
 from core.keyholders import KeyholderContext
@@ -172,7 +172,7 @@ def _quiet(data: HomeData, zone_for: ZoneFor) -> list[Block]:
     for window in data.quiet[:MAX_QUIET_LINES]:
         kind = ":wrench: Maintenance" if window.kind == MAINTENANCE else ":no_bell: Silence"
         by = f" by <@{escape(window.created_by)}>" if window.created_by else ""
-        reason = f" — {escape(clip(window.reason, 200))}" if window.reason else ""
+        reason = f" — {typed(clip(window.reason, 200))}" if window.reason else ""
         until = local(window.end, zone_for(window.organization))
         lines.append(f"{kind} of {escape(window.scope())} until {until}{by}{reason}")
     return [*blocks, section(join_lines(lines, total=len(data.quiet)))]

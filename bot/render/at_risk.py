@@ -59,12 +59,12 @@ def org_sections(risk: AtRisk, zone: ZoneInfo, now: int) -> list[Block]:
             f"*Panels silent now or this week: {len(silent)}*" + ("\n" + join_lines(silent) if silent else "")
         )
     )
+    word = "false alarm" if risk.noisy_false else "alarm"
     noisy = [
-        f"• {escape(n.panel or 'panel')} ({n.resource_id}): {counted(n.alarms, 'alarm')}" for n in risk.noisy
+        f"• {escape(n.panel or 'panel')} ({n.resource_id}): {counted(n.alarms, word)}" for n in risk.noisy
     ]
-    blocks.append(
-        section("*Most alarms this week*\n" + (join_lines(noisy) if noisy else "none: no alarms this week"))
-    )
+    title = "*Most false alarms this week*" if risk.noisy_false else "*Most alarms this week*"
+    blocks.append(section(title + "\n" + (join_lines(noisy) if noisy else "none: no alarms this week")))
     blocks.append(context(f"{_read('alarms', risk.alarms_read, now)} · silent panels: samops' supervision"))
     cams = [f"• {escape(c.name or 'camera')} ({c.resource_id}): {c.why}" for c in risk.cameras_down]
     blocks.append(section(f"*Cameras down: {len(cams)}*" + ("\n" + join_lines(cams) if cams else "")))

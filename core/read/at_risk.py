@@ -21,6 +21,7 @@ from core.cameras import camera_down
 from core.clock import DAY_MS, WEEK_MS
 from core.read.cameras import camera_summary
 from core.read.cursors import cursors
+from core.read.false_alarms import Grouping, rates
 from core.read.keyholders import access_reads
 from core.read.rows import first, query, scalar, tuples
 from core.read.subscriptions import subscriptions_by_org
@@ -85,7 +86,8 @@ class AtRisk:
     subscriptions: int
     subscriptions_read: int
     silent: tuple[Silent, ...]
-    noisy: tuple[Noisy, ...]
+    noisy: tuple[Noisy, ...]  # the most false alarms when `noisy_false`, else the most alarms
+    noisy_false: bool  # alarms resolved as false this week exist (core/read/false_alarms.py): ranked by them
     alarms_read: int | None  # the poller's last successful poll
     cameras_down: tuple[CameraDown, ...]
     cameras_read: int | None
@@ -94,6 +96,7 @@ class AtRisk:
 def at_risk(db: sqlite_utils.Database, org: int, now: int) -> AtRisk:
     expiring, auth_read, auth_panels = _expiring(db, org, now)
     overdue, bills_read, subs, subs_read = _overdue(db, org, now)
+    false = _false_alarms(db, org, now)
     return AtRisk(
         org_id=org,
         at=now,
@@ -106,7 +109,8 @@ def at_risk(db: sqlite_utils.Database, org: int, now: int) -> AtRisk:
         subscriptions=subs,
         subscriptions_read=subs_read,
         silent=_silent(db, org, now),
-        noisy=_noisy(db, org, now),
+        noisy=false or _noisy(db, org, now),
+        noisy_false=bool(false),
         alarms_read=_table_read(db, "activities"),
         cameras_down=_cameras_down(db, org),
         cameras_read=_table_read(db, "cameras"),
@@ -202,6 +206,14 @@ def _noisy(db: sqlite_utils.Database, org: int, now: int) -> tuple[Noisy, ...]:
         [org, now - WEEK_MS, TOP_PANELS],
     )
     return tuple(Noisy(r["resource_id"], r["panel"], r["n"]) for r in rows)
+
+
+def _false_alarms(db: sqlite_utils.Database, org: int, now: int) -> tuple[Noisy, ...]:
+    """The panels with the most alarms resolved as false this week (none when no disposition says so)."""
+    week = WEEK_MS // DAY_MS
+    ranked = rates(db, Grouping.PANEL, now, org_id=org, periods=(week,))
+    found = [(r, r.period(week).false_alarms) for r in ranked]
+    return tuple(Noisy(int(r.key), r.name, n) for r, n in found if n > 0)[:TOP_PANELS]
 
 
 def _cameras_down(db: sqlite_utils.Database, org: int) -> tuple[CameraDown, ...]:

@@ -87,14 +87,14 @@ def organization(risk: read.AtRisk, now: int) -> None:
         ),
         "None.",
     )
-    st.subheader("Most alarms this week")
+    st.subheader("Most false alarms this week" if risk.noisy_false else "Most alarms this week")
     st.caption(_read("Alarms", risk.alarms_read, now))
     _table(
         pd.DataFrame(
             {
                 "Panel": [n.panel or f"panel {n.resource_id}" for n in risk.noisy],
                 "Panel id": [str(n.resource_id) for n in risk.noisy],
-                "Alarms": [n.alarms for n in risk.noisy],
+                "False alarms" if risk.noisy_false else "Alarms": [n.alarms for n in risk.noisy],
             }
         ),
         "No alarms this week.",

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bot.notify.at_risk_config import AtRiskDigest
 from bot.notify.config import NotifyConfigError, parse_notify
-from core import tiers
+from core import dispositions, tiers
 from core.bills import bill_row
 from core.cache.bills import replace_bills
 from core.cache.panel_access import replace_panel_access
@@ -140,3 +140,25 @@ def test_the_latest_digest_time_is_the_one_just_before_now(now: int, day: str, a
     assert datetime.fromtimestamp(weekly / 1000, tz).strftime("%a").lower() == day
     daily = AtRiskDigest(every="daily", at=at).latest_due(now, tz)
     assert now - DAY_MS - HOUR_MS < daily <= now
+
+
+def test_once_dispositions_say_false_the_digest_ranks_panels_by_false_alarms(tmp_path: Path) -> None:
+    db = cache(tmp_path)
+    now = berlin("2026-11-23 07:00")
+    noisy = add_alarms(db, 101, now - DAY_MS, 4)  # the most alarms, none false
+    false = add_alarms(db, 102, now - DAY_MS, 2)  # fewer alarms, both resolved as false
+    for event_id in false:
+        with write_transaction(db):
+            dispositions.resolve(
+                db, event_id, dispositions.DEFAULTS[0], "U_TECH", now - HOUR_MS, opened_at=now
+            )
+    assert noisy
+    clock = FakeClock(berlin("2026-11-23 07:58"))
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, clock, **CONFIG)
+        settle(n, lambda: True)
+        clock.now = berlin("2026-11-23 08:00")
+        settle(n, lambda: posts(slack, "C_RISK"))
+        [digest] = posts(slack, "C_RISK")
+    assert "Most false alarms this week" in digest and "Office (102): 2 false alarms" in digest
+    assert "Warehouse (101)" not in digest.split("Most false alarms this week", 1)[1].split("Cameras down")[0]

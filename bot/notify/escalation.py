@@ -98,7 +98,7 @@ class Escalator:
             posted += self._escalate(thread, now)
         return posted
 
-    def _levels(self, thread: Thread) -> tuple[EscalationLevel, ...]:
+    def levels(self, thread: Thread) -> tuple[EscalationLevel, ...]:
         """The route's levels when it sets some (in its own channel), else those of the most urgent priority
         among the thread's open alarms (`[notify.escalation.P1]`), else none."""
         route = self.config.route_for(thread.alarms[0])
@@ -109,7 +109,7 @@ class Escalator:
         return plan.escalation() if plan is not None else ()
 
     def _escalate(self, thread: Thread, now: int) -> int:
-        levels = self._levels(thread)
+        levels = self.levels(thread)
         if not levels:
             return 0
         if self._incident_handled(thread):

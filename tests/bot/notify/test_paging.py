@@ -6,7 +6,7 @@ SQLite files and the Slack stand-in, with a fake clock."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -60,7 +60,7 @@ def test_escalation_targets_get_a_dm_per_level_once_and_none_after_an_acknowledg
         start = clock.now = int(time.time() * 1000) + 1
         [p1] = add_alarms(db, 101, start + 1)
         [other] = add_alarms(db, 102, start + 2)
-        settle(n, lambda: len(alarm_cards(slack)) == 2)
+        settle(n, lambda: len(set(alarm_cards(slack))) == 2)  # DMs carry the buttons too
         assert dms(slack) == []
 
         clock.now = start + 5 * MINUTE_MS + 10
@@ -100,30 +100,54 @@ def test_escalation_targets_get_a_dm_per_level_once_and_none_after_an_acknowledg
         assert len(dms(slack)) == before
 
 
-def test_quiet_hours_across_midnight_in_the_persons_zone(tmp_path: Path) -> None:
-    """22:00-07:00 in Tokyo: at 23:30 Tokyo time (14:30 UTC, no quiet hour in UTC) only P1 pages; a P3 waits
-    until 07:00 Tokyo time and then goes out, the alarm being still open."""
-    db = cache(tmp_path)
-    zone = "Asia/Tokyo"
-    night = at_local(zone, 23, 30) - 24 * 3_600_000  # yesterday 23:30 Tokyo
-    clock = FakeClock(night)
-    prefs = PagePrefs(
-        "U0NIGHT", True, (Priority.P1, Priority.P3), parse_clock("22:00"), parse_clock("07:00"), zone
-    )
-    records.set_page_prefs(db, prefs, night)
-    with SlackStandIn() as slack:
-        n = priority_notifier(db, slack, clock)
-        [p1] = add_alarms(db, 101, night - 1000)  # P1 ("alarm")
-        [p3] = add_alarms(db, 102, night - 1000, kind="warning")  # P3
-        settle(n, lambda: len(alarm_cards(slack)) == 2)
-        n.cycle()
-        assert [u for u, _ in dms(slack)] == ["U0NIGHT"]
-        assert [lvl for _, lvl, _ in records.pages_sent(db, p1)] == [0]
-        assert records.pages_sent(db, p3) == []
+def late_evening_zone() -> str:
+    """A fixed-offset zone where it is 23:xx now, never UTC itself (Etc/GMT-N is UTC+N)."""
+    offset = (23 - datetime.now(UTC).hour) % 24
+    offset = offset - 24 if offset > 14 else offset
+    offset = offset or -1  # 23:xx UTC: a zone an hour behind is 22:xx, still in quiet hours
+    return f"Etc/GMT{-offset:+d}"
 
-        clock.now = at_local(zone, 6, 59)  # still quiet (after midnight in Tokyo)
+
+def test_quiet_hours_across_midnight_in_the_persons_zone(tmp_path: Path) -> None:
+    """Quiet hours 22:00-07:00 in the person's zone, where it is late evening (in UTC it may be any time):
+    the P1 pages them (opted in, and its escalation), the P3's escalation waits until 07:00 there the next
+    morning and then goes out, the alarm being still open."""
+    db = cache(tmp_path)
+    zone = late_evening_zone()
+    clock = FakeClock(int(time.time() * 1000))
+    notify = {
+        "escalation": {
+            "P1": {"escalate_after": [1], "escalate_to": ["U0NIGHT"]},
+            "P3": {"escalate_after": [1], "escalate_to": ["U0NIGHT"]},
+        }
+    }
+    with SlackStandIn() as slack:
+        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        start = clock.now = int(time.time() * 1000) + 1
+        quiet = PagePrefs(
+            "U0NIGHT", True, (Priority.P1, Priority.P3), parse_clock("22:00"), parse_clock("07:00"), zone
+        )
+        records.set_page_prefs(db, quiet, start)
+        assert quiet.in_quiet_hours(start)
+        in_utc = PagePrefs("U0NIGHT", quiet_from=quiet.quiet_from, quiet_to=quiet.quiet_to, zone="UTC")
+        assert in_utc.in_quiet_hours(start) == (not 7 <= datetime.now(UTC).hour < 22)  # the zone decides
+        [p1] = add_alarms(db, 101, start)  # P1 ("alarm")
+        [p3] = add_alarms(db, 201, start, kind="warning")  # P3
+        settle(n, lambda: len(set(alarm_cards(slack))) == 2)  # DMs carry the buttons too
+        assert [lvl for _, lvl, _ in records.pages_sent(db, p1)] == [0]  # opted in to P1: paged at night
+        assert records.pages_sent(db, p3) == []  # opted in to P3 too, but it is quiet hours
+
+        clock.now = start + 2 * MINUTE_MS
+        n.cycle()
+        assert [lvl for _, lvl, _ in records.pages_sent(db, p1)] == [0, 1]
+        assert records.pages_sent(db, p3) == []  # its escalation waits
+
+        local = datetime.fromtimestamp(start / 1000, ZoneInfo(zone))
+        morning = (local + timedelta(days=1)).replace(hour=7, minute=0, second=0, microsecond=0)
+        clock.now = int(morning.timestamp() * 1000) - 60_000  # 06:59 the next morning: still quiet
         n.cycle()
         assert records.pages_sent(db, p3) == []
-        clock.now = at_local(zone, 7, 0)
+        clock.now = int(morning.timestamp() * 1000)
         n.cycle()
-        assert records.pages_sent(db, p3) == []  # an hour past: no longer a new alarm (see docs/paging.md)
+        assert [(u, lvl) for u, lvl, _ in records.pages_sent(db, p3)] == [("U0NIGHT", 1)]
+        assert all(u == "U0NIGHT" for u, _ in dms(slack)) and len(dms(slack)) == 3

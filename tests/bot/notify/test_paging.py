@@ -17,6 +17,7 @@ from core.clock import MINUTE_MS
 from core.lifecycle import Change
 from core.paging import PagePrefs
 from core.priorities import Priority
+from core.read import card_of_alarm
 from core.windows import parse_clock
 from tests.bot.notify.support import FakeClock, add_alarms, alarm_cards, cache, settle
 from tests.bot.notify.test_overdue import priority_notifier
@@ -151,3 +152,32 @@ def test_quiet_hours_across_midnight_in_the_persons_zone(tmp_path: Path) -> None
         n.cycle()
         assert [(u, lvl) for u, lvl, _ in records.pages_sent(db, p3)] == [("U0NIGHT", 1)]
         assert all(u == "U0NIGHT" for u, _ in dms(slack)) and len(dms(slack)) == 3
+
+
+def test_the_taker_of_an_alarm_of_an_escalating_storm_card_is_paged(tmp_path: Path) -> None:
+    """Taking acknowledges the alarm taken, so it stops escalating; a storm card's thread escalates for its
+    alarms still open, and whoever took one of its alarms is paged with it, once per level."""
+    db = cache(tmp_path)
+    clock = FakeClock(int(time.time() * 1000))
+    notify = {
+        "storm": {"posts_per_second": 100, "threshold": 1},
+        "escalation": {"P1": {"escalate_after": [5], "escalate_to": ["U0LEAD"]}},
+    }
+    with SlackStandIn() as slack:
+        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        start = clock.now = int(time.time() * 1000) + 1
+        single, *grouped = add_alarms(db, 101, start, count=3)
+        settle(n, lambda: single in alarm_cards(slack) and card_of_alarm(db, grouped[1]) is not None)
+        card = card_of_alarm(db, grouped[0])
+        assert card is not None and card_of_alarm(db, grouped[1]) == card  # one storm card for both
+        lifecycle.apply(db, grouped[0], Change.ASSIGNED, "U0TAKER", clock.now, opened_at=start)
+
+        clock.now = start + 5 * MINUTE_MS + 10
+        n.cycle()
+        n.cycle()
+        storm_pages = records.pages_sent(db, grouped[1])  # the thread's oldest open alarm
+        assert sorted(storm_pages) == [("U0LEAD", 1, "target"), ("U0TAKER", 1, "taken")]
+        assert records.pages_sent(db, grouped[0]) == []  # taken: acknowledged, no page of its own
+        assert [u for u, _, _ in records.pages_sent(db, single)] == ["U0LEAD"]
+        taker = [t for u, t in dms(slack) if u == "U0TAKER"]
+        assert len(taker) == 1 and "you took an alarm of its card" in taker[0]

@@ -107,8 +107,11 @@ class Pager:
         now = self.clock()
         prefs = cache.prefs_of_all(self.db)
         due = [*self._escalation_pages(now), *self._opt_in_pages(now, prefs)]
+        done = cache.claimed_pages(self.db, [p.key for p in due])
         sent = 0
         for page in due:
+            if (page.user, page.key, page.level) in done:
+                continue
             mine = prefs.get(page.user) or PagePrefs(page.user)
             if not mine.allows(page.priority, now):
                 continue  # off, or quiet hours: not claimed, so it goes out after them if still open

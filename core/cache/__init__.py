@@ -74,6 +74,7 @@ from core.cache.outbox import (
 )
 from core.cache.paging import (
     claim_page,
+    claimed_pages,
     mark_page_sent,
     page_at,
     pages_sent,
@@ -133,6 +134,7 @@ __all__ = [
     "cards",
     "claim_once",
     "claim_page",
+    "claimed_pages",
     "clear_states",
     "delivered_since",
     "discovery_since",

@@ -112,6 +112,23 @@ def page_at(db: sqlite_utils.Database, channel: str, ts: str) -> str | None:
     return str(row[0]) if row else None
 
 
+def claimed_pages(db: sqlite_utils.Database, event_ids: Iterable[str]) -> set[tuple[str, str, int]]:
+    """(person, alarm, level) of the pages of these alarms already claimed: a read, so that each cycle does
+    not try (and fail) to claim them again under the write lock."""
+    ids = list(dict.fromkeys(event_ids))
+    found: set[tuple[str, str, int]] = set()
+    for start in range(0, len(ids), 500):  # SQLite's variable limit
+        chunk = ids[start : start + 500]
+        rows = execute(
+            db,
+            "SELECT slack_user, event_id, level FROM pages_sent"
+            f" WHERE event_id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall()
+        found |= {(str(r[0]), str(r[1]), int(r[2])) for r in rows}
+    return found
+
+
 def pages_sent(db: sqlite_utils.Database, event_id: str) -> list[tuple[str, int, str]]:
     """(person, level, why) of every page of an alarm, in the order sent."""
     rows = execute(

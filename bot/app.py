@@ -17,7 +17,7 @@ from slack_bolt.authorization import AuthorizeResult
 from slack_sdk import WebClient
 
 import bot.commands  # noqa: F401  # every /sam subcommand, registered by importing it
-from bot import actions, error_handler, events, forms, slash
+from bot import actions, error_handler, events, forms, response_urls, slash
 from bot.context import AppContext
 from bot.events.home import HomeTabs
 
@@ -41,6 +41,7 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     # In a local run `authorize` supplies the token per request, so the client carries none (bolt warns
     # otherwise); with a real token the client carries it and bolt takes it from there.
     token = None if ctx.local_mode else ctx.bot_token
+    response_urls.use_key(ctx.signing_secret)  # modals' response_urls sealed under it (bot/response_urls.py)
     client = WebClient(token=token, base_url=ctx.settings.api_url, timeout=10)
     executor = ThreadPoolExecutor(max_workers=ctx.settings.bot_workers, thread_name_prefix="bolt")
     prewarm(executor, ctx.settings.bot_workers)

@@ -31,6 +31,7 @@ from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
 from core.clock import now_ms
 from core.incidents import kinds_of
+from core.keyholders import context_of
 from core.lifecycle import AlarmState, State
 from core.priorities import Priorities
 
@@ -94,7 +95,7 @@ def drawing(ctx: AppContext) -> Drawing:
 
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved), its priority,
-    and whether it is overdue (still open past its priority's SLA)."""
+    whether it is overdue (still open past its priority's SLA), and its keyholder line (core/keyholders)."""
     state = lifecycle.get(d.db, alarm.event_id)
     priority = d.priorities.of(alarm)
     still_open = state is None or state.state is State.OPEN
@@ -112,6 +113,7 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
         state=state,
         late_ms=late,
         urgency=urgency,
+        keyholders=context_of(d.db, alarm, zone),
         checklist=checklist,
     )
 

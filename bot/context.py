@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from slack_sdk import WebClient
 
 from bot.config import BotConfig, load_config
+from bot.live_budget import LiveBudget
 from bot.roles import RoleResolver
 from bot.roles_service import ServiceRoles
 from bot.secrets import local_signing_secret
@@ -40,6 +41,8 @@ class AppContext:
     # Answers a person at the top of their App Home (`bot/events/home.py` HomeTabs.note, set by `build_app`):
     # what was opened from the Home is answered there, since it has no channel or response_url.
     home_note: Callable[[str, str], None] | None = field(default=None, repr=False)
+    # The service requests `/sam who-can` and `/sam panel` may still make, per organization.
+    live: LiveBudget = field(default_factory=LiveBudget, repr=False)
     _client: SamClient | None = field(default=None, repr=False)
     _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)

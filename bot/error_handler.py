@@ -14,6 +14,12 @@ An answer that could not be delivered to a response_url is a WARNING (bot/listen
 bolt sends the exceptions of ordinary listeners and middleware to `app.error`, but not those of lazy
 listeners: its lazy runner logs "Failed to run an internal function" and drops them (slackapi/bolt-python
 issue 635). `install` replaces that runner with one that hands them to the same handler.
+
+bolt's own handling of a listener's exception races with its answer to Slack: the worker thread sets the
+request's shared response to a 500 for a moment (even when the listener had already acked), and the thread
+answering Slack, woken by the ack, returns it if it looks in that moment — a 500 to a click that was
+handled (seen under CPU load, 33 of 900 clicks whose answer fails after the ack). `install` therefore
+catches a listener's exception inside the listener (`GuardedListener`), so bolt's racy path never runs.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from typing import Any
 from slack_bolt import App, BoltContext
 from slack_bolt.kwargs_injection import build_required_kwargs
 from slack_bolt.lazy_listener import LazyListenerRunner
+from slack_bolt.listener import Listener
+from slack_bolt.listener.listener_error_handler import ListenerErrorHandler
+from slack_bolt.listener.thread_runner import ThreadListenerRunner
 from slack_bolt.request import BoltRequest
 from slack_bolt.response import BoltResponse
 from slack_bolt.util.utils import get_arg_names_of_callable
@@ -47,6 +56,7 @@ def install(app: App, ctx: AppContext, home: HomeTabs) -> None:
     """Route every listener's failure, lazy ones included, to one handler."""
     app.error(error_handler(ctx, home))
     runner = app.listener_runner
+    guard_listeners(app)
 
     def on_error(error: Exception, request: BoltRequest) -> None:
         runner.listener_error_handler.handle(error=error, request=request, response=None)
@@ -54,6 +64,11 @@ def install(app: App, ctx: AppContext, home: HomeTabs) -> None:
     runner.lazy_listener_runner = ReportingLazyRunner(
         runner.lazy_listener_runner.logger, runner.listener_executor, on_error
     )
+
+
+def guard_listeners(app: App) -> None:
+    """Run `app`'s listeners as `GuardedListener`s: the same runner, its class swapped (bolt builds it)."""
+    app.listener_runner.__class__ = GuardedListenerRunner
 
 
 def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., BoltResponse | None]:
@@ -170,3 +185,47 @@ class ReportingLazyRunner(LazyListenerRunner):
             )
         except Exception as error:  # noqa: BLE001  # every listener's failure goes to the one handler
             self.on_error(error, request)
+
+
+class GuardedListenerRunner(ThreadListenerRunner):
+    """bolt's listener runner, running each listener as a `GuardedListener`."""
+
+    def run(
+        self,
+        request: BoltRequest,
+        response: BoltResponse,
+        listener_name: str,
+        listener: Listener,
+        starting_time: float | None = None,
+    ) -> BoltResponse | None:
+        guarded = GuardedListener(listener, self.listener_error_handler)
+        return super().run(request, response, listener_name, guarded, starting_time)
+
+
+class GuardedListener(Listener):
+    """`listener`, whose exceptions go to `errors` here, in the listener's thread, as bolt would send them
+    (a 500 answer for the handler to change when the listener had not acked yet, none after), without bolt
+    touching the response the answering thread reads."""
+
+    def __init__(self, listener: Listener, errors: ListenerErrorHandler) -> None:
+        self.listener = listener
+        self.errors = errors
+        self.matchers = listener.matchers
+        self.middleware = listener.middleware
+        self.ack_function = listener.ack_function
+        self.lazy_functions = listener.lazy_functions
+        self.auto_acknowledgement = listener.auto_acknowledgement
+        self.ack_timeout = listener.ack_timeout
+
+    def run_ack_function(self, *, request: BoltRequest, response: BoltResponse) -> BoltResponse | None:
+        try:
+            return self.listener.run_ack_function(request=request, response=response)
+        except Exception as error:  # noqa: BLE001  # every listener's failure goes to the one handler
+            ack = request.context.ack
+            if ack is None or ack.response is not None or self.auto_acknowledgement:
+                self.errors.handle(error=error, request=request, response=None)
+                return None
+            answer = BoltResponse(status=500, body="")
+            self.errors.handle(error=error, request=request, response=answer)
+            ack.response = answer  # set last: the answering thread returns it as soon as it is set
+            return answer

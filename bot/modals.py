@@ -13,6 +13,7 @@ from slack_sdk.models.views import View
 
 from bot.payloads import slack_user
 from bot.render.common import context, escape, section
+from bot.response_urls import sealed
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError
 from bot.writes import role_denied
@@ -28,7 +29,7 @@ def modal_meta(inv: Invocation, **extra: Any) -> dict[str, Any]:
     """What a view submission needs to know about the command that opened it (kept in private_metadata)."""
     return {
         "channel": inv.channel_id or None,
-        "response_url": inv.response_url,
+        **sealed(inv.response_url),  # used after the modal closes only if the seal holds
         "ref": inv.reference,
         **extra,
     }

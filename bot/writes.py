@@ -27,8 +27,9 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.webhook import WebhookClient
 
 from bot.listener_errors import log_failure
-from bot.render.common import blocks_to_dicts, escape, section
+from bot.render.common import blocks_to_dicts, escape, section, typed
 from bot.render.forms import write_answer
+from bot.response_urls import seal_holds
 from bot.roles import Role
 from bot.slash.registry import Invocation
 from core import cache, read
@@ -341,7 +342,7 @@ def _announce(ctx: AppContext, request: WriteRequest, outcome: str, reference: s
     if not channel:
         return
     mark = _MARKS[outcome]
-    what = f"`{escape(request.command)}` — {escape(request.summary)}"
+    what = f"`{escape(request.command)}` — {typed(request.summary)}"  # a person's words in it
     text = mask_secret_words(f"{mark} <@{request.slack_user}> {what} (ref {reference})")
     try:
         ctx.web_client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
@@ -356,8 +357,12 @@ def answer_later(
     """Answer after a modal closed: through the originating command's response_url when we have it, else
     as an ephemeral message in its channel, else by direct message."""
     rendered = blocks_to_dicts(blocks or [])
+    url = meta.get("response_url")
+    if url and not seal_holds(meta):  # not the URL samops gave the modal: never posted to
+        why = "its response_url is not the one samops gave it"
+        audit_denied(ctx, slack_user, "answer after a form", why=why)
+        url = None
     try:
-        url = meta.get("response_url")
         if url:
             response = WebhookClient(str(url), timeout=10).send(
                 text=text, blocks=rendered or None, response_type="ephemeral", replace_original=False

@@ -2,6 +2,10 @@
 the backfill of the dashboard's week (`core.backfill`), on one thread of the process that polls, with its
 own connection to the cache and one pace (`core.pacing`) shared by both. A reconciliation pass goes first
 whenever it is due; the backfill fills a panel between passes.
+
+The keyholder reads (`core.keyholder_reads`: the authorizations of panels with alarms, docs/keyholders.md)
+take the same pace, between reconciliation passes, taking turns with the backfill step by step: after the
+first start both have much to do, and neither waits for the other to finish.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from core.cache.outbox import get_state
 from core.client import SamClient
 from core.clock import DAY_MS
 from core.errors import SamError
+from core.keyholder_reads import KeyholderReads
 from core.pacing import Pacer, Stopped
 from core.poller import CURSOR_TABLE
 from core.read.cursors import cursors
@@ -26,6 +31,8 @@ from core.reconcile import Reconciler
 from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.history")
+
+KEYHOLDER_LOOK_S = 5.0  # how often an idle history thread looks for panels whose authorizations are due
 
 
 class History:
@@ -48,6 +55,8 @@ class History:
         self.backfiller = Backfiller(
             client, self.pacer, int(settings.history_days * DAY_MS), first_history_ms
         )
+        self.keyholders = KeyholderReads(client, self.pacer, settings.keyholder_ttl)
+        self._keyholders_first = True
         self._thread: threading.Thread | None = None
 
     def start(self, db_path: Path) -> threading.Thread:
@@ -102,9 +111,21 @@ class History:
             if report.errors:  # the service's failures: the poller states the outage
                 log.debug("history: %s", report.errors[0])
             return due
-        if self.backfiller.step(db, {org: ids for org, ids in panels.items() if org in polled}):
+
+        # The keyholder reads and the backfill take turns, so that neither waits for the other to be done.
+        def backfill() -> bool:
+            return self.backfiller.step(db, {org: ids for org, ids in panels.items() if org in polled})
+
+        def keyholders() -> bool:
+            return self.keyholders.step(db)
+
+        first, then = (keyholders, backfill) if self._keyholders_first else (backfill, keyholders)
+        self._keyholders_first = not self._keyholders_first
+        if first() or then():
             return due
-        self.stop.wait(max(0.05, due - time.monotonic()) if self.reconciler is not None else self.interval)
+        # Not longer than KEYHOLDER_LOOK_S: a new alarm's panel is read within it (or the next pass's end).
+        wait = max(0.05, due - time.monotonic()) if self.reconciler is not None else self.interval
+        self.stop.wait(min(wait, KEYHOLDER_LOOK_S))
         return due
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from core.access_windows import Validity, validity_of
-from core.cache.panel_access import replace_panel_access
+from core.cache.panel_access import record_reads, replace_panel_access
 from core.cache.transactions import write_transaction
 from core.client import SamClient
 from core.clock import now_ms
@@ -27,16 +27,28 @@ log = logging.getLogger(__name__)
 
 _POOL_SIZE = 8  # operation 15 is asked once per user; a few at a time
 
+# Called before each request to the service (the keyholder reads' pace: core/keyholder_reads.py);
+# None: unpaced.
+Pace = Callable[[], None] | None
+
 
 def refresh_panel_access(
-    db: sqlite_utils.Database, client: SamClient, org: int | None, resource_ids: Collection[int] | None = None
+    db: sqlite_utils.Database,
+    client: SamClient,
+    org: int | None,
+    resource_ids: Collection[int] | None = None,
+    pace: Pace = None,
 ) -> int:
     """Fetch the authorizations of `resource_ids` (every panel of the organization when None) and replace
-    what the cache held for them, in one transaction; returns the rows written."""
-    rows = fetch_panel_access(client, org, resource_ids)
+    what the cache held for them, in one transaction that also records them read (`panel_access_reads`);
+    returns the rows written. NotFoundError when a panel asked about is not in the organization's listing."""
+    rows, listed = fetch_panel_access(client, org, resource_ids, pace)
+    if missing := set(resource_ids or ()) - listed:
+        raise NotFoundError(404, "NOT_FOUND", f"panel {min(missing)} is not in the organization's listing")
     panels = set(resource_ids) if resource_ids is not None else None
     with write_transaction(db):
         replace_panel_access(db, org, panels, rows)
+        record_reads(db, org, panels if panels is not None else listed, now_ms())
     return len(rows)
 
 
@@ -50,19 +62,19 @@ def refresh_panel_authorizations(
 
 
 def fetch_panel_access(
-    client: SamClient, org: int | None, resource_ids: Collection[int] | None = None
-) -> list[dict[str, Any]]:
-    """The `panel_access` rows of the panels asked about, from operations 2 and 15. NotFoundError when a
-    panel asked about is not in the organization's bulk listing (which lists every panel, even one nobody
-    is authorized on)."""
+    client: SamClient, org: int | None, resource_ids: Collection[int] | None = None, pace: Pace = None
+) -> tuple[list[dict[str, Any]], set[int]]:
+    """The `panel_access` rows of the panels asked about, from operations 2 and 15, and the panels the
+    organization's bulk listing holds of them (it lists every panel, even one nobody is authorized on: one
+    asked about and missing from it is not the organization's)."""
     fetched_at = now_ms()
+    if pace is not None:
+        pace()
     pairs = [
         p
         for p in client.get_organization_users(org=org)
         if p.resource_id is not None and (resource_ids is None or p.resource_id in resource_ids)
     ]
-    if missing := set(resource_ids or ()) - {p.resource_id for p in pairs}:
-        raise NotFoundError(404, "NOT_FOUND", f"panel {min(missing)} is not in the organization's listing")
     people: dict[int, OrganizationUser] = {}
     authorized: dict[tuple[int, int], str | None] = {}  # (panel, user) -> the panel's name for the user
     for pair in pairs:
@@ -72,7 +84,7 @@ def fetch_panel_access(
         for ru in pair.resource_user_response_list or []:
             if ru.user_id is not None and pair.resource_id is not None:
                 authorized.setdefault((pair.resource_id, ru.user_id), ru.user_name)
-    privileges = _privileges(client, org, {uid for _, uid in authorized})
+    privileges = _privileges(client, org, {uid for _, uid in authorized}, pace)
     rows: list[dict[str, Any]] = []
     for (rid, uid), panel_name in sorted(authorized.items()):
         person = people.get(uid)
@@ -88,11 +100,15 @@ def fetch_panel_access(
                 "fetched_at": fetched_at,
             }
         )
-    return rows
+    return rows, {p.resource_id for p in pairs if p.resource_id is not None}
 
 
-def _privileges(client: SamClient, org: int | None, user_ids: Iterable[int]) -> dict[int, UserPrivileges]:
+def _privileges(
+    client: SamClient, org: int | None, user_ids: Iterable[int], pace: Pace = None
+) -> dict[int, UserPrivileges]:
     def one(uid: int) -> tuple[int, UserPrivileges | None]:
+        if pace is not None:
+            pace()
         try:
             return uid, client.get_user_privilege_groups(uid, org=org)
         except NotFoundError:  # authorized on a panel, unknown to operation 15: no groups, no hours
@@ -102,7 +118,9 @@ def _privileges(client: SamClient, org: int | None, user_ids: Iterable[int]) -> 
     ids = sorted(user_ids)
     if not ids:
         return {}
-    with ThreadPoolExecutor(max_workers=min(_POOL_SIZE, len(ids)), thread_name_prefix="access") as pool:
+    # Paced, the requests go one after the other anyway: one thread is enough.
+    workers = 1 if pace is not None else min(_POOL_SIZE, len(ids))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="access") as pool:
         return {uid: priv for uid, priv in pool.map(one, ids) if priv is not None}
 
 

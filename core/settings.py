@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     reconcile_interval: float = _env("SAMOPS_RECONCILE_INTERVAL", 60.0, gt=0)
     history_days: float = _env("SAMOPS_HISTORY_DAYS", 7.0, ge=0, le=366)
     history_rate: float = _env("SAMOPS_HISTORY_RATE", 0.2, gt=0)
+    # Keyholder context on alarm cards (docs/keyholders.md): seconds a panel's authorizations are kept before
+    # they are read again (only panels with alarms are read, at the history's pace).
+    keyholder_ttl: float = _env("SAMOPS_KEYHOLDER_TTL", 21_600.0, gt=0)
 
     # Tiered freshness of the slow tables under `samops sync --every` (core/tiers.py): seconds between
     # refreshes of each panel's (or organization's) records, spread over the interval.

@@ -69,9 +69,22 @@ def unlinked(text: str) -> str:
     return _LINK_PARTS.sub(lambda m: m.group("email") or LINK_BREAK, text)
 
 
-_LINK_BREAKS = re.compile(rf"(?<=:){LINK_BREAK}(?=//)|{LINK_BREAK}(?=[.．。｡])")
+# Slack's mrkdwn has no escape for its formatting: `*bold*`, `_italic_`, `~strike~`, `` `code` `` and a
+# line starting `>` (a quote) take effect from a mark at the start of the text or after a space or a sign.
+# A zero-width space before such a mark leaves it as a character; a mark inside a word (`U_TECH`) is no
+# opener and stays as it is.
+_FORMAT_OPENERS = re.compile(rf"(?<![0-9A-Za-z{LINK_BREAK}])(?=[*_~`])|^(?=>)", re.MULTILINE)
+
+
+def unformatted(text: str) -> str:
+    """`text` with a zero-width space before each mark that would open Slack formatting: a person's words
+    (a maintenance reason) read as typed, never bold, struck through, code or a quote."""
+    return _FORMAT_OPENERS.sub(LINK_BREAK, text)
+
+
+_LINK_BREAKS = re.compile(rf"(?<=:){LINK_BREAK}(?=//)|{LINK_BREAK}(?=[.．。｡])|{LINK_BREAK}(?=[*_~`>])")
 
 
 def relinked(text: str) -> str:
-    """`unlinked` undone, for a record that keeps text as it was sent (the audit log)."""
+    """`unlinked` and `unformatted` undone, for a record that keeps text as it was sent (the audit log)."""
     return _LINK_BREAKS.sub("", text)

@@ -62,6 +62,7 @@ HEADERS = (
     "Description",
     "Org",
 )
+KEYHOLDERS = "Keyholders"  # the column of each alarm's keyholder line (docs/keyholders.md), last
 MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
 # One style sheet, not a style on every cell: 500 rows of inline styles made a 475 KB message for the browser
 # to parse and sanitize. The class name is ours alone, so the rules touch nothing else on the page.
@@ -106,11 +107,13 @@ def alarms_html(
     tz: tzinfo,
     zone_label: str,
     states: Mapping[str, read.Standing] | None = None,
+    keyholders: Mapping[str, str] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
-    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise."""
+    lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise; with
+    `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a last Keyholders column."""
     states = states or {}
-    heads = [f"Time ({zone_label})", *HEADERS[1:]]
+    heads = [f"Time ({zone_label})", *HEADERS[1:], *([KEYHOLDERS] if keyholders is not None else [])]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
         "<tr>"
@@ -125,6 +128,7 @@ def alarms_html(
             r.description or "",
             "" if r.org_id is None else r.org_id,
         )
+        + (_cells(keyholders.get(r.event_id, "")) if keyholders is not None else "")
         + "</tr>"
         for r in rows
     )

@@ -15,11 +15,13 @@ from pathlib import Path
 import streamlit as st
 
 from core import cache, read, timefmt
+from core.access_windows import notify_section
 from core.action_plans import ActionPlans, load_action_plans
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
 from core.incidents import Evidence
+from core.keyholders import contexts
 from core.priorities import Priorities, load_priorities
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
@@ -127,6 +129,18 @@ def standings(path: str, event_ids: tuple[str, ...]) -> dict[str, read.Standing]
     """The lifecycle state of each listed alarm samops tracks (core.read.standings)."""
     with _reader(path) as db:
         return read.standings(db, event_ids)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def keyholder_lines(path: str, rows: tuple[read.AlarmRow, ...], config_path: str) -> dict[str, str]:
+    """Each alarm's keyholder line (core/keyholders.py) by event id, as its card says it: judged at its own
+    time in its organization's zone (the config's `[notify]` zone, else its cached users')."""
+    notify = notify_section(Path(config_path))
+    with _reader(path) as db:
+        found = contexts(
+            db, rows, lambda org: timefmt.org_zone(notify, org, fallback=read.users_zone(db, org))
+        )
+        return {event_id: context.text for event_id, context in found.items()}
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

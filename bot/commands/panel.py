@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from bot.context import AppContext
 from bot.forms.fields import looks_like_id, parse_id
+from bot.live_budget import PANEL_COST
 from bot.render.panels import PanelStatus, panel_blocks
 from bot.slash.panels_lookup import PanelRef, not_one_panel, resolve_panels, summary_for
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
@@ -83,6 +84,8 @@ def panel_status(inv: Invocation, ctx: AppContext) -> Reply:
         return picked
     # The service answers only within the organization asked about: use the panel's own when we know it.
     org = inv.org_id if inv.org_id is not None else picked.org_id
+    if not ctx.live.take(org, PANEL_COST):
+        return Reply(text=ctx.live.busy_text(org, PANEL_COST))
     status = fetch_status(ctx, picked, org)
     zone = ctx.config.notify.zone_for(status.org_id if status.org_id is not None else org)
     message = panel_blocks(status, zone)

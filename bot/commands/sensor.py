@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.context import AppContext
 from bot.forms.fields import parse_id, parse_name
-from bot.render.common import escape
+from bot.render.common import escape, typed
 from bot.render.forms import write_answer
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
@@ -40,7 +40,7 @@ def rename_sensor(inv: Invocation, ctx: AppContext) -> Reply:
     )
     if outcome.ok:
         title = f"Sensor {sensor_id} renamed" if outcome.ran else outcome.message
-        lines = [f"New description: {escape(text)}"] if outcome.ran else []
+        lines = [f"New description: {typed(text)}"] if outcome.ran else []
     else:
         title = not_done_title(outcome, f"Sensor {sensor_id} not renamed", f"Renaming sensor {sensor_id}")
         lines = [escape(outcome.message)]

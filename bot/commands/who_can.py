@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from bot.commands.panel import pick_panel
 from bot.context import AppContext
+from bot.live_budget import WHO_CAN_GUESS
 from bot.render.who_can import who_can_blocks
 from bot.slash.panels_lookup import PanelRef
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
@@ -122,8 +123,19 @@ def answer_who_can(ctx: AppContext, ref: PanelRef, org: int | None, moment: Mome
     now = now_ms()
     at = moment_ms(moment, zone, now)
     db = ctx.db()
+    if not ctx.live.take(org, WHO_CAN_GUESS):
+        cached = read.who_can(db, ref.resource_id, at, zone)
+        if cached.fetched_at is None:
+            return Reply(text=ctx.live.busy_text(org, WHO_CAN_GUESS))
+        source = (
+            f"samops has asked the service a lot about this organization just now; these are the "
+            f"authorizations it read at {local_words(cached.fetched_at, zone, now)}. Times in {zone.key}."
+        )
+        message = who_can_blocks(cached, ref.name, zone, source)
+        return Reply(text=message.text, blocks=message.blocks)
     try:
-        refresh_panel_authorizations(db, ctx.client, org, ref.resource_id)
+        rows = refresh_panel_authorizations(db, ctx.client, org, ref.resource_id)
+        ctx.live.spend(org, 1 + rows - WHO_CAN_GUESS)  # operation 2, and 15 for each person authorized
         source = f"Live from the service at {local_words(now, zone, now)}; times in {zone.key}."
     except NotFoundError:
         raise  # the service says the panel is not there: old authorizations would mislead

@@ -37,6 +37,7 @@ from bot.render.common import header, section
 from bot.render.home import home_view, view_hash
 from bot.roles import Role
 from core.clock import now_ms
+from core.keyholders import contexts as keyholder_contexts
 from core.read import HomeScope, home_data
 
 log = logging.getLogger(__name__)
@@ -184,8 +185,16 @@ class HomeTabs:
         scope, why = self.scope_of(user)
         config, url = ctx.config.notify, ctx.dashboard_url
         data = home_data(ctx.db(), user, scope, now_ms(), priorities=ctx.config.priority_book())
+        lines = keyholder_contexts(ctx.db(), [a.alarm for a in data.alarms + data.assigned], config.zone_for)
         view = home_view(
-            data, answer.sentence(), config.zone_for, url, why, note, can_act=answer.role >= Role.TECHNICIAN
+            data,
+            answer.sentence(),
+            config.zone_for,
+            url,
+            why,
+            note,
+            can_act=answer.role >= Role.TECHNICIAN,
+            keyholders=lines,
         )
         return view
 

@@ -23,6 +23,7 @@ from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
+from bot.notify.keyholders import KeyholderCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.paging import Directory, Pager
@@ -70,6 +71,7 @@ class Notifier:
     # SLA is edited once to say it is overdue.
     priorities: Priorities = field(default_factory=Priorities)
     overdue: OverdueCards = field(init=False)
+    keyholders: KeyholderCards = field(init=False)  # edits cards drawn before their keyholder line was read
     plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # [[action_plans]]: the checklists
     # Silent-panel supervision ([supervision], core/supervision.py): off unless given (`samops notify` gives
     # the config's, on by default), so that a notifier built for one test pages about nothing else.
@@ -85,6 +87,7 @@ class Notifier:
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
         )
+        self.keyholders = KeyholderCards(self.db, self.delivery, self.drawing, self.clock)
         off = SupervisionConfig(silent_after=None)
         self.supervision = Supervision(
             self.db,
@@ -132,6 +135,7 @@ class Notifier:
         self.escalate()
         self.pager.run()
         self.overdue.run()
+        self.keyholders.run()
         return wait
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:

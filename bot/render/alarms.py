@@ -22,12 +22,14 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections, typed
 from bot.render.forms import VALUE, modal
+from bot.render.keyholders import keyholder_line
 from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
 from core.cache import CardCounts
+from core.keyholders import KeyholderContext
 from core.lifecycle import MAX_NOTE, SAMOPS, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
@@ -122,7 +124,7 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     if state.state is State.RESOLVED and state.resolved_at is not None:
         when = local(state.resolved_at, zone, seconds=True)
         line = f":heavy_check_mark: *Resolved* by {person(state.resolved_by)} at {when}"
-        return line + (f" — {escape(clip(state.note, 500))}" if state.note else "")
+        return line + (f" — {typed(clip(state.note, 500))}" if state.note else "")  # their words
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
         parts.append(
@@ -176,6 +178,7 @@ def alarm_card(
     state: AlarmState | None = None,
     late_ms: int | None = None,
     urgency: Urgency | None = None,
+    keyholders: KeyholderContext | None = None,
     checklist: Sequence[Block] = (),
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
@@ -192,6 +195,8 @@ def alarm_card(
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
     if late_ms is not None:
         blocks.append(context(late_line(alarm, late_ms, zone)))
+    if keyholders is not None:
+        blocks.append(context(keyholder_line(keyholders)))
     as_of = local(data_as_of, zone, seconds=True) if data_as_of else "unknown"
     blocks.append(context(f"Event `{escape(alarm.event_id)}` · data as of {as_of}"))
     if urgency is not None and urgency.overdue:
@@ -285,7 +290,7 @@ def group_handled(
         f"<@{escape(user)}> {_DONE[change]} {len(alarms)} alarm{'s' if len(alarms) != 1 else ''} of this card"
     )
     if note:
-        head += f" — {escape(clip(note, 500))}"
+        head += f" — {typed(clip(note, 500))}"
     lines = [f"`{local(at, zone, seconds=True)}` `{escape(event_id)}`" for event_id, at in alarms]
     blocks: list[Block] = [section(head), *sections(lines)]
     if len(blocks) > MAX_BLOCKS:

@@ -20,7 +20,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from core.text import relinked, shown, unlinked
+from core.text import relinked, shown, unformatted, unlinked
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -34,7 +34,18 @@ def escape(text: object) -> str:
     """Text safe inside mrkdwn: Slack's three control characters escaped, control and bidi characters (from
     the service, say) written out as \\uXXXX, and URLs and host names broken where Slack would auto-link
     them (core/text.py `unlinked`): a service's text is shown as text, never as a link to a page."""
-    return unlinked(shown(str(text))).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _control_escaped(unlinked(shown(str(text))))
+
+
+def typed(text: object) -> str:
+    """A person's own words in mrkdwn (a maintenance reason, a write's summary in the audit channel):
+    `escape`d, so no mention, `<!channel>` or link, and Slack's formatting marks kept from taking effect
+    (core/text.py `unformatted`): `*urgent*` reads with its stars, not bold."""
+    return _control_escaped(unformatted(unlinked(shown(str(text)))))
+
+
+def _control_escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def plain(mrkdwn: str) -> str:

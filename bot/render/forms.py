@@ -24,6 +24,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.render.common import context, escape, section
+from bot.response_urls import MAC
 
 VALUE = "value"  # the action_id of every input element
 MAX_CHECKBOXES = 10  # Slack's limit for a checkboxes element; beyond it a multi-select is used
@@ -92,7 +93,7 @@ def modal(
     if len(private) > MAX_PRIVATE_METADATA:
         # The response_url is the only long member; without it the answer goes by chat.postEphemeral.
         private = json.dumps(
-            {k: v for k, v in metadata.items() if k != "response_url"}, separators=(",", ":")
+            {k: v for k, v in metadata.items() if k not in {"response_url", MAC}}, separators=(",", ":")
         )
     return View(
         type="modal",

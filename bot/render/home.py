@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ActionsBlock, Block
 from slack_sdk.models.views import View
 
 from bot.render.alarms import dashboard_link, lifecycle_buttons, panel_label, sensor_or_zone
-from bot.render.common import clip, context, divider, escape, header, join_lines, section
+from bot.render.common import clip, context, divider, escape, header, join_lines, section, typed
+from bot.render.keyholders import keyholder_line
 from core.alarms import LEVELS, level_of
+from core.keyholders import KeyholderContext
 from core.lifecycle import State
 from core.read import MAINTENANCE, HomeAlarm, HomeData
 from core.timefmt import local
@@ -40,10 +42,13 @@ def home_view(
     why_scope: str = "",
     note: str | None = None,
     can_act: bool = True,
+    keyholders: Mapping[str, KeyholderContext] | None = None,
 ) -> View:
     """The Home of `data.user`. `role_line` says their role and why (`RoleAnswer.sentence`); `why_scope`
     says how their alarms were chosen; `note` answers their last click here; `can_act` (technicians and
-    admins) adds the card's lifecycle buttons to each alarm (the listeners check the role again)."""
+    admins) adds the card's lifecycle buttons to each alarm (the listeners check the role again);
+    `keyholders` is each alarm's keyholder line by event id (core/keyholders.py), as on its card."""
+    lines = keyholders or {}
     blocks: list[Block] = [header("samops"), context(role_line)]
     if note:
         blocks.append(section(f":information_source: {escape(clip(note, 1000))}"))
@@ -56,11 +61,12 @@ def home_view(
         dashboard_url,
         "Nothing is assigned to you.",
         can_act,
+        lines,
     )
     blocks += _incidents_blocks(data, zone_for)
     title = "Open and acknowledged alarms" + (" where you work" if data.scope.known else "")
     blocks += _alarms_blocks(
-        title, data.alarms, data.alarms_total, zone_for, dashboard_url, "No open alarms.", can_act
+        title, data.alarms, data.alarms_total, zone_for, dashboard_url, "No open alarms.", can_act, lines
     )
     if why_scope:
         blocks.append(context(escape(why_scope)))
@@ -93,12 +99,15 @@ def _alarms_blocks(
     dashboard_url: str,
     empty: str,
     can_act: bool,
+    keyholders: Mapping[str, KeyholderContext],
 ) -> list[Block]:
     blocks: list[Block] = [divider(), section(f"*{escape(title)}* ({total})")]
     if not alarms:
         return [*blocks, context(empty)]
     for item in alarms:
-        blocks.append(section(_alarm_line(item, zone_for(item.alarm.org_id))))
+        blocks.append(
+            section(_alarm_line(item, zone_for(item.alarm.org_id), keyholders.get(item.alarm.event_id)))
+        )
         buttons = lifecycle_buttons(item.alarm.event_id, item.state) if can_act else []
         if buttons:
             blocks.append(ActionsBlock(elements=buttons))
@@ -126,7 +135,7 @@ def _incidents_blocks(data: HomeData, zone_for: ZoneFor) -> list[Block]:
     return [divider(), section(f"*Site incidents* ({len(data.incidents)})"), section(join_lines(lines))]
 
 
-def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
+def _alarm_line(item: HomeAlarm, zone: ZoneInfo, keyholders: KeyholderContext | None = None) -> str:
     alarm = item.alarm
     level = LEVELS[level_of(alarm.violation_type, alarm.event_type).name]
     # Each part clipped on its own, so a long name never pushes the state and the buttons' context out.
@@ -146,7 +155,8 @@ def _alarm_line(item: HomeAlarm, zone: ZoneInfo) -> str:
     if state is not None and state.holder:
         parts.append(f"held by <@{escape(state.holder)}>")
     parts.append(f"`{escape(alarm.event_id)}`")
-    return clip(f"{head}\n{' · '.join(parts)}", 2900)
+    tail = f"\n{keyholder_line(keyholders)}" if keyholders is not None else ""
+    return clip(f"{head}\n{' · '.join(parts)}", 2900 - len(tail)) + tail
 
 
 def _channel(channel: str) -> str:
@@ -162,7 +172,7 @@ def _quiet(data: HomeData, zone_for: ZoneFor) -> list[Block]:
     for window in data.quiet[:MAX_QUIET_LINES]:
         kind = ":wrench: Maintenance" if window.kind == MAINTENANCE else ":no_bell: Silence"
         by = f" by <@{escape(window.created_by)}>" if window.created_by else ""
-        reason = f" — {escape(clip(window.reason, 200))}" if window.reason else ""
+        reason = f" — {typed(clip(window.reason, 200))}" if window.reason else ""
         until = local(window.end, zone_for(window.organization))
         lines.append(f"{kind} of {escape(window.scope())} until {until}{by}{reason}")
     return [*blocks, section(join_lines(lines, total=len(data.quiet)))]

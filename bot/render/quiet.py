@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, SectionBlock
 
-from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, header, join_lines, section
+from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, header, join_lines, section, typed
 from core.read import MAINTENANCE, Handover, HeldGroup, QuietWindow
 from core.text import counted
 from core.timefmt import local
@@ -31,7 +31,7 @@ def window_line(window: QuietWindow, zone: ZoneInfo, now: int) -> str:
         else f"from {local(window.starts_at, zone, seconds=True)} to {local(window.end, zone, seconds=True)}"
     )
     who = f" by <@{escape(window.created_by)}>" if window.created_by else " (from the config)"
-    reason = f" — {escape(window.reason)}" if window.reason else ""
+    reason = f" — {typed(window.reason)}" if window.reason else ""
     state = "in maintenance" if window.kind == MAINTENANCE else "silenced"
     return f"{emoji} *{escape(window.scope())}* {state} {when}{who}{reason}"
 

@@ -452,6 +452,17 @@ def _v13_records_apart(db: sqlite_utils.Database) -> None:
     drop_from_main(db)
 
 
+def _v14_panel_access_reads(db: sqlite_utils.Database) -> None:
+    # How each panel's authorizations were last read (core/keyholder_reads.py, `/sam who-can`): when a read
+    # last succeeded, when one was last tried and why it failed, and when what a card's keyholder line says
+    # last changed kind (read, failed), so that a card posted before it is edited once (docs/keyholders.md).
+    execute(
+        db,
+        "CREATE TABLE IF NOT EXISTS panel_access_reads (resource_id INTEGER PRIMARY KEY, org_id INTEGER,"
+        " read_at INTEGER, tried_at INTEGER NOT NULL, error TEXT, changed_at INTEGER NOT NULL)",
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -469,6 +480,7 @@ MIGRATIONS: list[Migration] = [
     _v11_site_incidents,
     _v12_activities_seen_at,
     _v13_records_apart,
+    _v14_panel_access_reads,
 ]
 RECORDS_APART = 13  # the version from which the records tables live in records.db
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,6 +9,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `cameras`, `panels`: cameras and their problems, organizations and panels;
 - `stats`: counts over time and panels (charts, heatmap, KPIs); `freshness`: how fresh each table is;
 - `who_can`: who may operate a panel at a moment (authorizations, privilege groups, validity windows);
+  `keyholders`: how each panel's authorizations were last read, which are due, which cards are behind;
 - `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour;
 - `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
 - `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
@@ -50,6 +51,9 @@ from core.read.home import HomeAlarm, HomeData, home_data
 from core.read.home import Scope as HomeScope
 from core.read.home import fingerprint as home_fingerprint
 from core.read.incidents import IncidentSummary, incident_timeline, open_incidents, unrecorded_errors
+from core.read.keyholders import StaleCard as KeyholderStaleCard
+from core.read.keyholders import cards_behind as keyholder_cards_behind
+from core.read.keyholders import edit_key as keyholder_edit_key
 from core.read.panels import (
     find_panels,
     organizations,
@@ -108,6 +112,7 @@ __all__ = [
     "HomeScope",
     "HourCount",
     "IncidentSummary",
+    "KeyholderStaleCard",
     "KpiHours",
     "Kpis",
     "OpenAlarm",
@@ -149,6 +154,8 @@ __all__ = [
     "incident_timeline",
     "is_late",
     "iter_alarms",
+    "keyholder_cards_behind",
+    "keyholder_edit_key",
     "kpi_hours",
     "kpis",
     "late_by",

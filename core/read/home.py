@@ -170,12 +170,14 @@ def fingerprint(
     changes = scalar(db, "SELECT max(id) FROM alarm_changes")  # every acknowledge, take, resolve adds one
     outbox = scalar(db, "SELECT max(rowid) FROM notify_outbox")  # every new alarm adds one
     evidence = scalar(db, "SELECT max(rowid) FROM incident_evidence")  # a camera offline joining, too
+    keyholders = scalar(db, "SELECT max(changed_at) FROM panel_access_reads")  # a keyholder line read
     quiet = tuple(w.id for w in windows_in_force(db, now))
     fresh = assess(freshness(db, count_rows=False), now)
     found = (
         changes,
         outbox,
         evidence,
+        keyholders,
         quiet,
         fresh.as_of,
         tuple(t.table for t in fresh.failing),

@@ -9,6 +9,7 @@ from datetime import tzinfo
 import streamlit as st
 
 from core import read, timefmt
+from core.settings import load_settings
 from core.text import counted
 from dashboard import alarm_table, boundary, charts, data, export, filters, ui, zones
 
@@ -128,11 +129,13 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
         return
     shown = alarm_table.sort_rows(rows, sort)
     states = data.standings(path, tuple(r.event_id for r in shown))
+    lines = data.keyholder_lines(path, tuple(shown), str(load_settings().config_path))
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
         frame = ui.alarms_frame(shown, states)
+        frame[alarm_table.KEYHOLDERS] = [lines.get(r.event_id, "") for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
-        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states))
+        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states, lines))
 
 
 alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))

@@ -11,6 +11,7 @@ from datetime import time
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.context import AppContext
+from bot.pace import TokenBucket
 from bot.render.common import escape
 from bot.roles import Role
 from bot.slash.parse import as_typed
@@ -24,6 +25,9 @@ from core.windows import parse_clock
 USAGE = "/sam notify-me [on | off | priorities P1 P2 … | priorities none | quiet 22:00-07:00 | quiet off]"
 
 log = logging.getLogger(__name__)
+# users.info is Tier 4 (100+ a minute): one ask per preference set, at most 1 a second past a burst of 20, so
+# a flood of `/sam notify-me` stays within it (past it, the zone known from before is kept).
+_ZONE_ASKS = TokenBucket(1.0, 20)
 
 
 @subcommand(
@@ -106,7 +110,7 @@ def _quiet(values: list[str]) -> tuple[time | None, time | None]:
 
 def _zone(ctx: AppContext, user: str) -> str | None:
     """The person's Slack time zone (users.info `tz`); None when Slack does not say (then UTC, and shown)."""
-    if ctx.local_mode:
+    if ctx.local_mode or not _ZONE_ASKS.take():
         return None
     try:
         answer = ctx.web_client.users_info(user=user)

@@ -112,7 +112,7 @@ class Escalator:
         levels = self.levels(thread)
         if not levels:
             return 0
-        if self._incident_handled(thread):
+        if self.incident_handled(thread):
             return 0
         done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
         if done >= len(levels):
@@ -147,7 +147,7 @@ class Escalator:
         log.info("notify: escalated %s in %s to level %d", escalated, thread.channel, number)
         return 1
 
-    def _incident_handled(self, thread: Thread) -> bool:
+    def incident_handled(self, thread: Thread) -> bool:
         """Whether the thread's card is an incident card someone has taken up."""
         card = cards.card_at(self.db, thread.channel, thread.ts)
         if card is None or card.kind is not cards.CardKind.INCIDENT or card.incident_id is None:

@@ -133,7 +133,7 @@ class Pager:
         pages: list[Page] = []
         for thread in open_threads(self.db, channels, now - int(last) - CATCH_UP_MS, now):
             done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
-            if not done:
+            if not done or escalator.incident_handled(thread):  # an incident taken up is handled as one
                 continue
             levels = escalator.levels(thread)  # the one rule of which levels apply
             priority = min(self.priorities.of(a) for a in thread.alarms)

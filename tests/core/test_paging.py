@@ -13,7 +13,7 @@ from core.priorities import Priority
 
 
 def at(zone: str, *parts: int) -> int:
-    return int(datetime(*parts, tzinfo=ZoneInfo(zone)).timestamp() * 1000)  # type: ignore[misc]
+    return int(datetime(*parts, tzinfo=ZoneInfo(zone)).timestamp() * 1000)
 
 
 NIGHT = PagePrefs("U1", quiet_from=time(22, 0), quiet_to=time(7, 0), zone="Europe/Berlin")

@@ -260,6 +260,14 @@ def claimed(db: sqlite_utils.Database, body: dict[str, Any]) -> Claim:
     return claim
 
 
+def page_disagreement(claim: Claim, event_id: str) -> str | None:
+    """Why a click on a page names another alarm than the one samops paged there; None when it does not (or
+    the click is on no page)."""
+    if claim.page_of is not None and claim.page_of != event_id:
+        return f"the page at that message is about alarm {claim.page_of}"
+    return None
+
+
 def disagreement(claim: Claim, card: Card | None) -> str | None:
     """Why a click's claim contradicts samops' record of the card (`card`, None: the alarm was never posted
     to Slack); None when it does not. A click from the App Home, or with no container, claims no card."""

@@ -165,9 +165,7 @@ def _alarm_target(
     if event_id is None:
         return None
     card = card_of_alarm(ctx.db(), event_id)
-    why = disagreement(claim, card)
-    if claim.page_of is not None and claim.page_of != event_id:
-        why = f"the page at that message is about alarm {claim.page_of}"
+    why = disagreement(claim, card) or cards.page_disagreement(claim, event_id)
     if why is not None:
         _not_ours(ctx, user, command, why, answer)
         return None

@@ -12,6 +12,7 @@ is a claim, read here without trusting its shape (`claimed_card`) and checked ag
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from bot.render import alarms as render
 from bot.render import plans as plan_render
 from bot.render.common import Rendered
 from bot.render.incidents import IncidentView, incident_card
-from core import cache, lifecycle, read
+from core import cache, dispositions, lifecycle, read
 from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
@@ -105,6 +106,7 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     late = read.late_by(d.db, alarm.event_id)
     zone = d.zone_for(alarm.org_id)
     checklist = plan_blocks(d, alarm, state, zone)
+    closed = dispositions.resolved_as(d.db, alarm.event_id)
     return render.alarm_card(
         alarm,
         zone,
@@ -115,6 +117,7 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
         urgency=urgency,
         keyholders=context_of(d.db, alarm, zone),
         checklist=checklist,
+        resolved_as=closed.label if closed is not None else None,
     )
 
 
@@ -126,12 +129,17 @@ def plan_blocks(d: Drawing, alarm: Alarm, state: AlarmState | None, zone: ZoneIn
 
 
 def draw_storm(
-    d: Drawing, alarm: Alarm, counts: CardCounts, handled: dict[State, int] | None = None
+    d: Drawing,
+    alarm: Alarm,
+    counts: CardCounts,
+    handled: dict[State, int] | None = None,
+    closed: dict[str, int] | None = None,
 ) -> Rendered:
     """A storm card: `alarm` is the first grouped into it (its title and colour), `handled` how many of its
-    alarms are in each state (None for a card not posted yet: all open)."""
+    alarms are in each state (None for a card not posted yet: all open), `closed` what its resolved alarms
+    were resolved as."""
     zone = d.zone_for(alarm.org_id)
-    return render.storm_card(alarm, counts, zone, d.data_as_of, d.dashboard_url, handled)
+    return render.storm_card(alarm, counts, zone, d.data_as_of, d.dashboard_url, handled, closed)
 
 
 def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentView:
@@ -144,7 +152,14 @@ def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentV
     held = lifecycle.states(db, members).values()
     holders = tuple(sorted({s.holder for s in held if s.holder and s.state is not State.RESOLVED}))
     kinds = kinds_of(e.kind for e in timeline)
-    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders)
+    closed = resolved_as(db, members)
+    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders, closed)
+
+
+def resolved_as(db: sqlite_utils.Database, event_ids: list[str]) -> dict[str, int]:
+    """How many of these alarms were resolved as each disposition (by label, most first)."""
+    labels = Counter(d.label for d in read.dispositions_of(db, event_ids).values())
+    return dict(labels.most_common())
 
 
 def draw_incident(d: Drawing, incident: IncidentRow) -> Rendered:
@@ -166,7 +181,8 @@ def draw(d: Drawing, card: Card) -> Rendered | None:
             return None
         # An edit keeps the card's handling line and buttons as the team left them.
         handled = read.card_states(db, card.channel, card.ts)
-        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled)
+        closed = resolved_as(db, [e for e, _ in read.card_alarms(db, card.channel, card.ts)])
+        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled, closed)
     alarm = cache.get_alarm(db, card.event_id) if card.event_id is not None else None
     return draw_alarm(d, alarm) if alarm is not None else None
 

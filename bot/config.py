@@ -1,7 +1,8 @@
 """The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
 channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py),
-silent-panel supervision (`[supervision]`: core/supervision.py), and `[notify]` (its model lives beside the
-notifier, `bot/notify/config.py`).
+silent-panel supervision (`[supervision]`: core/supervision.py), the dispositions and the false-alarm
+threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and `[notify]` (its model lives
+beside the notifier, `bot/notify/config.py`).
 
 The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
 every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
@@ -19,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bot.notify.config import NotifyConfig, problems, with_channel_orgs
 from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
+from core.dispositions import DEFAULTS as DISPOSITIONS
+from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
 from core.priorities import Priorities, PriorityRule, SlaConfig
 from core.supervision import SupervisionConfig
 
@@ -98,6 +101,15 @@ class BotConfig(BaseModel):
     def _plan_names(cls, plans: tuple[ActionPlan, ...] | None) -> tuple[ActionPlan, ...] | None:
         return None if plans is None else check_names(plans)
 
+    # `[[dispositions]]` (replacing the defaults) and `[false_alarms]`: core/dispositions.py.
+    dispositions: tuple[Disposition, ...] = DISPOSITIONS
+    false_alarms: FalseAlarmsConfig = Field(default_factory=FalseAlarmsConfig)
+
+    @field_validator("dispositions")
+    @classmethod
+    def _dispositions(cls, value: tuple[Disposition, ...]) -> tuple[Disposition, ...]:
+        return checked_list(value)
+
     @model_validator(mode="before")
     @classmethod
     def _handover_orgs(cls, data: Any) -> Any:
@@ -113,6 +125,10 @@ class BotConfig(BaseModel):
         """The action plans (the defaults when the file names none), chosen by the priorities above."""
         plans = DEFAULT_PLANS if self.action_plans is None else self.action_plans
         return ActionPlans(plans, self.priority_book())
+
+    def disposition_list(self) -> Dispositions:
+        """The dispositions the Resolve form offers, in their order."""
+        return Dispositions(self.dispositions)
 
     def channel_org(self, channel_id: str) -> int | None:
         channel = self.channels.get(channel_id)

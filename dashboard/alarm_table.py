@@ -98,6 +98,14 @@ def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
     return f'<td><time datetime="{html.escape(timefmt.iso(epoch_ms, tz))}">{shown}</time></td>'
 
 
+DISPOSITION = "Disposition"
+
+
+def label_of(closed: read.AlarmDisposition | None) -> str:
+    """The Disposition cell: the label the alarm was resolved as, empty while it has none."""
+    return closed.label if closed is not None else ""
+
+
 def _cells(*texts: object) -> str:
     return "".join(f"<td>{html.escape(str(text))}</td>" for text in texts)
 
@@ -108,12 +116,18 @@ def alarms_html(
     zone_label: str,
     states: Mapping[str, read.Standing] | None = None,
     keyholders: Mapping[str, str] | None = None,
+    closed: Mapping[str, read.AlarmDisposition] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
     lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise; with
-    `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a last Keyholders column."""
+    `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a Keyholders column; with
+    `closed`, a last column: what each alarm was resolved as (core/dispositions.py)."""
     states = states or {}
-    heads = [f"Time ({zone_label})", *HEADERS[1:], *([KEYHOLDERS] if keyholders is not None else [])]
+    extra = [
+        *([KEYHOLDERS] if keyholders is not None else []),
+        *([DISPOSITION] if closed is not None else []),
+    ]
+    heads = [f"Time ({zone_label})", *HEADERS[1:], *extra]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
         "<tr>"
@@ -129,6 +143,7 @@ def alarms_html(
             "" if r.org_id is None else r.org_id,
         )
         + (_cells(keyholders.get(r.event_id, "")) if keyholders is not None else "")
+        + (_cells(label_of(closed.get(r.event_id))) if closed is not None else "")
         + "</tr>"
         for r in rows
     )

@@ -8,7 +8,7 @@ pages refresh without hammering SQLite.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from core.action_plans import ActionPlans, load_action_plans
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
+from core.dispositions import FalseAlarmsConfig, load_false_alarms
 from core.incidents import Evidence
 from core.keyholders import contexts
 from core.priorities import Priorities, load_priorities
@@ -122,6 +123,18 @@ def quiet_windows(path: str, now: int) -> list[QuietWindow]:
 def recent_alarms(path: str, flt: read.AlarmFilter, limit: int = 500) -> list[read.AlarmRow]:
     with _reader(path) as db:
         return read.recent_alarms(db, flt, limit)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def dispositions_of(path: str, event_ids: tuple[str, ...]) -> dict[str, read.AlarmDisposition]:
+    """What each listed alarm was resolved as (those resolved with a disposition)."""
+    return closed_now(path, event_ids)
+
+
+def closed_now(path: str, event_ids: Sequence[str]) -> dict[str, read.AlarmDisposition]:
+    """`dispositions_of`, not cached: for the full export's thread, a chunk at a time."""
+    with _reader(path) as db:
+        return read.dispositions_of(db, event_ids)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -230,6 +243,30 @@ def open_alarms(path: str, now: int, config_path: str | None = None) -> list[rea
         except ValueError:
             priorities = Priorities()
         return read.open_alarms(db, now, priorities=priorities)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def false_alarm_rates(
+    path: str,
+    by: str,
+    now: int,
+    org_id: int | None,
+    threshold: int | None = None,
+    threshold_days: int = 30,
+) -> list[read.GroupRates]:
+    """False-alarm counts per panel, organization or kind over 7, 30 and 90 days (the False alarms page)."""
+    with _reader(path) as db:
+        return read.false_alarm_rates(
+            db, read.Grouping(by), now, org_id=org_id, threshold=threshold, threshold_days=threshold_days
+        )
+
+
+def false_alarm_limits(config_path: str) -> tuple[FalseAlarmsConfig, str | None]:
+    """`[false_alarms]` of the config, and why it cannot be used (one line naming the field), if so."""
+    try:
+        return load_false_alarms(Path(config_path)), None
+    except ValueError as err:
+        return FalseAlarmsConfig(), str(err)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import tzinfo
 
 import pandas as pd
@@ -60,6 +60,9 @@ def cell(value: object) -> object:
 LINE_END = "\r\n"
 
 ALARM_COLUMNS = ("Time", "Type", "Violation", "Panel", "Panel id", "Event", "Description", "Org")
+# After them, when the export is given the alarms' dispositions (core/dispositions.py): code and label.
+DISPOSITION_COLUMNS = ("Disposition", "Disposition label")
+Closed = Callable[[Sequence[str]], Mapping[str, read.AlarmDisposition]]  # event ids -> their dispositions
 
 
 def heading(title: str, filters: str, as_of: int | None, now: int, tz: tzinfo) -> str:
@@ -87,15 +90,27 @@ def alarm_record(row: read.AlarmRow, tz: tzinfo) -> tuple[object, ...]:
     )
 
 
-def alarms_csv(chunks: Iterable[list[read.AlarmRow]], head: str, tz: tzinfo) -> bytes:
-    """The CSV of every row in `chunks`, under `head` (from `heading`)."""
+def alarms_csv(
+    chunks: Iterable[list[read.AlarmRow]], head: str, tz: tzinfo, closed: Closed | None = None
+) -> bytes:
+    """The CSV of every row in `chunks`, under `head` (from `heading`); with `closed`, each alarm's
+    disposition (code and label, empty while it is not resolved with one)."""
     out = io.StringIO()
     out.write(head)
     writer = csv.writer(out, lineterminator=LINE_END)
-    writer.writerow(ALARM_COLUMNS)
+    writer.writerow(ALARM_COLUMNS + (DISPOSITION_COLUMNS if closed is not None else ()))
     for rows in chunks:
-        writer.writerows(alarm_record(row, tz) for row in rows)
+        if closed is None:
+            writer.writerows(alarm_record(row, tz) for row in rows)
+            continue
+        found = closed([row.event_id for row in rows])
+        writer.writerows(alarm_record(row, tz) + disposition_cells(found.get(row.event_id)) for row in rows)
     return out.getvalue().encode()
+
+
+def disposition_cells(closed: read.AlarmDisposition | None) -> tuple[object, ...]:
+    """The code and label (labels are the TOML's words: passed through `cell` all the same)."""
+    return (cell(closed.code), cell(closed.label)) if closed is not None else ("", "")
 
 
 def table_csv(frame: pd.DataFrame, head: str, tz: tzinfo) -> bytes:

@@ -33,4 +33,5 @@ def register(app: App, ctx: AppContext) -> None:
     app.action(WHO_CAN_ACTION)(with_context(who_can.on_who_can, ctx))
     app.action(CONFIRM_ACTION)(ack=confirm.ack_click, lazy=[with_context(confirm.run_confirmed, ctx)])
     app.action(CANCEL_ACTION)(ack=confirm.ack_click, lazy=[confirm.run_cancel])
-    register_modal(app, ctx, lifecycle.RESOLVE)  # the Resolve form the lifecycle buttons open
+    # The Resolve form the lifecycle buttons open, with the configured dispositions.
+    register_modal(app, ctx, lifecycle.resolve_form(ctx.config.disposition_list()))

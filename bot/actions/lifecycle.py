@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import StringConstraints
@@ -34,7 +35,7 @@ from bot.listener_errors import respond_privately
 from bot.modals import modal_meta, open_modal
 from bot.payloads import Id, ModalMeta, PayloadError, SlackId, part, read_event_id, read_id, slack_user
 from bot.render import alarms as render
-from bot.render.alarms import NOTE, RESOLVE_MODAL
+from bot.render.alarms import DISPOSITION, NOTE, RESOLVE_MODAL
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply
 from bot.writes import (
@@ -47,9 +48,10 @@ from bot.writes import (
     role_denied,
     run_write,
 )
-from core import cache, lifecycle, read
+from core import cache, dispositions, keyholders, lifecycle, read
 from core.cache import write_transaction
 from core.clock import now_ms
+from core.dispositions import Disposition, Dispositions
 from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome
 from core.reference import new_reference
 from core.text import counted
@@ -62,6 +64,7 @@ log = logging.getLogger(__name__)
 
 NEEDED = Role.TECHNICIAN  # acting on an alarm is a write: viewers watch
 VERBS = {Change.ACKNOWLEDGED: "acknowledge", Change.ASSIGNED: "take", Change.RESOLVED: "resolve"}
+DEFAULT_LIST = Dispositions()  # the documented defaults, when no list is configured
 NOT_OURS = "This does not match the card samops posted for it; nothing was recorded (ref {ref})."
 
 Answer = Callable[[str], None]
@@ -97,13 +100,15 @@ def change_alarm(
     key: str,
     note: str | None = None,
     reference: str = "",
+    disposition: Disposition | None = None,
 ) -> tuple[WriteOutcome, Outcome | None]:
-    """Apply `change` to one cached alarm, once per `key`, audited."""
+    """Apply `change` to one cached alarm, once per `key`, audited (resolving: as `disposition`)."""
     db = ctx.db()
     alarm = cache.get_alarm(db, event_id)
     assert alarm is not None
     verb = VERBS[change]
     summary = f"{verb} alarm {event_id}" + (f" with a note ({len(note)} characters)" if note else "")
+    summary += audit_text(disposition)
     unchanged = _refusal(db, event_id, change, user)
     if unchanged:  # read before the write: the summary only; the write itself decides
         summary += f" (no change: {unchanged})"
@@ -112,9 +117,30 @@ def change_alarm(
     outcome = run_write(
         ctx,
         request,
-        lambda: lifecycle.apply(db, event_id, change, user, now_ms(), opened_at=opened_at, note=note),
+        lambda: apply_change(db, event_id, change, user, now_ms(), opened_at, note, disposition),
     )
     return outcome, outcome.result if isinstance(outcome.result, Outcome) else None
+
+
+def apply_change(
+    db: sqlite_utils.Database,
+    event_id: str,
+    change: Change,
+    user: str,
+    at: int,
+    opened_at: int,
+    note: str | None,
+    disposition: Disposition | None,
+) -> Outcome:
+    """The lifecycle's change; a Resolve with a disposition keeps it with the resolution (one transaction)."""
+    if change is Change.RESOLVED and disposition is not None:
+        return dispositions.resolve(db, event_id, disposition, user, at, opened_at=opened_at, note=note)
+    return lifecycle.apply(db, event_id, change, user, at, opened_at=opened_at, note=note)
+
+
+def audit_text(disposition: Disposition | None) -> str:
+    """What the audit row's summary says of the disposition: its code and label."""
+    return f" as {disposition.code} ({disposition.label})" if disposition is not None else ""
 
 
 def _refusal(db: sqlite_utils.Database, event_id: str, change: Change, user: str) -> str:
@@ -243,6 +269,7 @@ def change_card(
     key: str,
     note: str | None = None,
     reference: str = "",
+    disposition: Disposition | None = None,
 ) -> tuple[WriteOutcome, list[tuple[str, int]]]:
     """Apply `change` to every alarm of the storm or incident card in one transaction, once per `key`,
     audited as one write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
@@ -254,6 +281,7 @@ def change_card(
     summary = f"{verb} {changing} of the {counted(len(alarms), 'alarm')} of the {_card_name(card)}"
     if note:
         summary += f" with a note ({len(note)} characters)"
+    summary += audit_text(disposition)
     if not changing:
         summary += " (no change)"
     # The card's panel names its organization: the role is checked there (a role from the service holds
@@ -266,7 +294,7 @@ def change_card(
         changed = []
         with write_transaction(db):
             for event_id, opened_at in alarms:
-                result = lifecycle.apply(db, event_id, change, user, at, opened_at=opened_at, note=note)
+                result = apply_change(db, event_id, change, user, at, opened_at, note, disposition)
                 if result.changed:
                     changed.append((event_id, opened_at))
         return changed
@@ -282,6 +310,7 @@ def after_card_change(
     change: Change,
     changed: list[tuple[str, int]],
     note: str | None = None,
+    disposition: Disposition | None = None,
 ) -> None:
     """Say in the card's thread which alarms changed, and re-render the card to its new counts."""
     db = ctx.db()
@@ -290,7 +319,8 @@ def after_card_change(
     if first is None:
         return
     if changed:
-        message = render.group_handled(user, change, changed, ctx.config.notify.zone_for(first.org_id), note)
+        zone = ctx.config.notify.zone_for(first.org_id)
+        message = render.group_handled(user, change, changed, zone, note, disposition and disposition.label)
         try:
             ctx.web_client.chat_postMessage(
                 channel=card.channel,
@@ -302,6 +332,39 @@ def after_card_change(
         except (SlackApiError, SlackClientError, OSError) as err:
             log.warning("could not post in the card's thread: %s", err)
     refresh_now(ctx, card)
+
+
+def said_resolved(
+    ctx: AppContext,
+    card: Card | None,
+    user: str,
+    event_id: str,
+    note: str | None,
+    disposition: Disposition | None,
+) -> None:
+    """Say in the thread of the alarm's card that it was resolved, as what (a storm or incident card's
+    thread lists it as one alarm of the card, as Resolve all does)."""
+    alarm = cache.get_alarm(ctx.db(), event_id)
+    if card is None or alarm is None:
+        return
+    label = disposition.label if disposition is not None else None
+    if card.kind is CardKind.ALARM:
+        message = render.alarm_resolved(user, label, note)
+    else:
+        zone = ctx.config.notify.zone_for(alarm.org_id)
+        message = render.group_handled(
+            user, Change.RESOLVED, [(event_id, alarm.activity_time)], zone, note, label
+        )
+    try:
+        ctx.web_client.chat_postMessage(
+            channel=card.channel,
+            thread_ts=card.ts,
+            text=message.text,
+            blocks=message.blocks,
+            unfurl_links=False,
+        )
+    except (SlackApiError, SlackClientError, OSError) as err:
+        log.warning("could not post in the card's thread: %s", err)
 
 
 def group_card(ctx: AppContext, claim: Claim, value: object) -> tuple[Card | None, str | None]:
@@ -415,6 +478,7 @@ class ResolveMeta(ModalMeta):
 class ResolveForm:
     note: str | None
     override: str | None = None  # an admin's reason to resolve with mandatory steps left
+    disposition: Disposition | None = None  # required by the form; None only for a form without the field
 
 
 def _invocation(body: dict[str, Any], user: str, role: Role, claim: Claim) -> Invocation:
@@ -441,8 +505,15 @@ def form_key(ref: str | None, user: str, meta: dict[str, Any]) -> str:
 
 
 def _open_resolve(
-    ctx: AppContext, body: dict[str, Any], answer: Answer, what: str, claim: Claim, **target: Any
+    ctx: AppContext,
+    body: dict[str, Any],
+    answer: Answer,
+    what: str,
+    claim: Claim,
+    hint: str | None = None,
+    **target: Any,
 ) -> None:
+    """Open the Resolve form; `hint` is shown under its disposition menu (`Dispositions.suggestion`)."""
     user = slack_user(body)
     inv = _invocation(body, user, ctx.roles.role_of(user), claim)
     meta = modal_meta(inv, ts=claim.ts, **({"home": True} if claim.home else {}), **target)
@@ -453,7 +524,7 @@ def _open_resolve(
         ctx,
         inv,
         "Resolve alarm",
-        lambda: render.resolve_modal(meta, what),
+        lambda: render.resolve_modal(meta, what, ctx.config.disposition_list().options(), hint),
         without_slack=lambda: Reply(text="Resolving opens a form, which needs Slack; use the card in Slack."),
     )
     if reply is not None:
@@ -479,7 +550,21 @@ def on_resolve(
         return
     if (plan := plan_gate.at_click(ctx, user, [target.event_id], answer)) is None:
         return
-    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, e=target.event_id, **plan)
+    hint = resolve_hint(ctx, target.event_id)
+    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, hint, e=target.event_id, **plan)
+
+
+def resolve_hint(ctx: AppContext, event_id: str) -> str | None:
+    """The Resolve form's suggestion from the alarm's keyholder line (core/keyholders.py): inside an
+    authorized user's window, "Suggested: False alarm: user error — During the access window of …". A hint
+    only: the menu is never preselected, and a configured list without that code suggests nothing."""
+    db = ctx.db()
+    alarm = cache.get_alarm(db, event_id)
+    if alarm is None:
+        return None
+    found = keyholders.context_of(db, alarm, ctx.config.notify.zone_for(alarm.org_id))
+    code = keyholders.suggested_disposition(found)
+    return ctx.config.disposition_list().suggestion(code, found.text if found is not None else None)
 
 
 def on_resolve_all(
@@ -517,20 +602,48 @@ def resolve_command(meta: ResolveMeta | None) -> str:
     return f"alarm resolve all {meta.ts}" if meta.ts else "alarm resolve all"
 
 
-def read_note(meta: ResolveMeta, view: dict[str, Any]) -> tuple[ResolveForm | None, dict[str, str]]:
-    """The note: optional free text, lines kept; control characters other than layout are refused."""
+def read_disposition(view: dict[str, Any], listed: Dispositions) -> tuple[Disposition | None, str]:
+    """The chosen disposition, looked up in the configured list (the submitted value is only a key), or
+    the error to show under the field."""
+    code = submitted(view).get(DISPOSITION)
+    if code is None or code == "":
+        return None, "choose how the alarm was closed"
+    found = listed.get(code)
+    return (found, "") if found is not None else (None, "that is not one of the dispositions; choose again")
+
+
+def disposition_field(view: dict[str, Any]) -> str:
+    """Where the disposition's error goes: under its menu, or, in a form opened before samops asked for one
+    (Slack refuses an error naming a block the view does not hold), under the note."""
+    blocks = view.get("blocks")
+    listed = blocks if isinstance(blocks, list) else []
+    has_menu = any(isinstance(b, dict) and b.get("block_id") == DISPOSITION for b in listed)
+    return DISPOSITION if has_menu else NOTE
+
+
+def read_note(
+    meta: ResolveMeta, view: dict[str, Any], listed: Dispositions = DEFAULT_LIST
+) -> tuple[ResolveForm | None, dict[str, str]]:
+    """The note: optional free text, lines kept; control characters other than layout are refused. And
+    the disposition, required, one of those `listed`."""
     if (meta.e is None) == (not meta.all) or (meta.all and (meta.channel is None or meta.ts is None)):
         return None, {NOTE: "this form lost its alarm; click Resolve on the card again"}
+    disposition, problem = read_disposition(view, listed)
+    errors: dict[str, str] = {}
+    if problem and disposition_field(view) == NOTE:
+        errors = {NOTE: "samops now asks how the alarm was closed: close this form and click Resolve again"}
+    elif problem:
+        errors = {DISPOSITION: problem}
     try:
         note = free_text(submitted(view).get(NOTE), NOTE).strip()
     except FieldError as err:
-        return None, {NOTE: err.message}
+        return None, {**errors, NOTE: err.message}
     if len(note) > MAX_NOTE:
-        return None, {NOTE: f"at most {MAX_NOTE} characters"}
+        return None, {**errors, NOTE: f"at most {MAX_NOTE} characters"}
     override, problem = plan_gate.read_override(meta.ov, view)
-    if problem:
-        return None, problem
-    return ResolveForm(note or None, override), {}
+    if errors or problem:
+        return None, {**errors, **problem}
+    return ResolveForm(note or None, override, disposition), {}
 
 
 def _form_answer(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> Answer:
@@ -562,10 +675,12 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         members = [e for e, _ in card_alarms(ctx.db(), card)]
         if not plan_gate.may_resolve(ctx, user, members, sub.form.override, command, answer):
             return
-        outcome, changed = change_card(ctx, user, card, Change.RESOLVED, sub.key, note, meta.ref or "")
+        disposition = sub.form.disposition
+        ref = meta.ref or ""
+        outcome, changed = change_card(ctx, user, card, Change.RESOLVED, sub.key, note, ref, disposition)
         if outcome.ran and outcome.ok:
             plan_gate.after_resolve(ctx, user, [e for e, _ in changed], sub.form.override)
-            after_card_change(ctx, user, card, Change.RESOLVED, changed, note)
+            after_card_change(ctx, user, card, Change.RESOLVED, changed, note, disposition)
             if not changed:
                 answer("Every alarm of this card was already resolved.")
         elif outcome.ran:
@@ -582,7 +697,9 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         return
     if not plan_gate.may_resolve(ctx, user, [meta.e], sub.form.override, command, answer):
         return
-    outcome, result = change_alarm(ctx, user, meta.e, Change.RESOLVED, sub.key, note, meta.ref or "")
+    disposition = sub.form.disposition
+    ref = meta.ref or ""
+    outcome, result = change_alarm(ctx, user, meta.e, Change.RESOLVED, sub.key, note, ref, disposition)
     if not outcome.ran:
         return
     if result is not None and result.changed:
@@ -591,10 +708,12 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         answer(outcome.message)
     elif not result.changed:
         answer(unchanged_text(result.state, result.reason, ctx))
-    elif meta.home:
-        _after_change(ctx, result, card, True, answer)
-    elif card is None or not refresh_now(ctx, card):
-        answer("Resolved.")
+    else:
+        if meta.home:
+            _after_change(ctx, result, card, True, answer)
+        elif card is None or not refresh_now(ctx, card):
+            answer("Resolved.")
+        said_resolved(ctx, card, user, meta.e, note, disposition)
 
 
 RESOLVE: WriteModal[ResolveMeta, ResolveForm] = WriteModal(
@@ -606,3 +725,8 @@ RESOLVE: WriteModal[ResolveMeta, ResolveForm] = WriteModal(
     command=resolve_command,
     write=resolve,
 )
+
+
+def resolve_form(listed: Dispositions) -> WriteModal[ResolveMeta, ResolveForm]:
+    """The Resolve form as registered: its disposition checked against the configured list."""
+    return replace(RESOLVE, read=partial(read_note, listed=listed))

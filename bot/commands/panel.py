@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from bot.context import AppContext
 from bot.forms.fields import looks_like_id, parse_id
 from bot.live_budget import PANEL_COST
-from bot.render.panels import PanelStatus, panel_blocks
+from bot.render.panels import FalseAlarmCount, PanelStatus, panel_blocks
 from bot.slash.panels_lookup import PanelRef, not_one_panel, resolve_panels, summary_for
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core import read
 from core.clock import DAY_MS, now_ms
 from core.models import Sensor
 
@@ -72,6 +74,13 @@ def fetch_status(ctx: AppContext, ref: PanelRef, org: int | None) -> PanelStatus
     )
 
 
+def with_false_alarms(ctx: AppContext, status: PanelStatus) -> PanelStatus:
+    """The status with samops' own count of the panel's false alarms (`[false_alarms]` days)."""
+    limits = ctx.config.false_alarms
+    count = read.panel_false_alarms(ctx.db(), status.resource_id, now_ms(), limits.days)
+    return replace(status, false_alarms=FalseAlarmCount(count, limits.days, limits.threshold))
+
+
 @subcommand(
     "panel",
     usage="/sam panel <resourceId | name>",
@@ -86,7 +95,7 @@ def panel_status(inv: Invocation, ctx: AppContext) -> Reply:
     org = inv.org_id if inv.org_id is not None else picked.org_id
     if not ctx.live.take(org, PANEL_COST):
         return Reply(text=ctx.live.busy_text(org, PANEL_COST))
-    status = fetch_status(ctx, picked, org)
+    status = with_false_alarms(ctx, fetch_status(ctx, picked, org))
     zone = ctx.config.notify.zone_for(status.org_id if status.org_id is not None else org)
     message = panel_blocks(status, zone)
     return Reply(text=message.text, blocks=message.blocks)

@@ -48,6 +48,8 @@ def submitted(view: dict[str, Any]) -> dict[str, Any]:
             values[field] = element.get("selected_date")
         elif kind == "timepicker":
             values[field] = element.get("selected_time")
+        elif kind in {"static_select", "radio_buttons"}:
+            values[field] = _mapping(element.get("selected_option")).get("value")
         elif kind in {"checkboxes", "multi_static_select"}:
             options = element.get("selected_options")
             options = options if isinstance(options, list) else []

@@ -7,7 +7,7 @@ yellow and gray) as a bar beside them; the fallback text starts with a coloured 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,12 +17,15 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     InputBlock,
+    Option,
     PlainTextInputElement,
     PlainTextObject,
+    StaticSelectElement,
 )
 from slack_sdk.models.views import View
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections, typed
+from bot.render.dispositions import resolved_as_line
 from bot.render.forms import VALUE, modal
 from bot.render.keyholders import keyholder_line
 from bot.render.plans import override_blocks
@@ -43,6 +46,7 @@ RESOLVE_ALL = "alarm_resolve_all"
 TAKE_ALL = "alarm_take_all"  # incident cards: "I'm on it" for every alarm of the incident
 RESOLVE_MODAL = "alarm_resolve_modal"  # the view's callback_id
 NOTE = "note"  # the resolve modal's field
+DISPOSITION = "disposition"  # the resolve modal's required choice (core/dispositions.py)
 PANEL_STATUS = "alarm_panel_status"
 SILENCE_PREFIX = "alarm_silence_"
 SILENCE_MINUTES = {30: "30 min", 120: "2 h", 1440: "24 h"}
@@ -119,11 +123,12 @@ def person(user: str | None) -> str:
     return SAMOPS if user == SAMOPS else f"<@{escape(user or '?')}>"
 
 
-def state_line(state: AlarmState, zone: ZoneInfo) -> str:
-    """The card's line saying where the alarm stands and who holds it."""
+def state_line(state: AlarmState, zone: ZoneInfo, resolved_as: str | None = None) -> str:
+    """The card's line saying where the alarm stands and who holds it (and, resolved, as what)."""
     if state.state is State.RESOLVED and state.resolved_at is not None:
         when = local(state.resolved_at, zone, seconds=True)
         line = f":heavy_check_mark: *Resolved* by {person(state.resolved_by)} at {when}"
+        line += as_disposition(resolved_as)
         return line + (f" — {typed(clip(state.note, 500))}" if state.note else "")  # their words
     parts = []
     if state.state is State.ACKNOWLEDGED and state.acknowledged_at is not None:
@@ -136,6 +141,11 @@ def state_line(state: AlarmState, zone: ZoneInfo) -> str:
     if state.holder:
         parts.append(f":raising_hand: held by <@{escape(state.holder)}>")
     return " · ".join(parts)
+
+
+def as_disposition(label: str | None) -> str:
+    """ " as *False alarm: user error*" after "Resolved", or nothing for an alarm resolved without one."""
+    return f" as *{escape(label)}*" if label else ""
 
 
 @dataclass(frozen=True)
@@ -180,6 +190,7 @@ def alarm_card(
     urgency: Urgency | None = None,
     keyholders: KeyholderContext | None = None,
     checklist: Sequence[Block] = (),
+    resolved_as: str | None = None,
 ) -> Rendered:
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
@@ -202,7 +213,7 @@ def alarm_card(
     if urgency is not None and urgency.overdue:
         blocks.append(context(overdue_line(urgency)))
     if state is not None and (state.state is not State.OPEN or state.holder):
-        blocks.append(context(state_line(state, zone)))
+        blocks.append(context(state_line(state, zone, resolved_as)))
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
     blocks += checklist  # the action plan (bot/render/plans.py), below the buttons everyone knows
@@ -216,8 +227,10 @@ def storm_card(
     data_as_of: int | None,
     dashboard_url: str,
     handled: dict[State, int] | None = None,
+    resolved_as: Mapping[str, int] | None = None,
 ) -> Rendered:
-    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread."""
+    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread;
+    what its resolved alarms were resolved as (label -> how many)."""
     level = severity(alarm.violation_type, alarm.event_type)
     title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counted(counts.count, 'alarm')}"
     fields = [
@@ -237,6 +250,8 @@ def storm_card(
     handled = handled or {State.OPEN: counts.count}
     if handled.get(State.ACKNOWLEDGED) or handled.get(State.RESOLVED):
         blocks.append(context(handling_line(handled)))
+    if resolved_as:
+        blocks.append(context(resolved_as_line(resolved_as)))
     group_buttons: list[ButtonElement] = []
     value = str(alarm.resource_id if alarm.resource_id is not None else "")
     if handled.get(State.OPEN):
@@ -283,12 +298,17 @@ _DONE = {Change.ACKNOWLEDGED: "acknowledged", Change.RESOLVED: "resolved", Chang
 
 
 def group_handled(
-    user: str, change: Change, alarms: Sequence[tuple[str, int]], zone: ZoneInfo, note: str | None = None
+    user: str,
+    change: Change,
+    alarms: Sequence[tuple[str, int]],
+    zone: ZoneInfo,
+    note: str | None = None,
+    resolved_as: str | None = None,
 ) -> Rendered:
-    """The storm thread's record of "Acknowledge all" / "Resolve all": who, and which alarms."""
+    """The storm thread's record of "Acknowledge all" / "Resolve all": who, which alarms, and as what."""
     head = (
         f"<@{escape(user)}> {_DONE[change]} {len(alarms)} alarm{'s' if len(alarms) != 1 else ''} of this card"
-    )
+    ) + as_disposition(resolved_as)
     if note:
         head += f" — {typed(clip(note, 500))}"
     lines = [f"`{local(at, zone, seconds=True)}` `{escape(event_id)}`" for event_id, at in alarms]
@@ -296,6 +316,14 @@ def group_handled(
     if len(blocks) > MAX_BLOCKS:
         blocks = [*blocks[: MAX_BLOCKS - 1], context("… and more; every alarm is in the dashboard")]
     return Rendered(text=head, blocks=[b.to_dict() for b in blocks])
+
+
+def alarm_resolved(user: str, resolved_as: str | None, note: str | None) -> Rendered:
+    """An alarm card's thread record of its Resolve: who, as what, and the note."""
+    text = f"<@{escape(user)}> resolved this alarm" + as_disposition(resolved_as)
+    if note:
+        text += f" — {typed(clip(note, 500))}"  # their words
+    return Rendered(text=text, blocks=[section(text).to_dict()])
 
 
 def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm, count: int = 1) -> Rendered:
@@ -320,10 +348,30 @@ def page_lead(level: int, why: str, alarm: Alarm, count: int = 1) -> str:
     return f":rotating_light: Escalation level {level}: {what.lower()} on {where} still open; {reason}."
 
 
-def resolve_modal(metadata: dict[str, Any], what: str) -> View:
-    """The Resolve modal: an optional note, kept with the alarm and shown on its card."""
+def disposition_block(options: Sequence[tuple[str, str]], hint: str | None = None) -> InputBlock:
+    """The Resolve modal's required disposition: a menu of (code, label), none chosen, whatever the hint
+    suggests (a suggestion is the operator's to take, never samops' to make)."""
+    element = StaticSelectElement(
+        action_id=VALUE,
+        placeholder="How was it closed?",
+        options=[Option(value=code, text=PlainTextObject(text=label[:75])) for code, label in options][:100],
+    )
+    return InputBlock(
+        block_id=DISPOSITION, label="Disposition", element=element, hint=clip(hint, 2000) if hint else None
+    )
+
+
+def resolve_modal(
+    metadata: dict[str, Any],
+    what: str,
+    options: Sequence[tuple[str, str]] = (),
+    hint: str | None = None,
+) -> View:
+    """The Resolve modal: the disposition (`options`, (code, label) pairs; `hint` a suggestion shown under
+    it), and an optional note, kept with the alarm and shown on its card."""
     blocks: list[Block] = [
         section(f"Resolve {escape(what)}."),
+        *([disposition_block(options, hint)] if options else []),
         InputBlock(
             block_id=NOTE,
             label="Note",

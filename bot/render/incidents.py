@@ -5,7 +5,7 @@ of the incident (bot/actions/lifecycle.py's card-wide path)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -21,6 +21,7 @@ from bot.render.alarms import (
     panel_buttons,
 )
 from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escape, join_lines, section
+from bot.render.dispositions import resolved_as_line
 from core.incidents import ALARM, CAMERA_DISABLED, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
 from core.lifecycle import State, incident_state
 from core.timefmt import local
@@ -47,6 +48,7 @@ class IncidentView:
     timeline: tuple[Evidence, ...]  # in time order
     handled: dict[State, int]  # the incident's alarms per lifecycle state
     holders: tuple[str, ...] = ()  # Slack users holding ("I'm on it") an alarm of it not yet resolved
+    resolved_as: dict[str, int] = field(default_factory=dict)  # disposition label -> how many resolved so
 
 
 def title(view: IncidentView) -> str:
@@ -85,6 +87,8 @@ def incident_card(view: IncidentView, zone: ZoneInfo, data_as_of: int | None, da
     ]
     if view.holders:
         blocks.append(context(":raising_hand: held by " + ", ".join(f"<@{escape(u)}>" for u in view.holders)))
+    if view.resolved_as:
+        blocks.append(context(resolved_as_line(view.resolved_as)))
     value = str(view.resource_id)
     buttons: list[ButtonElement] = []
     if state is State.OPEN:

@@ -40,6 +40,21 @@ class PanelStatus:
     activities: list[Activity]  # newest first
     total_activities: int | None
     fetched_at: int  # epoch-ms, when the service answered
+    # samops' own count of the panel's alarms resolved as false (core/read/false_alarms.py); None: not read
+    false_alarms: FalseAlarmCount | None = None
+
+
+@dataclass(frozen=True)
+class FalseAlarmCount:
+    count: int
+    days: int
+    threshold: int
+
+
+def false_alarm_field(fa: FalseAlarmCount) -> str:
+    """The panel's false alarms over the `[false_alarms]` days, flagged at its threshold."""
+    flag = " :triangular_flag_on_post: at or over the threshold" if fa.count >= fa.threshold else ""
+    return f"*False alarms ({fa.days} d)*\n{fa.count}{flag}"
 
 
 def _partitions(parts: Sequence[Partition] | None) -> str:
@@ -106,6 +121,8 @@ def panel_blocks(status: PanelStatus, zone: ZoneInfo) -> Rendered:
     ]
     if status.org_id is not None:
         fields.append(f"*Organization*\n{status.org_id}")
+    if status.false_alarms is not None:
+        fields.append(false_alarm_field(status.false_alarms))
     blocks: list[Block] = [header(title), section(" ", fields=fields), divider()]
     sensor_count = sum(len(s) for s in status.sensors_by_type.values())
     blocks.append(section(f"*Sensors* ({sensor_count})" + ("" if sensor_count else "\n_none_")))

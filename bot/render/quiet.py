@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, SectionBlock
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, header, join_lines, section, typed
+from bot.render.dispositions import dispositions_section
 from core.read import MAINTENANCE, Handover, HeldGroup, QuietWindow
 from core.text import counted
 from core.timefmt import local
@@ -148,6 +149,7 @@ def handover_digest(
     blocks.append(section(title + ("\n" + join_lines(held, total=life.held_count) if held else "")))
     noisy = [f"• {escape(p.name or 'panel')} ({p.resource_id}): {p.count}" for p in digest.noisiest]
     blocks.append(section("*Noisiest panels*\n" + (join_lines(noisy) if noisy else "none: no alarms")))
+    blocks += dispositions_section(digest.dispositions)
     cams = [f"• {escape(c.name or 'camera')} ({c.resource_id})" for c in digest.cameras_offline]
     blocks.append(section(f"*Cameras offline: {len(cams)}*" + ("\n" + join_lines(cams) if cams else "")))
     if digest.cameras_disabled:  # core.cameras' other word for a camera that is down: out of service

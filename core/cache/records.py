@@ -106,7 +106,19 @@ def _r2_action_plans(db: sqlite_utils.Database) -> None:
     )
 
 
-def _r3_paging(db: sqlite_utils.Database) -> None:
+def _r3_dispositions(db: sqlite_utils.Database) -> None:
+    # What each resolved alarm was resolved as (core/dispositions.py). Not in RECORDS_TABLES: that list is
+    # the tables cache version 11 held, which records.db started from. Code, label and class are kept as
+    # they were at the resolution: a label renamed later does not rewrite history.
+    db.conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {SCHEMA}.alarm_dispositions (event_id TEXT PRIMARY KEY,"
+        " code TEXT NOT NULL, label TEXT NOT NULL, class TEXT NOT NULL, at INT NOT NULL,"
+        " by_user TEXT NOT NULL)"
+    )
+    db.conn.execute(f"CREATE INDEX IF NOT EXISTS {SCHEMA}.alarm_dispositions_at ON alarm_dispositions (at)")
+
+
+def _r4_paging(db: sqlite_utils.Database) -> None:
     """Personal paging (docs/paging.md): each person's preferences, and each direct message sent, keyed by
     (person, alarm, level) so that none is sent twice, across restarts and notifiers."""
     db.conn.execute(
@@ -123,7 +135,7 @@ def _r3_paging(db: sqlite_utils.Database) -> None:
 
 
 RecordsMigration = Callable[[sqlite_utils.Database], None]
-RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r2_action_plans, _r3_paging]
+RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r2_action_plans, _r3_dispositions, _r4_paging]
 RECORDS_VERSION = len(RECORDS_MIGRATIONS)
 
 

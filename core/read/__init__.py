@@ -16,6 +16,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `quiet`: silences and maintenance windows in force, and what a window held back;
 - `cards`: the cards the bot posted, found by channel and ts or by alarm; `plans`: an alarm's checklist,
   and plan adherence;
+- `false_alarms`: dispositions counted: false-alarm rates, flagged panels, a shift's dispositions;
 - `history`: from when the data is complete (the backfill), which alarms reached samops late;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
 
@@ -29,6 +30,18 @@ from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
 from core.read.cameras import camera_down, camera_problems, camera_summary
 from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
+from core.read.false_alarms import (
+    AlarmDisposition,
+    Grouping,
+    GroupRates,
+    PanelFalseAlarms,
+    ShiftDispositions,
+    dispositions_of,
+    panel_false_alarms,
+    shift_dispositions,
+)
+from core.read.false_alarms import Period as FalseAlarmPeriod
+from core.read.false_alarms import rates as false_alarm_rates
 from core.read.freshness import SYNCED_TABLES, Freshness, freshness, newest_activity
 from core.read.freshness import assess as assess_freshness
 from core.read.handling import Figures as HandlingFigures
@@ -94,6 +107,7 @@ __all__ = [
     "SEVERITY",
     "SILENCE",
     "SYNCED_TABLES",
+    "AlarmDisposition",
     "AlarmFilter",
     "AlarmRow",
     "Backfill",
@@ -103,7 +117,10 @@ __all__ = [
     "Checklist",
     "ChecklistStep",
     "ControllerRow",
+    "FalseAlarmPeriod",
     "Freshness",
+    "GroupRates",
+    "Grouping",
     "HandlingFigures",
     "Handover",
     "HeldGroup",
@@ -117,12 +134,14 @@ __all__ = [
     "Kpis",
     "OpenAlarm",
     "PanelDetail",
+    "PanelFalseAlarms",
     "PanelRow",
     "PanelUser",
     "PlanAdherence",
     "PlanAdherenceReport",
     "QuietWindow",
     "SensorRow",
+    "ShiftDispositions",
     "Standing",
     "StepData",
     "TableFreshness",
@@ -142,6 +161,8 @@ __all__ = [
     "clean_text",
     "complete_from",
     "count_alarms",
+    "dispositions_of",
+    "false_alarm_rates",
     "find_panels",
     "first_grouped",
     "freshness",
@@ -168,6 +189,7 @@ __all__ = [
     "organization_time_zone",
     "organizations",
     "panel_detail",
+    "panel_false_alarms",
     "panel_name",
     "panel_org",
     "panel_org_ids",
@@ -178,6 +200,7 @@ __all__ = [
     "recent_alarms",
     "search",
     "seen_times",
+    "shift_dispositions",
     "site_panels",
     "standings",
     "state_counts",

@@ -16,6 +16,7 @@ from core.lifecycle import HOLDER_COLUMN, State
 from core.priorities import Priorities
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import DISABLED, OFFLINE, camera_down, camera_summary
+from core.read.false_alarms import ShiftDispositions, shift_dispositions
 from core.read.history import LATE_AFTER_MS
 from core.read.quiet import QuietWindow, windows_in_force
 from core.read.rows import CameraRow, query, scalar, tuples
@@ -86,6 +87,8 @@ class Handover:
     # time to acknowledge is counted from their arrival (docs/history.md).
     late_received: int = 0
     sla: SlaCounts | None = None  # when the digest was given the priorities
+    # Alarms resolved in the shift per disposition class, and the panels with most closed as false.
+    dispositions: ShiftDispositions | None = None
 
 
 def handover(
@@ -111,6 +114,7 @@ def handover(
         cameras_disabled=tuple(c for state, c in down if state == DISABLED),
         late_received=_late(db, since, until, org_id),
         sla=_sla(db, since, until, org_id, priorities) if priorities is not None else None,
+        dispositions=shift_dispositions(db, since, until, org_id),
     )
 
 

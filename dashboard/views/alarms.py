@@ -109,7 +109,8 @@ def full_export(flt: read.AlarmFilter, described: str, as_of: int | None, tz: tz
     """Every alarm the filters match, made when the button is clicked, on a thread of Streamlit's without
     the session: everything it needs comes in the arguments."""
     head = export.heading("samops alarms", described, as_of, data.now_ms(), tz)
-    return export.alarms_csv(data.alarm_chunks(path, flt), head, tz)
+    closed = functools.partial(data.closed_now, path)
+    return export.alarms_csv(data.alarm_chunks(path, flt), head, tz, closed)
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
@@ -130,12 +131,14 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
     shown = alarm_table.sort_rows(rows, sort)
     states = data.standings(path, tuple(r.event_id for r in shown))
     lines = data.keyholder_lines(path, tuple(shown), str(load_settings().config_path))
+    closed = data.dispositions_of(path, tuple(r.event_id for r in shown))
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
         frame = ui.alarms_frame(shown, states)
         frame[alarm_table.KEYHOLDERS] = [lines.get(r.event_id, "") for r in shown]
+        frame[alarm_table.DISPOSITION] = [alarm_table.label_of(closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
-        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states, lines))
+        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states, lines, closed))
 
 
 alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))

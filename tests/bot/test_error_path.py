@@ -88,7 +88,8 @@ def test_failures_on_a_locked_cache_answer_with_the_reference_of_their_one_error
             # A view submission (the Resolve modal of the card: it reads the alarm in its lazy listener).
             meta = {"channel": "C_ALARMS", "ts": "1700000000.000100", "e": EVENT}
             view = {"id": "V1", "hash": "h1", "type": "modal", "callback_id": "alarm_resolve_modal",
-                    "private_metadata": json.dumps(meta), "state": state_of({"note": "checked"})}  # fmt: skip
+                    "private_metadata": json.dumps(meta),
+                    "state": state_of({"disposition": "test", "note": "checked"})}  # fmt: skip
             submitted = bot.send_view_submission({"user": {"id": "U_BOB"}, "view": view})
             assert submitted.status_code == 200 and submitted.text in ("", "{}")  # the modal closes
             # A click on the App Home (no response_url: the answer goes to the Home).

@@ -25,7 +25,8 @@ from core.incidents import ALARM, CAMERA_OFFLINE, TAMPER, Evidence
 from core.lifecycle import Change
 from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.browser import ARTIFACTS, WAIT_MS, launch
-from tests.support.seed_cache import seed_cache
+from tests.support.seed_cache import ORGS, seed_cache
+from tests.support.seed_dispositions import seed_dispositions
 
 # What this test fails on: axe's serious and critical impacts (its levels are minor, moderate, serious,
 # critical), and the rules issue 22 named whatever their impact (axe calls a skipped heading level moderate
@@ -59,7 +60,8 @@ EXTRA_PAGES = {
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     """A cache with every kind of content a page draws: alarms of every severity (the badges), handled and
-    open alarms, an open incident with its timeline, audit rows. Returns its path and one panel's id."""
+    open alarms, an open incident with its timeline, audit rows, alarms resolved with dispositions. Returns
+    its path and one panel's id."""
     now = now_ms()
     seeded = seed_cache(tmp_path_factory.mktemp("axe") / "cache.db", now)
     panel = next(iter(seeded.panels))
@@ -83,6 +85,8 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     audit.record(db, slack_user="U_VIEW", command="alarm resolve X", outcome="denied",
                  summary="refused: role too low", reference="R-AAAAA2", at=now - 2000)  # fmt: skip
     db.close()
+    # Alarms resolved with dispositions, some panels over the threshold: the False alarms page's tables.
+    seed_dispositions(seeded.path, now, {rid: ORGS[(rid - 5001) % 2][0] for rid in seeded.panels}, count=60)
     return seeded.path, panel
 
 

@@ -358,6 +358,9 @@ def state_of(values: dict[str, Any]) -> dict[str, Any]:
             element = {"type": "datepicker", "selected_date": value}
         elif name in {"window_start", "window_end"}:
             element = {"type": "timepicker", "selected_time": value}
+        elif name == "disposition":  # the Resolve form's menu; None: nothing chosen, as Slack sends it
+            chosen = {"value": value} if value is not None else None
+            element = {"type": "static_select", "selected_option": chosen}
         else:
             element = {"type": "plain_text_input", "value": value}
         state[name] = {"value": element}

@@ -92,17 +92,19 @@ def test_clicks_and_forms_naming_another_card_are_refused_and_audited(tmp_path: 
         meta = json.loads(view["private_metadata"])
         assert (meta["e"], meta["ts"], meta["channel"]) == ("EV-1", CARD_TS, "C_ALARMS")
         forged = {**view, "private_metadata": json.dumps({**meta, "ts": STORM_TS})}
-        assert submit(bot, forged, {"note": "not this card"}, "U_TECH").status_code == 200
+        assert (
+            submit(bot, forged, {"disposition": "test", "note": "not this card"}, "U_TECH").status_code == 200
+        )
         assert NOT_OURS in answer(slack, "resolve")
 
         # The form with a `ref` that is no reference id: not the form samops opened, refused, the ref
         # neither posted nor stored.
         raw = {**view, "private_metadata": json.dumps({**meta, "ref": "<!channel> R-ABCDEF"})}
-        submit(bot, raw, {"note": "Checked."}, "U_TECH")
+        submit(bot, raw, {"disposition": "test", "note": "Checked."}, "U_TECH")
         again = slack.wait_for(lambda: slack.responses("resolve")[1:], timeout=30)
         assert NOT_OURS in str(again[0].params["text"])
         # The form as samops opened it: resolved.
-        submit(bot, view, {"note": "Checked."}, "U_TECH")
+        submit(bot, view, {"disposition": "test", "note": "Checked."}, "U_TECH")
         [card] = slack.wait_for(lambda: updates(slack, CARD_TS), timeout=30)
         assert "Resolved* by <@U_TECH>" in card
 

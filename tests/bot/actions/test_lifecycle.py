@@ -24,6 +24,7 @@ NO_PLANS = "action_plans = []\n"
 ROLES = NO_PLANS + '[roles]\ntechnicians = ["U_TECH", "U_OTHER"]\nviewers = ["U_VIEW"]\n'
 CARD_TS = "1700000000.000100"
 STORM_TS = "1700000000.000200"
+CLEANER = {"disposition": "false_user_error", "note": "Door left open by the cleaner.\nChecked on site."}
 
 
 def seed(path: Path, events: list[str], storm: list[str] = ()) -> None:  # type: ignore[assignment]
@@ -121,13 +122,13 @@ def test_take_acknowledge_resolve_one_alarm(tmp_path: Path) -> None:
         view = resolve_view(slack, views_before)
         assert json.loads(view["private_metadata"])["e"] == "EV-1"
         # A forged submission by a viewer is refused in the modal.
-        refused = submit(bot, view, {"note": "not mine"}, "U_VIEW")
+        refused = submit(bot, view, {"disposition": "test", "note": "not mine"}, "U_VIEW")
         assert refused.json()["errors"]["note"].startswith("Sorry")
-        bad = submit(bot, view, {"note": "bell\x07"}, "U_TECH")
+        bad = submit(bot, view, {"disposition": "test", "note": "bell\x07"}, "U_TECH")
         assert "control characters" in bad.json()["errors"]["note"]
-        submit(bot, view, {"note": "Door left open by the cleaner.\nChecked on site."}, "U_TECH")
+        submit(bot, view, CLEANER, "U_TECH")
         slack.wait_for(lambda: len(updates(slack)) == 2, timeout=30)
-        submit(bot, view, {"note": "Door left open by the cleaner.\nChecked on site."}, "U_TECH")  # again
+        submit(bot, view, CLEANER, "U_TECH")  # again
         resolved = updates(slack)[-1]
         assert "Resolved* by <@U_TECH>" in resolved and "Door left open by the cleaner." in resolved
         assert not {"alarm_ack", "alarm_take", "alarm_resolve"} & set(buttons(slack))
@@ -181,7 +182,12 @@ def test_storm_card_acknowledge_all_and_resolve_all(tmp_path: Path) -> None:
         views_before = len(slack.opened_views())
         send(bot, click(slack, "alarm_resolve_all", "777", "U_TECH", "resolveall", ts=STORM_TS))
         view = resolve_view(slack, views_before)
-        submit(bot, view, {"note": "Storm from a faulty sensor; replaced."}, "U_TECH")
+        submit(
+            bot,
+            view,
+            {"disposition": "false_equipment", "note": "Storm from a faulty sensor; replaced."},
+            "U_TECH",
+        )
         slack.wait_for(lambda: len(updates(slack, STORM_TS)) == 2, timeout=30)
         assert "0 open · 0 acknowledged · 3 resolved" in updates(slack, STORM_TS)[-1]
         assert not {"alarm_ack_all", "alarm_resolve_all"} & set(buttons(slack, STORM_TS))

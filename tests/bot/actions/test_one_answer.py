@@ -100,7 +100,10 @@ def test_every_refused_card_action_is_audited_with_its_card(tmp_path: Path) -> N
         views = len(slack.opened_views())
         send(bot, click(slack, "alarm_resolve_all", "777", "U_TECH", "opened", ts=STORM_TS))
         view = resolve_view(slack, views)
-        assert submit(bot, view, {"note": "not mine to close"}, "U_VIEW").status_code == 200
+        assert (
+            submit(bot, view, {"disposition": "test", "note": "not mine to close"}, "U_VIEW").status_code
+            == 200
+        )
         db = open_cache(db_path)
         slack.wait_for(lambda: len(audit.recent(db)) == 3, timeout=30)
     rows = [(e.slack_user, e.command, e.outcome) for e in reversed(audit.recent(db))]

@@ -102,7 +102,7 @@ def test_the_checklist_holds_resolve_until_its_mandatory_step_is_ticked(tmp_path
         send(bot, click(slack, "alarm_resolve", "EV-1", "U_TECH", "resolve"))
         view = resolve_view(slack, views_before)
         assert "override" not in json.dumps(view["blocks"])  # nothing is left to override
-        submit(bot, view, {"note": "Cleaner; stood down."}, "U_TECH")
+        submit(bot, view, {"disposition": "false_user_error", "note": "Cleaner; stood down."}, "U_TECH")
         slack.wait_for(lambda: len(updates(slack)) == 3, timeout=30)
         assert "Resolved* by <@U_TECH>" in updates(slack)[-1]
         assert step_buttons(slack) == []  # the checklist is closed, and still shown
@@ -135,17 +135,23 @@ def test_an_admin_resolves_over_steps_left_with_a_reason_audited_and_shown(tmp_p
         view = resolve_view(slack, 0)
         assert json.loads(view["private_metadata"])["ov"] is True
         assert "Why resolve with steps left" in json.dumps(view["blocks"])
-        empty = submit(bot, view, {"note": "", "override": ""}, "U_ADMIN")
+        empty = submit(bot, view, {"disposition": "test", "note": "", "override": ""}, "U_ADMIN")
         assert "give the reason" in empty.json()["errors"]["override"]
         # A technician replaying the admin's form: not a form samops opened for them; audited, nothing done.
-        submit(bot, view, {"note": "", "override": "not mine to skip"}, "U_TECH")
+        submit(bot, view, {"disposition": "test", "note": "", "override": "not mine to skip"}, "U_TECH")
         assert "does not match the card" in said(slack, "admin")[0]
         # The admin's own form with its metadata stripped of the reason field: the steps are checked again.
         meta = {**json.loads(view["private_metadata"]), "ov": False}
-        submit(bot, {**view, "private_metadata": json.dumps(meta)}, {"note": "skip"}, "U_ADMIN")
+        submit(
+            bot,
+            {**view, "private_metadata": json.dumps(meta)},
+            {"disposition": "test", "note": "skip"},
+            "U_ADMIN",
+        )
         second = said(slack, "admin", 2)[1]
         assert "Not resolved" in second and LEFT in second
-        submit(bot, view, {"note": "False alarm", "override": "Police on site already; keyholder met them"},
+        submit(bot, view, {"disposition": "confirmed_intrusion", "note": "False alarm",
+                          "override": "Police on site already; keyholder met them"},
                "U_ADMIN")  # fmt: skip
         [card] = slack.wait_for(lambda: updates(slack), timeout=30)
         assert "Resolved* by <@U_ADMIN>" in card
@@ -182,7 +188,12 @@ def test_resolve_all_waits_for_every_alarm_and_an_admin_override_covers_them_all
 
         send(bot, click(slack, "alarm_resolve_all", "777", "U_ADMIN", "admin", ts=STORM_TS))
         view = resolve_view(slack, 0)
-        submit(bot, view, {"note": "", "override": "Sensor fault; engineer booked"}, "U_ADMIN")
+        submit(
+            bot,
+            view,
+            {"disposition": "false_equipment", "note": "", "override": "Sensor fault; engineer booked"},
+            "U_ADMIN",
+        )
         slack.wait_for(lambda: updates(slack, STORM_TS), timeout=30)
         assert "0 open · 0 acknowledged · 3 resolved" in updates(slack, STORM_TS)[-1]
 

@@ -106,7 +106,12 @@ def test_the_default_plan_on_a_burglary_card_from_the_simulator_to_resolve(tmp_p
 
             send(click(slack, card.channel, card.ts, "alarm_resolve", burglary, "resolve"))
             view = opened_view(slack, "alarm_resolve_modal")
-            submit(bot, view, {"note": "Stood down: the customer's code."}, "U_TECH")
+            submit(
+                bot,
+                view,
+                {"disposition": "false_user_error", "note": "Stood down: the customer's code."},
+                "U_TECH",
+            )
             slack.wait_for(lambda: len(slack.calls_to("chat.update")) == 2, timeout=30)
             assert "Resolved* by <@U_TECH>" in blocks_text(
                 slack.calls_to("chat.update")[-1].params["attachments"][0]["blocks"]

@@ -281,7 +281,8 @@ def test_resolve_from_the_home_opens_the_modal_and_the_alarm_leaves_the_home(hom
     before = len(home.views("U_TECH"))
     _home_click(home, "U_TECH", "alarm_resolve", event_id)
     modal = opened_view(home.slack, "alarm_resolve_modal", after=opened, e=event_id)
-    assert submit(home.bot, modal, {"note": "False alarm: the cat."}, "U_TECH").status_code == 200
+    values = {"disposition": "false_environment", "note": "False alarm: the cat."}
+    assert submit(home.bot, modal, values, "U_TECH").status_code == 200
 
     def gone() -> bool:
         return any(event_id not in blocks_text(v["blocks"]) for v in home.views("U_TECH")[before:])
@@ -316,7 +317,8 @@ def test_resolve_from_the_home_answers_on_the_home_and_edits_the_channel_card(ho
     opened = len(home.slack.opened_views())
     _home_click(home, "U_TECH", "alarm_resolve", event_id)
     modal = opened_view(home.slack, "alarm_resolve_modal", after=opened, e=event_id, home=True)
-    assert submit(home.bot, modal, {"note": "Wind on the door."}, "U_TECH").status_code == 200
+    values = {"disposition": "false_environment", "note": "Wind on the door."}
+    assert submit(home.bot, modal, values, "U_TECH").status_code == 200
     [card] = home.slack.wait_for(lambda: card_updates(home, ts), timeout=30)
     assert "Resolved* by <@U_TECH>" in card and "Wind on the door." in card
     home.slack.wait_for(lambda: "Done: the alarm is resolved" in home.text("U_TECH"), timeout=30)

@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from bot.notify.config import NotifyConfig, problems, with_channel_orgs
+from bot.notify.config import NotifyConfig, with_channel_orgs
 from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
+from core.config_sections import one_line
 from core.dispositions import DEFAULTS as DISPOSITIONS
 from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
 from core.priorities import Priorities, PriorityRule, SlaConfig
@@ -144,7 +145,7 @@ def parse_config(data: dict[str, Any], source: str = "config") -> BotConfig:
     try:
         return BotConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(f"{source}: {problems(err)}") from None
+        raise ConfigError(f"{source}: {one_line(err)}") from None
 
 
 def load_config(path: Path, required: bool = False) -> BotConfig:

@@ -26,7 +26,6 @@ steps = [
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -35,12 +34,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     StrictBool,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
 from core.alarms import Alarm
+from core.config_sections import read_sections
 from core.priorities import AlarmMatch, Priorities, Priority, parse_priority
 
 MAX_STEPS = 10  # each step is one block of the card, which holds at most 50 with everything else
@@ -188,18 +187,8 @@ class _PlanSection(BaseModel):
 
 
 def load_action_plans(config_path: Path, priorities: Priorities) -> ActionPlans:
-    """The plans of the TOML at `config_path`, for a process that reads no other part of it (the dashboard):
-    the defaults when the file is missing or not TOML (the bot says why at its start); a ValueError of one
-    line naming the field when an entry is bad."""
-    try:
-        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return ActionPlans(priorities=priorities)
-    try:
-        section = _PlanSection.model_validate(data)
-    except ValidationError as err:
-        raise ValueError(
-            "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in err.errors(include_url=False))
-        ) from None
-    plans = DEFAULT_PLANS if section.action_plans is None else section.action_plans
+    """The plans of the TOML at `config_path` (core.config_sections): the defaults when the file is missing
+    or not TOML; a ValueError of one line naming the field when an entry is bad."""
+    section = read_sections(config_path, _PlanSection)
+    plans = DEFAULT_PLANS if section is None or section.action_plans is None else section.action_plans
     return ActionPlans(plans, priorities)

@@ -27,7 +27,6 @@ removing a code later does not rewrite history (docs/dispositions.md).
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -39,6 +38,7 @@ from core import lifecycle
 from core.cache import dispositions as stored
 from core.cache.dispositions import StoredDisposition
 from core.cache.transactions import joined
+from core.config_sections import one_line, read_sections
 from core.lifecycle import Change, Outcome
 from core.sqlite_lib import sqlite_utils
 
@@ -164,21 +164,10 @@ class _Sections(BaseModel):
 
 
 def load_false_alarms(config_path: Path) -> FalseAlarmsConfig:
-    """`[false_alarms]` of the TOML at `config_path`, for a process that reads no other part of it (the
-    dashboard): the defaults when the file is missing or not TOML (the bot says why at its start); a
-    ValueError of one line naming the field when an entry is bad."""
-    try:
-        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return FalseAlarmsConfig()
-    try:
-        return _Sections.model_validate(data).false_alarms
-    except ValidationError as err:
-        raise ValueError(_one_line(err)) from None
-
-
-def _one_line(err: ValidationError) -> str:
-    return "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in err.errors(include_url=False))
+    """`[false_alarms]` of the TOML at `config_path` (core.config_sections): the defaults when the file is
+    missing or not TOML; a ValueError of one line naming the field when an entry is bad."""
+    sections = read_sections(config_path, _Sections)
+    return sections.false_alarms if sections is not None else FalseAlarmsConfig()
 
 
 def parse_dispositions(data: Any) -> Dispositions:
@@ -186,7 +175,7 @@ def parse_dispositions(data: Any) -> Dispositions:
     try:
         return Dispositions(_Sections.model_validate({"dispositions": data}).dispositions)
     except ValidationError as err:
-        raise ValueError(_one_line(err)) from None
+        raise ValueError(one_line(err)) from None
 
 
 def resolve(

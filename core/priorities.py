@@ -24,7 +24,6 @@ P4 = "none"
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -32,10 +31,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from core.alarms import Alarm, in_scope, kind_of
 from core.clock import MINUTE_MS
+from core.config_sections import read_sections
 
 
 class Priority(IntEnum):
@@ -228,17 +228,7 @@ class _PrioritySections(BaseModel):
 
 
 def load_priorities(config_path: Path) -> Priorities:
-    """The priorities of the TOML at `config_path`, for a process that reads no other part of it (the
-    dashboard): the defaults when the file is missing or not TOML (the bot says why at its start); a
-    ValueError of one line naming the field when an entry is bad."""
-    try:
-        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return Priorities()
-    try:
-        sections = _PrioritySections.model_validate(data)
-    except ValidationError as err:
-        raise ValueError(
-            "; ".join(".".join(map(str, e["loc"])) + f": {e['msg']}" for e in err.errors(include_url=False))
-        ) from None
+    """The priorities of the TOML at `config_path` (core.config_sections): the defaults when the file is
+    missing or not TOML; a ValueError of one line naming the field when an entry is bad."""
+    sections = read_sections(config_path, _PrioritySections) or _PrioritySections()
     return Priorities(sections.priorities, sections.sla)

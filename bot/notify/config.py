@@ -68,6 +68,7 @@ from pydantic import (
 )
 
 from core.alarms import Alarm, in_scope
+from core.config_sections import one_line
 from core.timefmt import org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
@@ -85,13 +86,6 @@ ZoneName = Annotated[str, AfterValidator(_known_zone)]
 
 class NotifyConfigError(ValueError):
     """The `[notify]` section has an unknown key or a bad value; the message names the field."""
-
-
-def problems(err: ValidationError, section: str = "") -> str:
-    """One line naming each bad key of the config (dotted, after `section`) and what is wrong with it."""
-    return "; ".join(
-        section + ".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in err.errors(include_url=False)
-    )
 
 
 def _channel_id(value: str) -> str:
@@ -441,7 +435,7 @@ def parse_notify(data: dict[str, Any], source: str = "config") -> NotifyConfig:
     try:
         return NotifyConfig.model_validate(data)
     except ValidationError as err:
-        raise NotifyConfigError(f"{source}: {problems(err, 'notify.')}") from None
+        raise NotifyConfigError(f"{source}: {one_line(err, 'notify.')}") from None
 
 
 def with_channel_orgs(section: Any, data: dict[str, Any]) -> Any:

@@ -73,11 +73,11 @@ def cycles(n: Notifier, until: Callable[[], object] = lambda: True) -> int:
         count += 1
         return cycle()
 
-    cycle, n.cycle = n.cycle, counted  # type: ignore[method-assign]
+    cycle, n.cycle = n.cycle, counted
     try:
         settle(n, until)
     finally:
-        n.cycle = cycle  # type: ignore[method-assign]
+        n.cycle = cycle
     return count
 
 

@@ -227,6 +227,9 @@ class Claim:
     ts: str | None = None
     home: bool = False
     malformed: bool = False
+    # A click on a page (a direct message samops sent, bot/notify/paging.py): the alarm it is about, from
+    # samops' record of the page; such a click claims no card (the record decides which card is edited).
+    page_of: str | None = None
 
     @property
     def on_message(self) -> bool:
@@ -260,6 +263,25 @@ def claimed_card(body: dict[str, Any]) -> Claim:
     if any(len(t) != 1 or None in t for t in texts):
         return Claim(malformed=True)  # missing, of the wrong type, or two pieces naming different cards
     return Claim(texts[0].pop(), texts[1].pop())
+
+
+def claimed(db: sqlite_utils.Database, body: dict[str, Any]) -> Claim:
+    """`claimed_card`, except that a click on a page samops sent (its record in `pages_sent`) is a click on
+    that page, not a claim of a card."""
+    claim = claimed_card(body)
+    if claim.channel is not None and claim.ts is not None:
+        paged = cache.page_at(db, claim.channel, claim.ts)
+        if paged is not None:
+            return Claim(page_of=paged)
+    return claim
+
+
+def page_disagreement(claim: Claim, event_id: str) -> str | None:
+    """Why a click on a page names another alarm than the one samops paged there; None when it does not (or
+    the click is on no page)."""
+    if claim.page_of is not None and claim.page_of != event_id:
+        return f"the page at that message is about alarm {claim.page_of}"
+    return None
 
 
 def disagreement(claim: Claim, card: Card | None) -> str | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from slack_bolt import Ack, Respond
 
-from bot.cards import CardKind, card_at, claimed_card
+from bot.cards import CardKind, card_at, claimed
 from bot.context import AppContext
 from bot.listener_errors import respond_privately
 from bot.notify.config import NotifyConfig
@@ -144,9 +144,13 @@ def _not_the_cards_panel(db: sqlite_utils.Database, body: dict[str, Any], resour
     """Why a Silence click disagrees with samops' record of the card it came from (the card is about another
     panel, is no card of samops, or the container has the wrong shape); None when it agrees. A click that
     names no message claims no card: the role check in the panel's organization is what holds then."""
-    claim = claimed_card(body)
+    claim = claimed(db, body)
     if claim.malformed:
         return "the click's container is not one Slack sends"
+    if claim.page_of is not None:  # a page (a DM): its alarm's panel, by samops' record of the page
+        paged = cache.get_alarm(db, claim.page_of)
+        panel = paged.resource_id if paged is not None else None
+        return None if panel == resource_id else f"the page is about panel {panel}, not {resource_id}"
     if claim.channel is None or claim.ts is None:
         return None
     card = card_at(db, claim.channel, claim.ts)

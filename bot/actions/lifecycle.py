@@ -25,6 +25,7 @@ from pydantic import StringConstraints
 from slack_bolt import Ack, Respond
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot import cards
 from bot.actions import plans as plan_gate
 from bot.cards import Card, CardKind, Claim, card_at, card_of_alarm, claimed_card, disagreement, refresh_now
 from bot.context import AppContext
@@ -190,7 +191,7 @@ def _alarm_target(
     if event_id is None:
         return None
     card = card_of_alarm(ctx.db(), event_id)
-    why = disagreement(claim, card)
+    why = disagreement(claim, card) or cards.page_disagreement(claim, event_id)
     if why is not None:
         _not_ours(ctx, user, command, why, answer)
         return None
@@ -213,7 +214,7 @@ def _on_change(
     command = f"alarm {VERBS[change]} {str(action.get('value') or '')[:200]}"
     if _refused(ctx, user, command, answer):
         return
-    claim = claimed_card(body)
+    claim = cards.claimed(ctx.db(), body)
     target = _alarm_target(ctx, user, command, action, claim, answer)
     if target is None:
         return
@@ -225,7 +226,8 @@ def _on_change(
     elif not result.changed:
         answer(unchanged_text(result.state, result.reason, ctx))
     else:
-        _after_change(ctx, result, target.card, claim.home, answer)
+        # A page's reader is answered: the card that changed is elsewhere.
+        _after_change(ctx, result, target.card, claim.home or claim.page_of is not None, answer)
 
 
 def on_ack(ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond) -> None:
@@ -538,7 +540,7 @@ def on_resolve(
     command = f"alarm resolve {str(action.get('value') or '')[:200]}"
     if _refused(ctx, user, command, answer):
         return
-    claim = claimed_card(body)
+    claim = cards.claimed(ctx.db(), body)
     target = _alarm_target(ctx, user, command, action, claim, answer)
     if target is None:
         return

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from slack_bolt import Ack, Respond
 
-from bot.cards import card_of_alarm, claimed_card, disagreement, refresh_now
+from bot.cards import card_of_alarm, claimed, disagreement, page_disagreement, refresh_now
 from bot.context import AppContext
 from bot.forms.fields import FieldError, free_text
 from bot.forms.submission import submitted
@@ -87,7 +87,8 @@ def on_step(
         answer("This alarm is not in samops' cache (a full sync may have removed it); nothing was recorded.")
         return
     card = card_of_alarm(db, alarm.event_id)
-    if (why := disagreement(claimed_card(body), card)) is not None:
+    claim = claimed(db, body)
+    if (why := disagreement(claim, card) or page_disagreement(claim, alarm.event_id)) is not None:
         answer(NOT_OURS.format(ref=audit_denied(ctx, user, command, org, why)))
         return
     plan = ctx.config.plan_book().of(alarm)

@@ -13,6 +13,7 @@ from bot.commands import (  # noqa: F401  # imported for their @subcommand decla
     handover,
     help,
     maintenance,
+    notify_me,
     panel,
     privileges,
     role,

@@ -98,7 +98,7 @@ class Escalator:
             posted += self._escalate(thread, now)
         return posted
 
-    def _levels(self, thread: Thread) -> tuple[EscalationLevel, ...]:
+    def levels(self, thread: Thread) -> tuple[EscalationLevel, ...]:
         """The route's levels when it sets some (in its own channel), else those of the most urgent priority
         among the thread's open alarms (`[notify.escalation.P1]`), else none."""
         route = self.config.route_for(thread.alarms[0])
@@ -109,10 +109,10 @@ class Escalator:
         return plan.escalation() if plan is not None else ()
 
     def _escalate(self, thread: Thread, now: int) -> int:
-        levels = self._levels(thread)
+        levels = self.levels(thread)
         if not levels:
             return 0
-        if self._incident_handled(thread):
+        if self.incident_handled(thread):
             return 0
         done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
         if done >= len(levels):
@@ -147,7 +147,7 @@ class Escalator:
         log.info("notify: escalated %s in %s to level %d", escalated, thread.channel, number)
         return 1
 
-    def _incident_handled(self, thread: Thread) -> bool:
+    def incident_handled(self, thread: Thread) -> bool:
         """Whether the thread's card is an incident card someone has taken up."""
         card = cards.card_at(self.db, thread.channel, thread.ts)
         if card is None or card.kind is not cards.CardKind.INCIDENT or card.incident_id is None:

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from bot import cards
 from bot.notify.at_risk import AtRiskDigests
 from bot.notify.config import NotifyConfig
-from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
 from bot.notify.keyholders import KeyholderCards
 from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.overdue import OverdueCards
+from bot.notify.paging import Directory, Pager
 from bot.notify.quiet import QuietHours
 from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
@@ -78,6 +79,7 @@ class Notifier:
     # the config's, on by default), so that a notifier built for one test pages about nothing else.
     supervision_config: SupervisionConfig | None = None
     supervision: Supervision = field(init=False)
+    pager: Pager = field(init=False)  # direct messages to people (bot/notify/paging.py)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -99,6 +101,10 @@ class Notifier:
             self.baseline,
             self._watched,
             lambda: self._service_failing_since is None,
+        )
+        directory = Directory(self.delivery.client) if isinstance(self.delivery, SlackDelivery) else None
+        self.pager = Pager(
+            self.db, self.config, self.delivery, self.drawing, self.clock, self.priorities, directory
         )
 
     # --- start ----------------------------------------------------------------------------------------
@@ -131,6 +137,7 @@ class Notifier:
         self._check_health()
         wait = self.deliver()
         self.escalate()
+        self.pager.run()
         self.overdue.run()
         self.keyholders.run()
         return wait

@@ -338,6 +338,16 @@ def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm,
     return Rendered(text=text, blocks=[section(text).to_dict()])
 
 
+def page_lead(level: int, why: str, alarm: Alarm, count: int = 1) -> str:
+    """The first line of a page (a direct message, bot/notify/paging.py): why this person gets it."""
+    what = "An alarm" if count == 1 else f"{count} alarms of one card"
+    where = escape(panel_label(alarm))
+    if level == 0:
+        return f":pager: {what} on {where} (a priority you asked to be paged for, `/sam notify-me`)."
+    reason = "you took an alarm of its card" if why == "taken" else "you are one of its escalation targets"
+    return f":rotating_light: Escalation level {level}: {what.lower()} on {where} still open; {reason}."
+
+
 def disposition_block(options: Sequence[tuple[str, str]], hint: str | None = None) -> InputBlock:
     """The Resolve modal's required disposition: a menu of (code, label), none chosen, whatever the hint
     suggests (a suggestion is the operator's to take, never samops' to make)."""

@@ -12,7 +12,7 @@ package, never the other way round; core's own modules import the modules here d
 - `outbox`: what the notifier discovered, posted and still has to post, its cards and its small state;
 - `incidents`: site incidents, their evidence and cards; `quiet`: silences and maintenance windows;
 - `claims`: keys taken once across processes; `audit`: what people did through the bot; `tasks`: task forms;
-  `plans`: action-plan ticks and overrides;
+  `plans`: action-plan ticks and overrides; `paging`: personal paging preferences and the pages sent;
 - `writes`: the synced tables' rows; `lifecycle`, `cursors`, `sync_state`, `panel_access`, `schema`,
   `alarm_sql`: core's own.
 
@@ -72,6 +72,17 @@ from core.cache.outbox import (
     undiscovered_alarms,
     undiscovered_arrivals,
 )
+from core.cache.paging import (
+    claim_page,
+    claimed_pages,
+    mark_page_sent,
+    page_at,
+    pages_sent,
+    prefs_of,
+    prefs_of_all,
+    release_page,
+)
+from core.cache.paging import set_prefs as set_page_prefs
 from core.cache.plans import Override as PlanOverride
 from core.cache.plans import Tick as PlanTick
 from core.cache.plans import override_of as plan_override_of
@@ -122,6 +133,8 @@ __all__ = [
     "card_counts",
     "cards",
     "claim_once",
+    "claim_page",
+    "claimed_pages",
     "clear_states",
     "delivered_since",
     "discovery_since",
@@ -141,17 +154,22 @@ __all__ = [
     "load_task",
     "mark_delivered",
     "mark_incident_edited",
+    "mark_page_sent",
     "mark_summarized",
     "note_camera_changes",
     "open_cache",
     "open_card",
     "open_reader",
     "overlapping_windows",
+    "page_at",
+    "pages_sent",
     "pass_on_held",
     "pending",
     "pending_channels",
     "plan_override_of",
     "plan_ticks",
+    "prefs_of",
+    "prefs_of_all",
     "recent_audit",
     "record_audit",
     "record_evidence",
@@ -160,11 +178,13 @@ __all__ = [
     "record_login_refusal",
     "record_plan_overrides",
     "release_claim",
+    "release_page",
     "reopen_if_replaced",
     "save_card",
     "save_task",
     "seen_since",
     "set_incident_card",
+    "set_page_prefs",
     "set_state",
     "silence_panel",
     "silence_until",

@@ -52,6 +52,8 @@ RECORDS_TABLES: tuple[str, ...] = (
     *FROM_CACHE_TABLES,
     "plan_ticks",  # each action-plan step ticked on an alarm: who, when (core/cache/plans.py)
     "plan_overrides",  # each alarm resolved with mandatory steps left, by an admin: why
+    "page_prefs",  # each person's paging preferences, /sam notify-me (core/cache/paging.py)
+    "pages_sent",  # each direct message paged: once per (person, alarm, level)
 )
 
 # The cache version whose records tables `records.db` started from (the last one holding them itself).
@@ -116,8 +118,24 @@ def _r3_dispositions(db: sqlite_utils.Database) -> None:
     db.conn.execute(f"CREATE INDEX IF NOT EXISTS {SCHEMA}.alarm_dispositions_at ON alarm_dispositions (at)")
 
 
+def _r4_paging(db: sqlite_utils.Database) -> None:
+    """Personal paging (docs/paging.md): each person's preferences, and each direct message sent, keyed by
+    (person, alarm, level) so that none is sent twice, across restarts and notifiers."""
+    db.conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {SCHEMA}.page_prefs (slack_user TEXT PRIMARY KEY,"
+        " enabled INTEGER NOT NULL, priorities TEXT NOT NULL, quiet_from TEXT, quiet_to TEXT, zone TEXT,"
+        " updated_at INTEGER NOT NULL)"
+    )
+    db.conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {SCHEMA}.pages_sent (slack_user TEXT NOT NULL, event_id TEXT NOT NULL,"
+        " level INTEGER NOT NULL, at INTEGER NOT NULL, why TEXT NOT NULL, channel TEXT, ts TEXT,"
+        " PRIMARY KEY (slack_user, event_id, level))"
+    )
+    db.conn.execute(f"CREATE INDEX IF NOT EXISTS {SCHEMA}.pages_sent_by_message ON pages_sent (channel, ts)")
+
+
 RecordsMigration = Callable[[sqlite_utils.Database], None]
-RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r2_action_plans, _r3_dispositions]
+RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r2_action_plans, _r3_dispositions, _r4_paging]
 RECORDS_VERSION = len(RECORDS_MIGRATIONS)
 
 

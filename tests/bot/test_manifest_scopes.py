@@ -108,3 +108,18 @@ def test_manifest_declares_the_surfaces_the_code_registers() -> None:
     assert settings["interactivity"]["is_enabled"] is True
     assert settings["event_subscriptions"]["bot_events"] == ["app_home_opened"]
     assert features["app_home"]["home_tab_enabled"] is True
+    # Pages (docs/paging.md) are DMs: shown in the app's Messages tab, which people read, not write to.
+    assert features["app_home"]["messages_tab_enabled"] is True
+    assert features["app_home"]["messages_tab_read_only_enabled"] is True
+
+
+def test_paging_needs_chat_write_usergroups_read_and_users_read_only() -> None:
+    """Personal paging (docs/paging.md) posts a DM with the user's id as its channel (chat:write: no
+    conversations.open, so no im:write), reads user groups' members (usergroups:read) and a person's time zone
+    (users:read); the manifest requests each of them."""
+    paging = {Path("bot/notify/paging.py"), Path("bot/notify/delivery.py"), Path("bot/commands/notify_me.py")}
+    used = {method for method, paths in code_calls().items() if paths & paging}
+    assert used == {"chat.postMessage", "chat.update", "usergroups.users.list", "users.info"}
+    scopes = {scope for method in used for scope in scopes_for(method)}
+    assert {"chat:write", "usergroups:read", "users:read"} <= scopes <= manifest_bot_scopes()
+    assert "im:write" not in manifest_bot_scopes() and "conversations.open" not in code_calls()

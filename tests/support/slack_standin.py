@@ -41,10 +41,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+from zoneinfo import ZoneInfo
 
 import yaml
 from websockets.exceptions import ConnectionClosed
@@ -132,15 +134,21 @@ class SlackStandIn:
         scopes: Iterable[str] | None = None,
         users: Mapping[str, str | None] | None = None,
         memberships: Mapping[str, Iterable[str]] | None = None,
+        usergroups: Mapping[str, Iterable[str]] | None = None,
+        zones: Mapping[str, str] | None = None,
     ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
         channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests).
         `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set).
-        `memberships`: the channels each user is in, for `users.conversations`."""
+        `memberships`: the channels each user is in, for `users.conversations`.
+        `usergroups`: each user group's members, for `usergroups.users.list` (others: no members).
+        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example)."""
         self.channels = channels
         self.scopes = frozenset(manifest_bot_scopes() if scopes is None else scopes)
         self.users = dict(users or {})
         self.memberships = {user: list(ids) for user, ids in (memberships or {}).items()}
+        self.usergroups = {group: list(ids) for group, ids in (usergroups or {}).items()}
+        self.zones = dict(zones or {})
         self.calls: list[Call] = []
         self.socket_acks: list[SocketAck] = []
         self._lock = threading.Lock()
@@ -413,7 +421,8 @@ class SlackStandIn:
             channel = params.get("channel")
             return {"ok": True, "channel": {"id": channel, "name": str(channel).lower(), "is_member": True}}
         if method == "usergroups.users.list":
-            return {"ok": True, "users": []}
+            group = str(params.get("usergroup") or "")
+            return {"ok": True, "users": list(self.usergroups.get(group, []))}
         if method == "users.info":
             return self._user_info(str(params.get("user") or ""))
         if method == "users.conversations":
@@ -459,6 +468,9 @@ class SlackStandIn:
         if email and EMAIL_SCOPE in self.scopes:
             profile["email"] = email
         user = {"id": user_id, "team_id": TEAM_ID, "name": user_id.lower(), "deleted": False, "is_bot": False}
+        # The zone fields as Slack gives them (tz may be absent for some users: callers must cope).
+        zone = self.zones.get(user_id, "America/Los_Angeles")
+        user |= {"tz": zone, "tz_label": zone, "tz_offset": _offset_s(zone)}
         return {"ok": True, "user": {**user, "profile": profile}}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
@@ -500,6 +512,12 @@ class SlackStandIn:
                 self.wfile.write(payload)
 
         return Handler
+
+
+def _offset_s(zone: str) -> int:
+    """`tz_offset`: the zone's offset from UTC now, in seconds."""
+    offset = datetime.now(ZoneInfo(zone)).utcoffset()
+    return int(offset.total_seconds()) if offset else 0
 
 
 def _parse_params(raw: bytes, content_type: str, query: str) -> dict[str, Any]:

@@ -9,7 +9,13 @@ import pytest
 
 from core import dispositions, lifecycle
 from core.cache.db import open_cache
-from core.cache.records import RECORDS_VERSION, records_path, records_version
+from core.cache.records import (
+    RECORDS_MIGRATIONS,
+    RECORDS_VERSION,
+    _r3_dispositions,  # the migration under test
+    records_path,
+    records_version,
+)
 from core.cache.writes import write_transaction
 from core.lifecycle import Change, State
 
@@ -18,11 +24,11 @@ def test_a_records_file_from_before_gains_the_table_and_keeps_its_rows(tmp_path:
     path = tmp_path / "cache.db"
     db = open_cache(path)
     lifecycle.apply(db, "EV-OLD", Change.RESOLVED, "U_ANA", 2_000, opened_at=1_000, note="before")
-    # As a samops before dispositions left it: no table, the version before.
+    # As a samops before dispositions left it: no table, the version before it (later migrations run too).
     with write_transaction(db):
         db.conn.execute("DROP TABLE records.alarm_dispositions")
         db.conn.execute("UPDATE records.records_meta SET value = ? WHERE key = 'schema_version'",
-                        [str(RECORDS_VERSION - 1)])  # fmt: skip
+                        [str(RECORDS_MIGRATIONS.index(_r3_dispositions))])  # fmt: skip
     db.close()
 
     db = open_cache(path)

@@ -1,0 +1,160 @@
+"""`/sam notify-me`: a person's own paging preferences (docs/paging.md) — on or off, the priorities of new
+alarms to be paged for, and quiet hours in their own Slack time zone (users.info `tz`), when only P1 pages.
+Stored in records.db (core/cache/paging.py); the notifier reads them (bot/notify/paging.py)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from datetime import time
+
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.context import AppContext
+from bot.pace import TokenBucket
+from bot.render.common import escape
+from bot.roles import Role
+from bot.slash.parse import as_typed
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from core import cache
+from core.clock import now_ms
+from core.paging import PagePrefs
+from core.priorities import Priority, parse_priority
+from core.windows import parse_clock
+
+USAGE = "/sam notify-me [on | off | priorities P1 P2 … | priorities none | quiet 22:00-07:00 | quiet off]"
+
+log = logging.getLogger(__name__)
+# users.info is Tier 4 (100+ a minute): one ask per preference set, at most 1 a second past a burst of 20, so
+# a flood of `/sam notify-me` stays within it (past it, the zone known from before is kept).
+_ZONE_ASKS = TokenBucket(1.0, 20)
+
+
+@subcommand(
+    "notify-me",
+    usage=USAGE,
+    summary="your direct-message paging: on/off, the priorities you are paged for, quiet hours",
+    role=Role.VIEWER,
+    write=True,
+    examples=(
+        "/sam notify-me",
+        "/sam notify-me priorities P1 P2",
+        "/sam notify-me quiet 22:00-07:00",
+        "/sam notify-me off",
+    ),
+)
+def notify_me(inv: Invocation, ctx: AppContext) -> Reply:
+    db = ctx.db()
+    current = cache.prefs_of(db, inv.user_id) or PagePrefs(inv.user_id)
+    if not inv.args:
+        return Reply(text=describe(current))
+    wanted = _changed(current, [w.lower() for w in inv.args])
+    wanted = replace(wanted, zone=_zone(ctx, inv.user_id) or current.zone)
+    now = now_ms()
+    cache.set_page_prefs(db, wanted, now)
+    summary = f"paging preferences set: {plain(wanted)}"
+    cache.record_audit(
+        db,
+        slack_user=inv.user_id,
+        command=as_typed(inv.text),
+        outcome="ok",
+        summary=summary,
+        reference=inv.reference,
+        at=now,
+    )
+    return Reply(text="Saved. " + describe(wanted), audit_summary=summary)
+
+
+def _changed(current: PagePrefs, words: list[str]) -> PagePrefs:
+    field, values = words[0], words[1:]
+    if field in {"on", "off"}:
+        if values:
+            raise UsageError(f"`{field}` takes no words after it")
+        return replace(current, enabled=field == "on")
+    if field == "priorities":
+        return replace(current, priorities=_priorities(values))
+    if field == "quiet":
+        quiet_from, quiet_to = _quiet(values)
+        return replace(current, quiet_from=quiet_from, quiet_to=quiet_to)
+    raise UsageError(f"`notify-me` sets on, off, priorities or quiet, not {field!r}")
+
+
+def _priorities(values: list[str]) -> tuple[Priority, ...]:
+    words = [w for v in values for w in v.split(",") if w]
+    if not words:
+        raise UsageError("priorities: give P1 to P4 (like `priorities P1 P2`), or `priorities none`")
+    if words == ["none"]:
+        return ()
+    try:
+        return tuple(sorted({parse_priority(w) for w in words}))
+    except ValueError as err:
+        raise UsageError(f"priorities: {err}") from None
+
+
+def _quiet(values: list[str]) -> tuple[time | None, time | None]:
+    if values == ["off"]:
+        return None, None
+    words = values[0].split("-") if len(values) == 1 else values
+    if len(words) != 2:
+        raise UsageError(
+            "quiet: give the hours as `quiet 22:00-07:00` (from-to, in your time zone), or `quiet off`"
+        )
+    try:
+        start, end = parse_clock(words[0]), parse_clock(words[1])
+    except ValueError as err:
+        raise UsageError(f"quiet: {err}") from None
+    if start == end:
+        raise UsageError("quiet: from and to are the same time; give a span like 22:00-07:00")
+    return start, end
+
+
+def _zone(ctx: AppContext, user: str) -> str | None:
+    """The person's Slack time zone (users.info `tz`); None when Slack does not say (then UTC, and shown)."""
+    if ctx.local_mode or not _ZONE_ASKS.take():
+        return None
+    try:
+        answer = ctx.web_client.users_info(user=user)
+    except SlackApiError as err:
+        log.warning("users.info of %s failed: %s", user, err.response.get("error") or "error")
+        return None
+    except (SlackClientError, OSError) as err:
+        log.warning("users.info of %s failed: %s", user, type(err).__name__)
+        return None
+    zone = (answer.get("user") or {}).get("tz")
+    return str(zone) if isinstance(zone, str) and zone else None
+
+
+def plain(prefs: PagePrefs) -> str:
+    priorities = ", ".join(p.label for p in prefs.priorities) or "none"
+    quiet = (
+        f"{prefs.quiet_from:%H:%M}-{prefs.quiet_to:%H:%M} ({prefs.zone or 'UTC'})"
+        if prefs.quiet_from and prefs.quiet_to
+        else "none"
+    )
+    return f"{'on' if prefs.enabled else 'off'}; new alarms of: {priorities}; quiet hours: {quiet}"
+
+
+def describe(prefs: PagePrefs) -> str:
+    """The person's preferences in words, with what they mean."""
+    if not prefs.enabled:
+        return (
+            "Your paging by direct message is *off*: samops sends you none (the channels still show every "
+            "alarm and escalation). Turn it on with `/sam notify-me on`."
+        )
+    priorities = ", ".join(p.label for p in prefs.priorities)
+    new = (
+        f"every new alarm of {priorities}" if priorities else "no new alarms (`/sam notify-me priorities P1`)"
+    )
+    if prefs.quiet_from and prefs.quiet_to:
+        zone = escape(prefs.zone or "UTC (Slack gave no time zone)")
+        quiet = (
+            f"quiet hours {prefs.quiet_from:%H:%M}–{prefs.quiet_to:%H:%M} in {zone}: only P1 pages you then"
+        )
+    else:
+        quiet = "no quiet hours (`/sam notify-me quiet 22:00-07:00`)"
+    return (
+        "Your paging by direct message is *on*: you are paged for "
+        f"{new}; when an escalation names you or your user group; and when a card you took an alarm of "
+        f"escalates. {quiet[0].upper() + quiet[1:]}. "
+        "No page comes once the alarm is acknowledged."
+    )

@@ -1,0 +1,221 @@
+"""Personal paging (docs/paging.md): a direct message with the card's buttons to
+
+- whoever holds (took) an alarm of a card thread that escalates, at each level;
+- each escalation target that is a person (`<@U…>`) or a member of a user group (`<!subteam^S…>`,
+  `usergroups.users.list`), at each level (channel targets are told in the thread, as before);
+- everyone who opted in (`/sam notify-me`) to the alarm's priority, when its card is posted (level 0).
+
+Only alarms still open are paged: once an alarm is acknowledged (or taken, or resolved) nobody is paged about
+it any more; the pages already sent stay. A person who turned paging off gets none; in their quiet hours
+(in their own Slack time zone) only P1 pages them, and the rest wait for the quiet hours to end while the
+alarm is still open.
+
+Once only: each page is claimed in `pages_sent` by (person, alarm, level) before it is sent and released if
+Slack did not take it (core/cache/paging.py). A grouped (storm) card's thread is paged as one, keyed by its
+oldest open alarm. Each page is audited, and paced: per person by the delivery's pacing (one DM channel
+each), and all pages together by a token bucket well inside chat.postMessage's limits.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import cards
+from bot.notify.config import NotifyConfig
+from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
+from bot.notify.escalation import CATCH_UP_MS, Escalator, Thread, open_threads
+from bot.pace import TokenBucket
+from bot.render import alarms as render
+from bot.render.common import Rendered, section
+from core import cache, lifecycle, read
+from core.paging import NEW_ALARM_LEVEL, PagePrefs
+from core.priorities import Priorities, Priority
+from core.sqlite_lib import sqlite_utils
+
+log = logging.getLogger(__name__)
+
+# All pages together: one a second, bursts of 10 (chat.postMessage allows about one a second per
+# conversation, and more across a workspace; the channel cards keep their own pace).
+PAGES_PER_SECOND = 1.0
+PAGES_BURST = 10
+# usergroups.users.list is Tier 2 (20 a minute): a group's members are asked at most once per GROUP_TTL_S.
+GROUP_TTL_S = 300.0
+GROUP_CALLS_PER_SECOND = 0.2
+AUDIT_USER = "samops"
+# An opted-in person is paged about alarms that opened within this long: a page says "new alarm", so one who
+# opts in is not sent a day of old ones, and a notifier that was down a while still catches up.
+NEW_ALARM_WINDOW_MS = 60 * 60_000
+
+
+class Directory:
+    """User groups' members from Slack (`usergroups.users.list`), remembered for GROUP_TTL_S and paced."""
+
+    def __init__(self, client: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self.client = client
+        self.clock = clock
+        self._members: dict[str, tuple[float, tuple[str, ...]]] = {}
+        self._pace = TokenBucket(GROUP_CALLS_PER_SECOND, 5, clock)
+
+    def members(self, group: str) -> tuple[str, ...] | None:
+        """The group's members; None when they cannot be asked now (paced, or Slack refused)."""
+        known = self._members.get(group)
+        if known is not None and self.clock() - known[0] < GROUP_TTL_S:
+            return known[1]
+        if not self._pace.take():
+            return known[1] if known else None
+        try:
+            users = self.client.usergroups_users_list(usergroup=group).get("users") or []
+        except Exception as err:  # noqa: BLE001  # SlackApiError or unreachable: the level waits, nothing lost
+            log.info(
+                "notify: members of user group %s unknown (%s); its pages wait", group, type(err).__name__
+            )
+            return known[1] if known else None
+        members = tuple(str(u) for u in users)
+        self._members[group] = (self.clock(), members)
+        return members
+
+
+@dataclass(frozen=True)
+class Page:
+    user: str
+    key: str  # the alarm (event id) the page is recorded under
+    level: int
+    why: str  # "taken", "target", "opted in"
+    priority: Priority
+    thread: Thread
+
+
+@dataclass
+class Pager:
+    db: sqlite_utils.Database
+    config: NotifyConfig
+    delivery: Delivery
+    drawing: Callable[[], cards.Drawing]
+    clock: Callable[[], int]
+    priorities: Priorities = field(default_factory=Priorities)
+    directory: Directory | None = None
+    pace: TokenBucket = field(default_factory=lambda: TokenBucket(PAGES_PER_SECOND, PAGES_BURST))
+
+    def run(self) -> int:
+        """Send the pages that are due; returns how many were sent."""
+        if not isinstance(self.delivery, SlackDelivery):
+            return 0  # the console has nobody to page
+        now = self.clock()
+        prefs = cache.prefs_of_all(self.db)
+        due = [*self._escalation_pages(now), *self._opt_in_pages(now, prefs)]
+        done = cache.claimed_pages(self.db, [p.key for p in due])
+        sent = 0
+        for page in due:
+            if (page.user, page.key, page.level) in done:
+                continue
+            mine = prefs.get(page.user) or PagePrefs(page.user)
+            if not mine.allows(page.priority, now):
+                continue  # off, or quiet hours: not claimed, so it goes out after them if still open
+            if not self.pace.can_take():
+                break
+            sent += self._send(page, now)
+        return sent
+
+    # --- who is due a page ----------------------------------------------------------------------------
+
+    def _escalation_pages(self, now: int) -> list[Page]:
+        escalator = Escalator(self.db, self.config, self.delivery, self.clock, self.priorities)
+        routes = [r for r in self.config.routes if r.escalate_after]
+        plans = [e for e in self.config.escalation.values() if e.escalate_after]
+        if not (routes or plans):
+            return []
+        last = max(r.escalate_after[-1] for r in [*routes, *plans]) * 60_000
+        channels = sorted({r.channel for r in routes} | (set(self.config.channels()) if plans else set()))
+        pages: list[Page] = []
+        for thread in open_threads(self.db, channels, now - int(last) - CATCH_UP_MS, now):
+            done = max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms)
+            if not done or escalator.incident_handled(thread):  # an incident taken up is handled as one
+                continue
+            levels = escalator.levels(thread)  # the one rule of which levels apply
+            priority = min(self.priorities.of(a) for a in thread.alarms)
+            holders = self._holders(thread)
+            for number, level in enumerate(levels[:done], start=1):
+                people = dict.fromkeys(holders, "taken")
+                for user in self._people(level.targets):
+                    people.setdefault(user, "target")
+                pages += [
+                    Page(u, thread.alarms[0].event_id, number, why, priority, thread)
+                    for u, why in people.items()
+                ]
+        return pages
+
+    def _opt_in_pages(self, now: int, prefs: dict[str, PagePrefs]) -> list[Page]:
+        wanting = [p for p in prefs.values() if p.enabled and p.priorities]
+        if not wanting:
+            return []
+        pages: list[Page] = []
+        for thread in open_threads(self.db, self.config.channels(), now - NEW_ALARM_WINDOW_MS, now):
+            priority = min(self.priorities.of(a) for a in thread.alarms)
+            pages += [
+                Page(p.slack_user, thread.alarms[0].event_id, NEW_ALARM_LEVEL, "opted in", priority, thread)
+                for p in wanting
+                if p.wants_new(priority)
+            ]
+        return pages
+
+    def _holders(self, thread: Thread) -> list[str]:
+        """Who took an alarm of the thread's card (a storm card's other alarms may be taken while these are
+        open; taking an alarm acknowledges it, so a single card that is taken no longer escalates)."""
+        ids = [e for e, _ in read.card_alarms(self.db, thread.channel, thread.ts)] or [
+            a.event_id for a in thread.alarms
+        ]
+        holders = (s.holder for s in lifecycle.states(self.db, ids).values())
+        return list(dict.fromkeys(h for h in holders if h and h != lifecycle.SAMOPS))
+
+    def _people(self, targets: Iterable[str]) -> list[str]:
+        """The people among escalation targets (mentions): users as they are, user groups' members."""
+        people: list[str] = []
+        for target in targets:
+            if target.startswith("<@"):
+                people.append(target[2:-1])
+            elif target.startswith("<!subteam^") and self.directory is not None:
+                people += self.directory.members(target.removeprefix("<!subteam^").rstrip(">")) or ()
+        return list(dict.fromkeys(people))
+
+    # --- sending --------------------------------------------------------------------------------------
+
+    def _send(self, page: Page, now: int) -> int:
+        # Acknowledged since the look began (a click between cycles): no page after an acknowledgement.
+        state = lifecycle.get(self.db, page.key)
+        if state is not None and state.state is not lifecycle.State.OPEN:
+            return 0
+        if not cache.claim_page(self.db, page.user, page.key, page.level, page.why, now):
+            return 0
+        assert isinstance(self.delivery, SlackDelivery)
+        try:
+            channel, ts = self.delivery.post_direct(page.user, self._message(page))
+        except (NotYet, DeliveryError) as err:
+            cache.release_page(self.db, page.user, page.key, page.level)
+            log.info("notify: page to %s about %s waits (%s)", page.user, page.key, err)
+            return 0
+        self.pace.spend()
+        cache.mark_page_sent(self.db, page.user, page.key, page.level, channel, ts)
+        what = "new alarm" if page.level == NEW_ALARM_LEVEL else f"escalation level {page.level}"
+        cache.record_audit(
+            self.db,
+            slack_user=AUDIT_USER,
+            command=f"page {page.user}",
+            outcome="ok",
+            summary=f"paged {page.user} ({page.why}) by direct message: {what} of alarm {page.key}",
+            reference=page.key,
+            org_id=page.thread.alarms[0].org_id,
+            at=now,
+        )
+        log.info("notify: paged %s (%s) about %s, %s", page.user, page.why, page.key, what)
+        return 1
+
+    def _message(self, page: Page) -> Rendered:
+        alarm = page.thread.alarms[0]
+        card = cards.draw_alarm(self.drawing(), alarm)
+        lead = render.page_lead(page.level, page.why, alarm, len(page.thread.alarms))
+        blocks = [section(lead).to_dict(), *card.blocks]
+        return Rendered(text=f"{lead}\n{card.text}", attachments=card.attachments, blocks=blocks)

@@ -1,0 +1,120 @@
+"""Personal paging through the real processes: `samops notify` polling the spec-exact simulator, `samops bot`
+taking the clicks, the Slack stand-in. An alarm injected into the simulator escalates by DM to a user group's
+members and then to a user, each once, across a kill -9 of the notifier; an alarm acknowledged with a signed
+click from its card pages nobody. Escalation levels of seconds keep it short (real clocks)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+from core import cache, lifecycle
+from core.cache.db import open_cache
+from core.lifecycle import State
+from core.read import card_of_alarm
+from tests.bot.notify.test_notify_e2e import demo_panels, notify_env, run_notify, state, wait_until
+from tests.support.bot import run_bot
+from tests.support.processes import run_simulator
+from tests.support.slack_standin import TEAM_ID, SlackStandIn
+
+CONFIG = """
+action_plans = []
+[roles]
+technicians = ["U0ANNA"]
+[notify]
+default_channel = "C_ALL"
+[notify.storm]
+posts_per_second = 50
+[notify.incidents]
+enabled = false
+[notify.escalation.P1]
+escalate_after = [0.1, 0.2]  # minutes: 6 s, 12 s
+escalate_to = [["S0FIRE"], ["U0LEAD", "C0OPS"]]
+"""
+
+
+def dms(slack: SlackStandIn) -> list[tuple[str, str]]:
+    """(person, eventId) of every page: a chat.postMessage to a user id, its alarm read from its button."""
+    out = []
+    for call in slack.calls_to("chat.postMessage"):
+        if not str(call.params.get("channel") or "").startswith("U"):
+            continue
+        values = {
+            e["value"]
+            for a in call.params.get("attachments") or []
+            for b in a["blocks"]
+            for e in b.get("elements", [])
+            if e.get("action_id") == "alarm_ack"
+        }
+        out += [(str(call.params["channel"]), v) for v in values]
+    return out
+
+
+def inject(root_url: str, panel: int) -> str:
+    body = {"resourceId": panel, "count": 1, "violationType": "alarm"}
+    [made] = httpx.post(f"{root_url}/_sim/activities", json=body, timeout=10).json()
+    return str(made["eventId"])
+
+
+def test_escalation_pages_once_across_a_kill_and_none_after_an_acknowledgement(tmp_path: Path) -> None:
+    with (
+        run_simulator("--alarm-rate", "0") as sim,
+        SlackStandIn(usergroups={"S0FIRE": ["U0ANNA", "U0BEN"]}) as slack,
+    ):
+        env = notify_env(tmp_path, sim, slack, CONFIG)
+        panel = demo_panels(sim)[0]
+        with run_notify(tmp_path, env, "--interval", "0.3") as proc:
+            wait_until(lambda: state(tmp_path, "baseline"), 60, "the first start")
+            time.sleep(1.0)  # the first poll has read the panels
+            paged = inject(sim.root_url, panel)
+            wait_until(lambda: {("U0ANNA", paged), ("U0BEN", paged)} <= set(dms(slack)), 60, "level 1 pages")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        with (
+            run_notify(tmp_path, env, "--interval", "0.3"),
+            run_bot(tmp_path, slack, db_path=tmp_path / "cache.db", config=CONFIG) as bot,
+        ):
+            wait_until(lambda: ("U0LEAD", paged) in dms(slack), 60, "the level 2 page")
+
+            # A second alarm, acknowledged from its card by a signed click before its first level.
+            acked = inject(sim.root_url, panel)
+            db = open_cache(tmp_path / "cache.db")
+            card = wait_until(lambda: card_of_alarm(db, acked), 30, "the second alarm's card")
+            click = {
+                "type": "block_actions",
+                "team": {"id": TEAM_ID},
+                "user": {"id": "U0ANNA", "name": "anna"},
+                "channel": {"id": card.channel},
+                "container": {"type": "message", "message_ts": card.ts, "channel_id": card.channel},
+                "message": {"ts": card.ts, "text": "alarm"},
+                "response_url": slack.response_url("ack"),
+                "trigger_id": slack.trigger_id(),
+                "actions": [{"action_id": "alarm_ack", "block_id": "b", "value": acked, "type": "button",
+                             "action_ts": "1700000001.000001"}],
+            }  # fmt: skip
+            assert bot.send_payload(click).status_code == 200
+            wait_until(lambda: slack.responses("ack") or _acked(db, acked), 30, "the acknowledgement")
+            assert _acked(db, acked)
+            time.sleep(14)  # past both levels of the second alarm, several notifier cycles
+        pages = Counter(dms(slack))
+        assert pages == Counter({("U0ANNA", paged): 1, ("U0BEN", paged): 1, ("U0LEAD", paged): 1}), (
+            json.dumps(list(pages.items()))
+        )
+        assert [(u, lvl) for u, lvl, _ in cache.pages_sent(db, paged)] == [
+            ("U0ANNA", 1),
+            ("U0BEN", 1),
+            ("U0LEAD", 2),
+        ]
+        assert cache.pages_sent(db, acked) == []
+        assert len([e for e in cache.recent_audit(db, 100) if e.command.startswith("page ")]) == 3
+        db.close()
+
+
+def _acked(db: object, event_id: str) -> bool:
+    current = lifecycle.get(db, event_id)  # type: ignore[arg-type]
+    return current is not None and current.state is State.ACKNOWLEDGED

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.at_risk_reads import FleetReads
 from core.backfill import Backfiller
 from core.cache.db import RecordsLostError, open_cache, reopen_if_replaced
 from core.cache.outbox import get_state
@@ -56,6 +57,7 @@ class History:
             client, self.pacer, int(settings.history_days * DAY_MS), first_history_ms
         )
         self.keyholders = KeyholderReads(client, self.pacer, settings.keyholder_ttl)
+        self.fleet_reads = FleetReads(self.keyholders)  # the at-risk list's, when nothing else is due
         self._keyholders_first = True
         self._thread: threading.Thread | None = None
 
@@ -121,7 +123,7 @@ class History:
 
         first, then = (keyholders, backfill) if self._keyholders_first else (backfill, keyholders)
         self._keyholders_first = not self._keyholders_first
-        if first() or then():
+        if first() or then() or self.fleet_reads.step(db):
             return due
         # Not longer than KEYHOLDER_LOOK_S: a new alarm's panel is read within it (or the next pass's end).
         wait = max(0.05, due - time.monotonic()) if self.reconciler is not None else self.interval

@@ -103,6 +103,10 @@ class Settings(BaseSettings):
     # the login does not carry them) share this many requests per second per organization: at fleet size
     # their interval stretches beyond the one above (10,000 panels: push history about every 2 h).
     refresh_rate: float = _env("SAMOPS_REFRESH_RATE", 0.5, gt=0)
+    # Subscription bills (operation 7, core/bills.py): each subscription read once per this many seconds,
+    # at most SAMOPS_BILLS_RATE requests per second per organization on top of the tiers above.
+    refresh_bills: float = _env("SAMOPS_REFRESH_BILLS", 86_400.0, gt=0)
+    bills_rate: float = _env("SAMOPS_BILLS_RATE", 0.05, gt=0)
 
     # Local files.
     data_dir: Path = _env("SAMOPS_DATA_DIR", Path(".samops"))

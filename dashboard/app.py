@@ -21,6 +21,7 @@ pages = [
     st.Page("views/cameras.py", title="Cameras", icon=":material/videocam:", url_path="cameras"),
     st.Page("views/panels.py", title="Panels & sensors", icon=":material/sensors:", url_path="panels"),
     st.Page("views/handling.py", title="Handling", icon=":material/timer:", url_path="handling"),
+    st.Page("views/at_risk.py", title="At risk", icon=":material/warning:", url_path="at-risk"),
     st.Page("views/false_alarms.py", title="False alarms", icon=":material/report:", url_path="false-alarms"),
     st.Page("views/audit.py", title="Audit", icon=":material/fact_check:", url_path="audit"),
 ]

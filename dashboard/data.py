@@ -76,6 +76,14 @@ def organizations(path: str) -> list[tuple[int, str]]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def at_risk(path: str, org_ids: tuple[int, ...], now: int) -> list[read.AtRisk]:
+    """The at-risk list of each organization (`core.read.at_risk`); all of them when `org_ids` is empty."""
+    with _reader(path) as db:
+        orgs = org_ids or tuple(sorted(read.panel_org_ids(db)))
+        return [read.at_risk_of(db, o, now) for o in orgs]
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def users_zone(path: str, org_id: int | None = None) -> str | None:
     """The zone most of the organization's cached users have (`core.read.users_zone`)."""
     with _reader(path) as db:

@@ -289,6 +289,11 @@ def _subscriptions(world: World, rng: random.Random, org_id: int, now_ms: int) -
                     "state": "settled" if m > 2 or rng.random() < 0.3 else "paid",
                 }
             )
+            if k == 2 and m == 1:
+                # Last month's bill of each organization's second subscription is overdue: past its due date
+                # and never paid (no paymentDate; the spec's state has no value for "unpaid", so it keeps
+                # the one drawn). Drawn like the others first, so every later record stays as the seed gave.
+                del bills[-1]["paymentDate"]
         world.subscriptions[sub_id] = {
             "id": sub_id,
             "orgId": org_id,

@@ -4,6 +4,7 @@
 from bot.commands import (  # noqa: F401  # imported for their @subcommand declarations
     access,
     alarms,
+    at_risk,
     audit,
     bills,
     camera,

@@ -37,6 +37,7 @@ after = 300                   # seconds of failure before a notice
 [notify.channels.C_ALARMS]    # per channel
 handover = ["07:00", "19:00"] # shift handover digests, in the organization's time zone
 org = 1001                    # whose alarms and zone (default: [channels.C_ALARMS] org, else all)
+at_risk = {}                  # the at-risk digest: weekly, Mondays 08:00 (docs/at_risk.md)
 
 [[notify.maintenance]]        # a weekly maintenance window: alarms recorded, summarized afterwards
 org = 1001                    # or panels = [100101, 100102]
@@ -67,6 +68,7 @@ from pydantic import (
     model_validator,
 )
 
+from bot.notify.at_risk_config import AtRiskDigest
 from core.alarms import Alarm, in_scope
 from core.config_sections import one_line
 from core.timefmt import org_zone
@@ -264,6 +266,7 @@ class HealthConfig(_Section):
 class ChannelNotify(_Section):
     handover: tuple[str, ...] = ()  # "HH:MM" in the zone of `org`
     org: int | None = None
+    at_risk: AtRiskDigest | None = None  # the at-risk digest (bot/notify/at_risk.py)
 
     @field_validator("handover")
     @classmethod
@@ -421,13 +424,15 @@ class NotifyConfig(_Section):
         for channel, settings in self.per_channel.items():
             if settings.handover:
                 add(channel, f"handover {', '.join(settings.handover)}")
+            if settings.at_risk is not None:
+                add(channel, settings.at_risk.describe())
         return uses
 
     def channels(self) -> list[str]:
         """Every channel the notifier may post to."""
         names = [r.channel for r in self.routes]
         names += [c for c in (self.default_channel, self.health.channel) if c]
-        names += [c for c, settings in self.per_channel.items() if settings.handover]
+        names += [c for c, settings in self.per_channel.items() if settings.handover or settings.at_risk]
         return list(dict.fromkeys(names))
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from bot import cards
+from bot.notify.at_risk import AtRiskDigests
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
 from bot.notify.escalation import Escalator
@@ -66,6 +67,7 @@ class Notifier:
     clock: Callable[[], int] = now_ms
     quiet: QuietHours = field(init=False)
     handovers: Handovers = field(init=False)
+    at_risk: AtRiskDigests = field(init=False)
     incidents: IncidentCards = field(init=False)
     # The priorities and their SLA ([[priorities]], [sla]): the cards show them, and an open card past its
     # SLA is edited once to say it is overdue.
@@ -83,6 +85,7 @@ class Notifier:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
         self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
         self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.priorities)
+        self.at_risk = AtRiskDigests(self.db, self.config, self.delivery, self.clock)
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
         self.overdue = OverdueCards(
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
@@ -130,6 +133,7 @@ class Notifier:
         self.supervision.tick()
         self.quiet.tick()
         self.handovers.tick()
+        self.at_risk.tick()
         self._check_health()
         wait = self.deliver()
         self.escalate()

@@ -463,6 +463,28 @@ def _v14_panel_access_reads(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v15_bills(db: sqlite_utils.Database) -> None:
+    # Each subscription's bills (operation 7) as core/bills.py last read them, for the at-risk list
+    # (core/read/at_risk.py). Due and payment dates as epoch-ms when the service's text parses, else NULL.
+    db.table("bills").create(
+        {
+            "subscription_id": int,
+            "bill_id": str,
+            "org_id": int,
+            "bill_no": str,
+            "due_at": int,
+            "paid_at": int,
+            "amount": float,
+            "unit": str,
+            "state": str,
+            "fetched_at": int,
+        },
+        pk=("subscription_id", "bill_id"),
+        if_not_exists=True,
+    )
+    execute(db, "CREATE INDEX IF NOT EXISTS idx_bills_org ON bills (org_id)")
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 # MIGRATIONS[n] takes a cache at version n to n + 1 (version 0 = an empty file).
@@ -481,6 +503,7 @@ MIGRATIONS: list[Migration] = [
     _v12_activities_seen_at,
     _v13_records_apart,
     _v14_panel_access_reads,
+    _v15_bills,
 ]
 RECORDS_APART = 13  # the version from which the records tables live in records.db
 SCHEMA_VERSION = len(MIGRATIONS)

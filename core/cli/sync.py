@@ -173,10 +173,12 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     _setup_logging(args.verbose)
     # Imported here so that `samops sync --help` and usage errors stay instant.
+    from core.bills import BillsGate, refresh_due_bills
     from core.cache.db import RecordsLostError, open_cache, reopen_if_replaced
     from core.cache.schema import SchemaTooNewError
     from core.cache.service import Service
     from core.client import SamClient
+    from core.clock import now_ms
     from core.private import owner_only
     from core.settings import settings_or_report
     from core.sync import run_sync
@@ -202,6 +204,7 @@ def main(argv: list[str]) -> int:
         schedules=schedules(settings) if args.every is not None else None,
         refresh_rate=settings.refresh_rate,
     )
+    bills_gate = None if args.every is None else BillsGate(settings.bills_rate)
     code = 0
     # --every (what `samops up` runs): one line per cycle, so no progress lines unless a bar on a terminal.
     progress_of = _progress if args.every is None or sys.stderr.isatty() else _quiet
@@ -215,6 +218,15 @@ def main(argv: list[str]) -> int:
                     reopen_if_replaced(db)  # a cache deleted under the loop: this cycle refills a fresh one
                     with progress_of() as progress:
                         report = run_sync(db, client, options, progress)
+                    # Subscription bills (operation 7): a paced tier of their own (core/bills.py).
+                    if report.outage is None:
+                        refresh_due_bills(
+                            db,
+                            client,
+                            now_ms(),
+                            settings.refresh_bills,
+                            bills_gate,
+                        )
                     login = _record_login(db, client, login)
                 except RecordsLostError as exc:
                     print(f"{PROG}: {exc}", file=sys.stderr)

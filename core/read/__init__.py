@@ -16,6 +16,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `quiet`: silences and maintenance windows in force, and what a window held back;
 - `cards`: the cards the bot posted, found by channel and ts or by alarm; `plans`: an alarm's checklist,
   and plan adherence;
+- `at_risk`: per organization, authorizations expiring, overdue bills, silent and noisy panels, cameras down;
 - `false_alarms`: dispositions counted: false-alarm rates, flagged panels, a shift's dispositions;
 - `history`: from when the data is complete (the backfill), which alarms reached samops late;
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
@@ -28,6 +29,8 @@ CONTRACT: these names are what `bot/` and `dashboard/` are written against (docs
 from core.alarms import SEVERITY
 from core.read import search
 from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alarms
+from core.read.at_risk import AtRisk
+from core.read.at_risk import at_risk as at_risk_of
 from core.read.cameras import camera_down, camera_problems, camera_summary
 from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
 from core.read.false_alarms import (
@@ -110,6 +113,7 @@ __all__ = [
     "AlarmDisposition",
     "AlarmFilter",
     "AlarmRow",
+    "AtRisk",
     "Backfill",
     "CameraRow",
     "Card",
@@ -150,6 +154,7 @@ __all__ = [
     "WhoCan",
     "WhoCanEntry",
     "assess_freshness",
+    "at_risk_of",
     "backfill_progress",
     "camera_down",
     "camera_problems",

@@ -1,0 +1,29 @@
+"""`/sam at-risk [org:<id>]`: the service at risk, per organization, from the cache (docs/at_risk.md)."""
+
+from __future__ import annotations
+
+from bot.context import AppContext
+from bot.forms.fields import no_words_but_org
+from bot.notify.config import ChannelNotify
+from bot.render.at_risk import at_risk_message
+from bot.slash.registry import Invocation, Reply, subcommand
+from core.clock import now_ms
+from core.read import at_risk_of, panel_org_ids
+
+
+@subcommand(
+    "at-risk",
+    usage="/sam at-risk [org:<id>]",
+    summary="authorizations expiring, overdue bills, silent and noisy panels, cameras down",
+    examples=("/sam at-risk", "/sam at-risk org:1001"),
+)
+def at_risk(inv: Invocation, ctx: AppContext) -> Reply:
+    no_words_but_org(inv.args, "at-risk")
+    config = ctx.config.notify
+    channel = config.per_channel.get(inv.channel_id) or ChannelNotify()
+    org = inv.org_id if inv.org_id is not None else channel.org
+    db = ctx.db()
+    orgs = [org] if org is not None else sorted(panel_org_ids(db))
+    now = now_ms()
+    message = at_risk_message([at_risk_of(db, o, now) for o in orgs], config.zone_for, now)
+    return Reply(text=message.text, blocks=message.blocks)

@@ -1,0 +1,68 @@
+"""At-risk digests (docs/at_risk.md): at each digest time of a channel (`[notify.channels.<id>] at_risk`,
+weekly by default, in its organization's zone) one message with the at-risk list of its organization (or of
+every organization when the channel names none).
+
+Once per period, even across restarts and with two notifiers on one cache: the period is claimed
+(`at-risk:<channel>:<local date>T<HH:MM>`) before the post and given back if the post fails, so that the
+next cycle tries again; as the handover digest (bot/notify/handover.py). A time before the notifier first
+watched the channel is not caught up; one missed while it was down is posted late, once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.notify.at_risk_config import AtRiskDigest
+from bot.notify.config import ChannelNotify, NotifyConfig
+from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.render.at_risk import at_risk_message
+from core import cache
+from core.cache import write_transaction
+from core.read import at_risk_of, panel_org_ids
+from core.sqlite_lib import sqlite_utils
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AtRiskDigests:
+    db: sqlite_utils.Database
+    config: NotifyConfig
+    delivery: Delivery
+    clock: Callable[[], int]
+
+    def tick(self) -> None:
+        now = self.clock()
+        for channel, settings in self.config.per_channel.items():
+            if settings.at_risk is not None:
+                self._channel(channel, settings, settings.at_risk, now)
+
+    def _channel(self, channel: str, settings: ChannelNotify, digest: AtRiskDigest, now: int) -> None:
+        zone = self.config.zone_for(settings.org)
+        watching = self._watching_since(channel, now)
+        due = digest.latest_due(now, zone)
+        if due < watching:
+            return
+        key = f"at-risk:{channel}:{digest.period_key(due, zone)}"
+        if not cache.claim_once(self.db, key, at=now):
+            return
+        orgs = [settings.org] if settings.org is not None else sorted(panel_org_ids(self.db))
+        message = at_risk_message([at_risk_of(self.db, o, now) for o in orgs], self.config.zone_for, now)
+        try:
+            self.delivery.post(channel, message)
+        except (NotYet, DeliveryError) as err:
+            cache.release_claim(self.db, key)
+            log.info("notify: the at-risk digest for %s waits (%s)", channel, err)
+            return
+        log.info("notify: at-risk digest posted to %s (%s)", channel, key)
+
+    def _watching_since(self, channel: str, now: int) -> int:
+        key = f"at-risk-since:{channel}"
+        value = cache.get_state(self.db, key)
+        if value is None:
+            with write_transaction(self.db):
+                cache.set_state(self.db, key, str(now))
+            return now
+        return int(value)

@@ -37,7 +37,6 @@ from core.lifecycle import SAMOPS, Change
 from core.read.supervision import Heard, last_heard
 from core.sqlite_lib import sqlite_utils
 from core.text import duration
-from core.timefmt import utc
 
 # The alarm's record, as an activity row: its own eventType (a [[priorities]] rule or a [notify] route can
 # name it), the violationType whose default priority it takes (P2, core/priorities.py) and its name.
@@ -109,16 +108,19 @@ def restored_note(silent_ms: int) -> str:
     return f"restored after {duration(silent_ms / 1000)}"
 
 
-def _description(heard: Heard, after_ms: int) -> str:
-    said = duration(after_ms / 1000)
-    last = f"last heard {utc(heard.last)}" if heard.last is not None else "nothing heard since samops started"
-    return f"No activity and no controller update for {said} ({last})"
+def _description(heard: Heard, after_ms: int, now: int) -> str:
+    """Stored with the alarm, so it names no clock time: the card shows the alarm's own time in its
+    organization's zone, and this says how long before it the panel was last heard."""
+    said = f"No activity and no controller update for at least {duration(after_ms / 1000)}"
+    if heard.last is None:
+        return f"{said} (nothing heard since samops started)"
+    return f"{said} (last heard {duration(max(0, now - heard.last) / 1000)} before this alarm)"
 
 
 def _episode(heard: Heard, since: int, after_ms: int, now: int) -> Episode:
     eid = event_id(heard.resource_id, since)
     # ACTIVITY_FIELDS order; msgType, vioType and group are the service's and stay empty.
-    row = (eid, heard.resource_id, heard.org_id, now, _description(heard, after_ms), EVENT_TYPE, NAME,
+    row = (eid, heard.resource_id, heard.org_id, now, _description(heard, after_ms, now), EVENT_TYPE, NAME,
            VIOLATION_TYPE, None, None, None)  # fmt: skip
     return Episode(eid, heard.resource_id, heard.org_id, since, heard.last, now, after_ms, row)
 

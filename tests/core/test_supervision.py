@@ -111,6 +111,16 @@ def test_silence_is_never_counted_from_before_samops_watched(db: Any) -> None:
     assert done.episode.restored_note == "restored after 193 h"
 
 
+def test_the_card_says_how_long_the_panel_was_quiet_not_only_the_threshold(db: Any) -> None:
+    activity(db, 101, T0 - 7 * DAY_MS, "EV-1")  # quiet for a week before samops watched (the trial's case)
+    [event_id] = raise_now(db, config(silent_after="off", panels={"101": "24h"}), T0 + DAY_MS, since=T0)
+    said = db.conn.execute("SELECT description FROM activities WHERE event_id = ?", [event_id]).fetchone()[0]
+    # No clock time in the stored text: the card shows the alarm's own time in the organization's zone.
+    assert said == (
+        "No activity and no controller update for at least 24 h (last heard 192 h before this alarm)"
+    )
+
+
 def test_the_alarm_is_samops_own_and_never_a_service_event(db: Any) -> None:
     activity(db, 101, T0, "EV-1")
     [event_id] = raise_now(db, config(silent_after="off", panels={"101": "24h"}), T0 + DAY_MS)

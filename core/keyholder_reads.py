@@ -87,7 +87,9 @@ class KeyholderReads:
             rows, listed = fetch_panel_access(self.client, org, panels, pace=self.pacer.for_org(org))
         except SamError as err:
             reason = failure_reason(err)
-            log.info("keyholders: reading the authorizations of organization %s failed: %s", org, reason)
+            # Recorded, and said on each card ("could not be read: …"); the poller beside this thread
+            # states an outage in one line when it starts and one when it ends: this is not a third.
+            log.debug("keyholders: reading the authorizations of organization %s failed: %s", org, reason)
             with write_transaction(db):
                 record_reads(db, org, panels, self.clock(), error=reason)
             return

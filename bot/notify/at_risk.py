@@ -10,20 +10,17 @@ watched the channel is not caught up; one missed while it was down is posted lat
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.notify.at_risk_config import AtRiskDigest
 from bot.notify.config import ChannelNotify, NotifyConfig
-from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.delivery import Delivery
+from bot.notify.digests import post_once, watching_since
 from bot.render.at_risk import at_risk_message
-from core import cache
-from core.cache import write_transaction
+from bot.render.common import Rendered
 from core.read import at_risk_of, panel_org_ids
 from core.sqlite_lib import sqlite_utils
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,28 +38,13 @@ class AtRiskDigests:
 
     def _channel(self, channel: str, settings: ChannelNotify, digest: AtRiskDigest, now: int) -> None:
         zone = self.config.zone_for(settings.org)
-        watching = self._watching_since(channel, now)
         due = digest.latest_due(now, zone)
-        if due < watching:
+        if due < watching_since(self.db, "at-risk", channel, now):
             return
         key = f"at-risk:{channel}:{digest.period_key(due, zone)}"
-        if not cache.claim_once(self.db, key, at=now):
-            return
         orgs = [settings.org] if settings.org is not None else sorted(panel_org_ids(self.db))
-        message = at_risk_message([at_risk_of(self.db, o, now) for o in orgs], self.config.zone_for, now)
-        try:
-            self.delivery.post(channel, message)
-        except (NotYet, DeliveryError) as err:
-            cache.release_claim(self.db, key)
-            log.info("notify: the at-risk digest for %s waits (%s)", channel, err)
-            return
-        log.info("notify: at-risk digest posted to %s (%s)", channel, key)
 
-    def _watching_since(self, channel: str, now: int) -> int:
-        key = f"at-risk-since:{channel}"
-        value = cache.get_state(self.db, key)
-        if value is None:
-            with write_transaction(self.db):
-                cache.set_state(self.db, key, str(now))
-            return now
-        return int(value)
+        def message() -> Rendered:
+            return at_risk_message([at_risk_of(self.db, o, now) for o in orgs], self.config.zone_for, now)
+
+        post_once(self.db, self.delivery, channel, key, message, "at-risk digest", now)

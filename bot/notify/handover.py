@@ -9,23 +9,20 @@ while it was down is posted late, once (only the latest, covering since the one 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.notify.config import ChannelNotify, NotifyConfig
-from bot.notify.delivery import Delivery, DeliveryError, NotYet
+from bot.notify.delivery import Delivery
+from bot.notify.digests import post_once, watching_since
 from bot.render import quiet as render
-from core import cache
-from core.cache import write_transaction
+from bot.render.common import Rendered
 from core.clock import DAY_MS
 from core.priorities import Priorities
 from core.read import handover
 from core.sqlite_lib import sqlite_utils
 from core.windows import latest_at_or_before, parse_clock
-
-log = logging.getLogger(__name__)
 
 
 def shift_start(settings: ChannelNotify, config: NotifyConfig, at: int) -> int:
@@ -56,30 +53,15 @@ class Handovers:
                 self._channel(channel, settings, now)
 
     def _channel(self, channel: str, settings: ChannelNotify, now: int) -> None:
-        watching = self._watching_since(channel, now)
         due = shift_start(settings, self.config, now)
-        if due < watching or due > now:
+        if due < watching_since(self.db, "handover", channel, now) or due > now:
             return
         key = claim_key(channel, due, self.config, settings)
-        if not cache.claim_once(self.db, key, at=now):
-            return
-        previous = shift_start(settings, self.config, due - 1)
-        digest = handover(self.db, previous, due, settings.org, self.priorities)
-        zone = self.config.zone_for(settings.org)
-        message = render.handover_digest(digest, zone, now, self.config.zone_for)
-        try:
-            self.delivery.post(channel, message)
-        except (NotYet, DeliveryError) as err:
-            cache.release_claim(self.db, key)
-            log.info("notify: the handover digest for %s waits (%s)", channel, err)
-            return
-        log.info("notify: handover digest posted to %s (%s)", channel, key)
 
-    def _watching_since(self, channel: str, now: int) -> int:
-        key = f"handover-since:{channel}"
-        value = cache.get_state(self.db, key)
-        if value is None:
-            with write_transaction(self.db):
-                cache.set_state(self.db, key, str(now))
-            return now
-        return int(value)
+        def message() -> Rendered:
+            previous = shift_start(settings, self.config, due - 1)
+            digest = handover(self.db, previous, due, settings.org, self.priorities)
+            zone = self.config.zone_for(settings.org)
+            return render.handover_digest(digest, zone, now, self.config.zone_for)
+
+        post_once(self.db, self.delivery, channel, key, message, "handover digest", now)

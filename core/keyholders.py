@@ -21,7 +21,7 @@ from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 from core.access_windows import DayWindow, Validity, time_of_day
-from core.alarms import Alarm
+from core.alarms import Alarm, is_supervision
 from core.clock import DAY_MS
 from core.read.keyholders import PanelAccess, panel_access
 from core.read.who_can import WhoCanEntry, evaluate
@@ -100,8 +100,12 @@ def judge(access: PanelAccess, at: int, zone: ZoneInfo) -> KeyholderContext:
 def contexts(
     db: sqlite_utils.Database, alarms: Iterable[Alarm], zone_for: Callable[[int | None], ZoneInfo]
 ) -> dict[str, KeyholderContext]:
-    """Each alarm's context by event id (alarms with no panel have none), the cache read once per panel."""
-    listed = [(a, a.resource_id) for a in alarms if a.resource_id is not None]
+    """Each alarm's context by event id, the cache read once per panel. Alarms with no panel have none, nor
+    samops' own Communication-lost alarms: a panel that said nothing was set off by nobody, so who was
+    allowed there is not the question (and "possibly a user error" would be wrong)."""
+    listed = [
+        (a, a.resource_id) for a in alarms if a.resource_id is not None and not is_supervision(a.event_id)
+    ]
     access = panel_access(db, (rid for _, rid in listed))
     return {a.event_id: judge(access[rid], a.activity_time, zone_for(a.org_id)) for a, rid in listed}
 

@@ -182,6 +182,13 @@ def test_many_alarms_are_judged_each_at_its_own_time(db: sqlite_utils.Database) 
     ]
 
 
+def test_a_communication_lost_alarm_has_no_keyholder_line(db: sqlite_utils.Database) -> None:
+    authorize(db, ("Ana Yılmaz", office()))
+    lost = alarm(at("2026-11-25 10:00"), event_id=f"silent:{PANEL}:1")  # samops' own: the panel said nothing
+    assert context_of(db, lost, ISTANBUL) is None
+    assert context_of(db, alarm(at("2026-11-25 10:00")), ISTANBUL) is not None  # a service alarm has one
+
+
 def test_window_text_groups_days_sharing_hours() -> None:
     validity = weekly(*((d, 8, 18) for d in (MON, TUE, WED, FRI)), (SAT, 9, 13), (SUN, 9, 13), (THU, 0, 0))
     assert (

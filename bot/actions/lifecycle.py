@@ -36,6 +36,7 @@ from bot.modals import modal_meta, open_modal
 from bot.payloads import Id, ModalMeta, PayloadError, SlackId, part, read_event_id, read_id, slack_user
 from bot.render import alarms as render
 from bot.render.alarms import DISPOSITION, NOTE, RESOLVE_MODAL
+from bot.render.common import Rendered
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply
 from bot.writes import (
@@ -321,16 +322,7 @@ def after_card_change(
     if changed:
         zone = ctx.config.notify.zone_for(first.org_id)
         message = render.group_handled(user, change, changed, zone, note, disposition and disposition.label)
-        try:
-            ctx.web_client.chat_postMessage(
-                channel=card.channel,
-                thread_ts=card.ts,
-                text=message.text,
-                blocks=message.blocks,
-                unfurl_links=False,
-            )
-        except (SlackApiError, SlackClientError, OSError) as err:
-            log.warning("could not post in the card's thread: %s", err)
+        _say_in_thread(ctx, card, message)
     refresh_now(ctx, card)
 
 
@@ -355,6 +347,11 @@ def said_resolved(
         message = render.group_handled(
             user, Change.RESOLVED, [(event_id, alarm.activity_time)], zone, note, label
         )
+    _say_in_thread(ctx, card, message)
+
+
+def _say_in_thread(ctx: AppContext, card: Card, message: Rendered) -> None:
+    """A reply in the card's thread; a Slack failure is a warning (the change itself is recorded)."""
     try:
         ctx.web_client.chat_postMessage(
             channel=card.channel,

@@ -81,8 +81,18 @@ class SlackDelivery:
         return self.pacer.wait(channel, kind)
 
     def post(self, channel: str, message: Rendered, thread_ts: str | None = None) -> str | None:
+        return str(self._post(channel, message, thread_ts)["ts"])
+
+    def post_direct(self, user: str, message: Rendered) -> tuple[str, str]:
+        """A direct message to `user`: chat.postMessage with the user's id as its channel (Slack opens the
+        app's DM with them; no conversations.open, no im:write). Returns the DM's (channel, ts), where a click
+        on its buttons comes from. Paced per person like a channel."""
+        response = self._post(user, message)
+        return str(response.get("channel") or user), str(response["ts"])
+
+    def _post(self, channel: str, message: Rendered, thread_ts: str | None = None) -> dict:
         self.pacer.take(channel, "post")
-        response = self._call(
+        return self._call(
             channel,
             "post",
             lambda: self.client.chat_postMessage(
@@ -95,25 +105,6 @@ class SlackDelivery:
                 unfurl_links=False,
             ),
         )
-        return str(response["ts"])
-
-    def post_direct(self, user: str, message: Rendered) -> tuple[str, str]:
-        """A direct message to `user`: chat.postMessage with the user's id as its channel (Slack opens the
-        app's DM with them; no conversations.open, no im:write). Returns the DM's (channel, ts), where a click
-        on its buttons comes from. Paced per person like a channel."""
-        self.pacer.take(user, "post")
-        response = self._call(
-            user,
-            "post",
-            lambda: self.client.chat_postMessage(
-                channel=user,
-                text=message.text,
-                attachments=message.attachments or None,
-                blocks=message.blocks or None,
-                unfurl_links=False,
-            ),
-        )
-        return str(response.get("channel") or user), str(response["ts"])
 
     def update(self, channel: str, ts: str, message: Rendered) -> None:
         self.pacer.take(channel, "update")

@@ -104,14 +104,13 @@ class ServiceSource:
     def poll(self, db: sqlite_utils.Database, since: int) -> None:
         """New activities of every organization into the cache; raises SamError when the service fails (what
         succeeded is written, what failed is asked again next poll)."""
-        try:
-            self.poller.poll(db, since)
-        finally:
-            self._poll_cameras(db)
+        self.poller.poll(db, since)
 
-    def _poll_cameras(self, db: sqlite_utils.Database) -> None:
+    def poll_cameras(self, db: sqlite_utils.Database) -> None:
         """Every `cameras_every`, each organization's cameras into the cache, a camera going down recorded
-        as it is written (core/cache/incidents.py). A failure waits for the next turn: alarms come first."""
+        as it is written (core/cache/incidents.py). A failure waits for the next turn: alarms come first, so
+        the notifier calls this once the cycle's cards are out (a listing per organization can take seconds
+        on a busy service), and the next cycle's discovery sees what it recorded."""
         if self.cameras_every is None or time.monotonic() < self._cameras_due:
             return
         self._cameras_due = time.monotonic() + self.cameras_every

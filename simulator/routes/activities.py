@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 
 from simulator.data import Record
 from simulator.errors import ApiError
@@ -22,10 +23,10 @@ def check_page(request: Request, page: int | None) -> None:
 
 
 @router.post("/activities")
-async def activities(request: Request, who: Auth) -> Record:
+async def activities(request: Request, who: Auth) -> JSONResponse:
     body = await parse(request, ActivityQuery)
     check_page(request, body.page)
-    return store_of(request).activities(who.org, body)
+    return JSONResponse(store_of(request).activities(who.org, body))  # rendered here: see users.py
 
 
 @router.post("/resource/pushnotification/history")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 
 from simulator.data import Record
 from simulator.routes.common import Caller, PathId, QueryInt, caller, parse, store_of
@@ -32,8 +33,8 @@ async def controllers(request: Request, resourceId: PathId, who: Auth) -> list[R
 
 
 @router.get("/camera/list")
-async def cameras(request: Request, who: Auth) -> list[Record]:
-    return store_of(request).cameras(who.org)
+async def cameras(request: Request, who: Auth) -> JSONResponse:
+    return JSONResponse(store_of(request).cameras(who.org))  # rendered here: see users.py
 
 
 @router.get("/panel/{resourceId}/sensor/list")

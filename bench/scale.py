@@ -313,7 +313,7 @@ def measure(args: argparse.Namespace, loads: LoadSampler) -> None:
     for size in args.sizes:
         r = one_size(size, args.alarms, loads)
         per_org = r["idle_per_minute"] / 60 / r["orgs"]
-        met = r["p50"] <= P50_GOAL_S and r["p99"] <= P99_GOAL_S
+        verdict = {True: "met", False: "missed"}
         low, high = r["load"]
         print(
             f"{r['size']:>6} panels ({r['orgs']} orgs), `samops up` with default settings: "
@@ -321,8 +321,9 @@ def measure(args: argparse.Namespace, loads: LoadSampler) -> None:
             f"  alarm → card p50 {r['p50']:.2f} s, p99 {r['p99']:.2f} s; baseline {r['baseline']:.2f} s "
             f"(= {INTERVAL / 2:g} s + round trip {r['rtt'] * 1000:.0f} ms): ratio p50 "
             f"{r['p50'] / r['baseline']:.2f}, p99 {r['p99'] / r['baseline']:.2f}\n"
-            f"  goal p50 ≤ {P50_GOAL_S:g} s, p99 ≤ {P99_GOAL_S:g} s: {'met' if met else 'missed'} "
-            f"({args.alarms} alarms, load average {low:.1f}–{high:.1f} while they were timed, "
+            f"  goal p99 ≤ {P99_GOAL_S:g} s: {verdict[r['p99'] <= P99_GOAL_S]} "
+            f"(p50 ≤ {P50_GOAL_S:g} s: {verdict[r['p50'] <= P50_GOAL_S]}; "
+            f"{args.alarms} alarms, load average {low:.1f}–{high:.1f} while they were timed, "
             f"{args.load} busy processes beside)\n"
             f"  {r['wrong']} on a wrong panel; ~{r['per_alarm']:.1f} requests per alarm\n"
             f"  idle {r['idle_per_minute']:.0f} requests/min = {per_org:.2f}/s per organization "

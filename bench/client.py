@@ -84,16 +84,24 @@ def bench_requests(n: int, block: int) -> None:
             load_before = load_average()
             raw_times: list[float] = []
             client_times: list[float] = []
+            cpu = {baseline: 0.0, client: 0.0}  # this process's CPU: what each side costs beside the server
+
+            def timed_cpu(fn: Callable[[], object]) -> float:
+                started = time.process_time()
+                wall = timed(fn, block)
+                cpu[fn] += time.process_time() - started
+                return wall
+
             # Short blocks, alternating which side goes first, so that both see the same load (a busy
             # neighbour's burst lands on both sides of a pair); the median pair ratio ignores the pairs
             # a burst split unevenly.
             for i in range(pairs):
                 if i % 2:
-                    client_times.append(timed(client, block))
-                    raw_times.append(timed(baseline, block))
+                    client_times.append(timed_cpu(client))
+                    raw_times.append(timed_cpu(baseline))
                 else:
-                    raw_times.append(timed(baseline, block))
-                    client_times.append(timed(client, block))
+                    raw_times.append(timed_cpu(baseline))
+                    client_times.append(timed_cpu(client))
             load_after = load_average()
     ratios = [c / r for c, r in zip(client_times, raw_times, strict=True)]
     ratio = statistics.median(ratios)
@@ -102,6 +110,11 @@ def bench_requests(n: int, block: int) -> None:
     client_ms = statistics.median(client_times) / block * 1000
     print(f"    raw httpx.Client : {raw_ms:8.3f} ms/request (median block; the baseline, same run)")
     print(f"    SamClient        : {client_ms:8.3f} ms/request (median block)")
+    raw_cpu, client_cpu = (cpu[fn] / (pairs * block) * 1e6 for fn in (baseline, client))
+    print(
+        f"    CPU in this process: raw {raw_cpu:.0f} us/request, client {client_cpu:.0f} us/request"
+        f" (+{client_cpu - raw_cpu:.0f} us, {client_cpu / raw_cpu:.2f}x)"
+    )
     spread = f"middle half {low:.2f}-{high:.2f}"
     print(f"    ratio client/raw : {ratio:8.3f}  (median of {pairs} pair ratios; {spread})")
     cores = os.cpu_count() or 1

@@ -94,7 +94,9 @@ def _priorities(values: list[str]) -> tuple[Priority, ...]:
 def _quiet(values: list[str]) -> tuple[time | None, time | None]:
     if values == ["off"]:
         return None, None
-    words = values[0].split("-") if len(values) == 1 else values
+    # "22:00-07:00" or "22:00 07:00"; a span and more words is not hours (blame the whole, not the span)
+    spans = [v.split("-") for v in values]
+    words = spans[0] if len(values) == 1 else values if all(len(s) == 1 for s in spans) else []
     if len(words) != 2:
         raise UsageError(
             "quiet: give the hours as `quiet 22:00-07:00` (from-to, in your time zone), or `quiet off`"

@@ -74,6 +74,7 @@ def test_set_and_show_preferences_in_the_persons_zone(bot: BotProcess) -> None:
         ("notify-me quiet 25:00-07:00", "quiet: '25:00' is not a time of day"),
         ("notify-me quiet 22:00", "quiet: give the hours as"),
         ("notify-me quiet 07:00-07:00", "quiet: from and to are the same time"),
+        ("notify-me quiet 22:00-07:00 extra", "quiet: give the hours as"),
         ("notify-me loud", "`notify-me` sets on, off, priorities or quiet, not 'loud'"),
         ("notify-me off now", "`off` takes no words after it"),
     ],

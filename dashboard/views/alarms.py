@@ -113,9 +113,21 @@ def full_export(flt: read.AlarmFilter, described: str, as_of: int | None, tz: tz
     return export.alarms_csv(data.alarm_chunks(path, flt), head, tz, closed)
 
 
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def table_html(path: str, flt: read.AlarmFilter, sort: str, zone: str, config_path: str) -> str:
+    """The table as `st.html` shows it, cached as one string with the rows it is made of: a warm tab takes
+    it as it is instead of laying out 500 rows of cells again (docs/dashboard-speed.md)."""
+    found = data.alarm_list(path, flt, LIMIT, config_path)
+    shown = alarm_table.sort_rows(found.rows, sort)
+    tz = zones.tz_named(zone)
+    return alarm_table.alarms_html(shown, tz, zone, found.states, found.keyholders, found.closed)
+
+
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
-    rows = data.recent_alarms(path, flt, LIMIT)
+    config_path = str(load_settings().config_path)
+    found = data.alarm_list(path, flt, LIMIT, config_path)
+    rows = found.rows
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     more = " (the newest; the CSV holds them all)" if len(rows) == LIMIT else ""
@@ -128,17 +140,14 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
     if not rows:
         st.info("No alarms match these filters.")
         return
-    shown = alarm_table.sort_rows(rows, sort)
-    states = data.standings(path, tuple(r.event_id for r in shown))
-    lines = data.keyholder_lines(path, tuple(shown), str(load_settings().config_path))
-    closed = data.dispositions_of(path, tuple(r.event_id for r in shown))
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
-        frame = ui.alarms_frame(shown, states)
-        frame[alarm_table.KEYHOLDERS] = [lines.get(r.event_id, "") for r in shown]
-        frame[alarm_table.DISPOSITION] = [alarm_table.label_of(closed.get(r.event_id)) for r in shown]
+        shown = alarm_table.sort_rows(rows, sort)
+        frame = ui.alarms_frame(shown, found.states)
+        frame[alarm_table.KEYHOLDERS] = [found.keyholders.get(r.event_id, "") for r in shown]
+        frame[alarm_table.DISPOSITION] = [alarm_table.label_of(found.closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
-        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states, lines, closed))
+        st.html(table_html(path, flt, sort, zones.current(), config_path))
 
 
 alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))

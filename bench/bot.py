@@ -2,8 +2,10 @@
 the same run; not a test.
 
 (a) Ack under load: 50 concurrent signed `/sam cameras` against a simulator started with `--latency-ms 2000`.
-    Ack = the HTTP answer to the slash command; goal p99 <= 100 ms. Baseline: `GET /healthz` on the same
-    server (uvicorn + the front, no bolt) under the same concurrency, in the same run.
+    Ack = the HTTP answer to the slash command. Baseline: `GET /healthz` on the same server (uvicorn + the
+    front, no bolt) under the same concurrency, in the same run. Goal (issue 25): ack p99 <= 2x the
+    baseline's p99 (the machine's load shared by both), and <= 100 ms on a quiet machine (load average
+    below 1 per core); the load average is printed before and after the burst.
 (b) Answer latency with no added latency: `/sam user <id>` and `/sam panel <id>` sent one after another;
     answer = from sending the command to its message arriving on response_url; goal p50 <= 150 ms.
     Baseline: the same service calls made directly with SamClient (what the service alone costs).
@@ -38,6 +40,12 @@ from tests.support.slack_standin import SlackStandIn  # noqa: E402
 
 SERVICE_LATENCY_MS = 2000
 LOG_INFO = ("--log-level", "INFO")
+MAX_RATIO = 2.0  # ack p99 / /healthz p99, same load, same run
+QUIET_ACK_S = 0.1
+
+
+def load_1min() -> float:
+    return os.getloadavg()[0]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -77,6 +85,7 @@ def ack_under_load(bot: BotProcess, n: int) -> None:
         bot.http.get(f"{bot.root_url}/healthz", timeout=30)
         return time.perf_counter() - started
 
+    load_before = load_1min()
     base = burst(n, health)
     acks = burst(n, send)
     names = [f["response_url"].rsplit("/", 1)[1] for f in forms]
@@ -92,8 +101,15 @@ def ack_under_load(bot: BotProcess, n: int) -> None:
         ratio = pct(acks, q) / max(pct(base, q), 1e-6)
         print(f"    ratio ack p{round(q * 100)} / healthz p{round(q * 100)}: {ratio:.2f}")
     print(f"    all {n} answered {answered:.1f} s after the last ack; {ok}/{n} with the camera list")
-    verdict = "met" if pct(acks, 0.99) <= 0.1 else "NOT met"
-    print(f"    goal ack p99 <= 100 ms: {verdict}")
+    ack99, base99 = pct(acks, 0.99), pct(base, 0.99)
+    print(
+        f"    load average (1 min) {load_before:.2f} before, {load_1min():.2f} after; {os.cpu_count()} cores"
+    )
+    verdict = "met" if ack99 <= MAX_RATIO * base99 else "NOT met"
+    print(f"    goal ack p99 <= {MAX_RATIO:g}x /healthz p99 ({ms(MAX_RATIO * base99).strip()}): {verdict}")
+    quiet = "quiet" if load_before < (os.cpu_count() or 1) else "busy: judge it on a quiet machine"
+    verdict = "met" if ack99 <= QUIET_ACK_S else "NOT met"
+    print(f"    goal ack p99 <= {QUIET_ACK_S * 1000:.0f} ms when quiet: {verdict} (this machine {quiet})")
 
 
 def answer_latency(bot: BotProcess, sim: Simulator, rounds: int) -> None:

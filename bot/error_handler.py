@@ -63,7 +63,7 @@ def install(app: App, ctx: AppContext, home: HomeTabs) -> None:
         runner.listener_error_handler.handle(error=error, request=request, response=None)
 
     runner.lazy_listener_runner = ReportingLazyRunner(
-        runner.lazy_listener_runner.logger, runner.listener_executor, on_error
+        runner.lazy_listener_runner.logger, runner.listener_executor, on_error, ctx.acks.wait_clear
     )
 
 
@@ -158,23 +158,27 @@ def tell_on_home(ctx: AppContext, home: HomeTabs, user: str, text: str) -> None:
 
 
 class ReportingLazyRunner(LazyListenerRunner):
-    """bolt's thread runner for lazy listeners, with their exceptions handed to `on_error`."""
+    """bolt's thread runner for lazy listeners, with their exceptions handed to `on_error`; each starts
+    after `acks_sent()` returns (the acks still being answered go first: bot/ack_first.py)."""
 
     def __init__(
         self,
         logger: logging.Logger,
         executor: Executor,
         on_error: Callable[[Exception, BoltRequest], None],
+        acks_sent: Callable[[], object] = lambda: None,
     ) -> None:
         self.logger = logger
         self.executor = executor
         self.on_error = on_error
+        self.acks_sent = acks_sent
 
     def start(self, function: Callable[..., None], request: BoltRequest) -> None:
         self.executor.submit(self.run, function, request)
 
     def run(self, function: Callable[..., None], request: BoltRequest) -> None:
         try:
+            self.acks_sent()
             function(
                 **build_required_kwargs(
                     logger=self.logger,

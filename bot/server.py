@@ -36,6 +36,7 @@ from slack_sdk.signature import SignatureVerifier
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bot import envelope
+from bot.ack_first import AcksInFlight
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +105,10 @@ class SlackFront:
         path: str = EVENTS_PATH,
         max_body: int = MAX_BODY_BYTES,
         request_timeout: float = REQUEST_TIMEOUT_S,
+        acks: AcksInFlight | None = None,
     ) -> None:
         self.path = path
+        self.acks = acks or AcksInFlight()
         self.max_body = max_body
         self.request_timeout = request_timeout
         self.executor = ThreadPoolExecutor(max_workers=DISPATCH_THREADS, thread_name_prefix="dispatch")
@@ -134,7 +137,11 @@ class SlackFront:
             log.info("refused a request to %s (%d): %s", path, refused.status, refused.reason)
             await _answer(send, refused.status, refused.reason)
             return
-        await self._bolt(cast("dict[str, Any]", scope), _replay(body), send)  # bolt reads it as a dict
+        self.acks.enter()  # the work of commands acked before waits for this answer (bot/ack_first.py)
+        try:
+            await self._bolt(cast("dict[str, Any]", scope), _replay(body), send)  # bolt reads it as a dict
+        finally:
+            self.acks.leave()
 
     async def _checked_body(self, scope: Scope, receive: Receive) -> bytes:
         """The body, read within the limits, of a request whose signature is Slack's; else Refused."""
@@ -246,8 +253,13 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=1024)  # bursts queue, not refused
 
 
-def make_server(app: App, signing_secret: str, request_timeout: float = REQUEST_TIMEOUT_S) -> Server:
-    front = SlackFront(app, signing_secret, request_timeout=request_timeout)
+def make_server(
+    app: App,
+    signing_secret: str,
+    request_timeout: float = REQUEST_TIMEOUT_S,
+    acks: AcksInFlight | None = None,
+) -> Server:
+    front = SlackFront(app, signing_secret, request_timeout=request_timeout, acks=acks)
     protocol = type("DeadlineProtocol", (_DeadlineProtocol,), {"header_timeout": request_timeout})
     config = uvicorn.Config(
         front,

@@ -13,19 +13,23 @@ queued behind a busy pool does. Without the front (Socket Mode) nothing is count
 from __future__ import annotations
 
 import threading
+import time
 
 MAX_DEFER_S = 1.0
+SETTLE_S = 0.02
 
 
 class AcksInFlight:
     def __init__(self) -> None:
         self._count = 0
+        self._entered = 0
         self._clear = threading.Condition()
 
     def enter(self) -> None:
         """A request from Slack is being answered."""
         with self._clear:
             self._count += 1
+            self._entered += 1
 
     def leave(self) -> None:
         """Its answer has been sent (or it failed)."""
@@ -35,6 +39,16 @@ class AcksInFlight:
                 self._clear.notify_all()
 
     def wait_clear(self, timeout: float = MAX_DEFER_S) -> bool:
-        """Block until no request is being answered, or `timeout` has passed; whether it cleared."""
+        """Block until no request has been answered for SETTLE_S, or `timeout` has passed; whether it
+        cleared."""
+        deadline = time.monotonic() + timeout
         with self._clear:
-            return self._clear.wait_for(lambda: self._count == 0, timeout)
+            while True:
+                if not self._clear.wait_for(lambda: self._count == 0, deadline - time.monotonic()):
+                    return False
+                entered = self._entered
+                self._clear.wait(min(SETTLE_S, max(0.0, deadline - time.monotonic())))
+                if self._count == 0 and self._entered == entered:
+                    return True
+                if time.monotonic() >= deadline:
+                    return False

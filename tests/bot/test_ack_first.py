@@ -11,6 +11,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlencode
@@ -65,7 +66,7 @@ def samops_like_app(
     return app, errors, executor
 
 
-def signed_headers(body: bytes) -> dict[str, str]:
+def signed_headers(body: bytes) -> dict[str, str | Sequence[str]]:
     timestamp = str(int(time.time()))
     return {
         "content-type": "application/x-www-form-urlencoded",
@@ -170,14 +171,14 @@ def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:
     app, _, executor = samops_like_app(acks, ack=lambda ack: ack(), lazy=[work])
     front = SlackFront(app, SIGNING_SECRET, acks=acks)
     body = urlencode(COMMAND).encode()
-    headers = [(k.encode(), v.encode()) for k, v in signed_headers(body).items()]
+    headers = [(k.encode(), str(v).encode()) for k, v in signed_headers(body).items()]
     scope = {"type": "http", "method": "POST", "path": EVENTS_PATH, "headers": headers, "query_string": b""}
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": body, "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         await asyncio.sleep(0.3)  # a slow write: the work must not take the CPU meanwhile
         sent.append(message)
         if message["type"] == "http.response.body" and not message.get("more_body"):

@@ -45,8 +45,9 @@ HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 1024 * 1024  # Slack's largest payloads (a view submission) are tens of KiB
 REQUEST_TIMEOUT_S = 10.0  # Slack sends a whole request at once; a slow one is someone holding a socket
 GRACEFUL_SHUTDOWN_S = 5.0
-# bolt's dispatch blocks (it polls for the ack every 10 ms): it runs on these threads so that a burst of
-# commands is acknowledged in parallel rather than one after another on the event loop.
+# bolt's dispatch blocks (a listener's ack function may read or ask Slack; for a listener without lazy
+# functions bolt polls for the ack every 10 ms): it runs on these threads so that a burst of commands is
+# acknowledged in parallel rather than one after another on the event loop.
 DISPATCH_THREADS = 64
 
 _TIMESTAMP = re.compile(r"\d{1,12}")

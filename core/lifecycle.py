@@ -5,9 +5,10 @@ is now) and `alarm_changes` (who changed what, when, with which note).
 
 Changes are idempotent: acknowledging an acknowledged alarm, or resolving a resolved one, changes nothing and
 says so (`Outcome.changed` False, `Outcome.reason`), so a double click or a Slack retry never writes twice.
-"Taking" an open alarm ("I'm on it") also acknowledges it: whoever owns it has seen it, and escalation stops.
-Resolving an open alarm acknowledges it at the same moment (both changes are recorded), so time to
-acknowledge is known for every handled alarm.
+"Taking" an alarm ("I'm on it") assigns it and nothing more: an open alarm that is taken stays open, keeps
+escalating and pages its taker at each level, until someone acknowledges it (issue 24: the taker gets the
+escalations, and nothing once it is acknowledged). Resolving an open alarm acknowledges it at the same moment
+(both changes are recorded), so time to acknowledge is known for every resolved alarm.
 """
 
 from __future__ import annotations
@@ -124,12 +125,8 @@ def apply(
             return Outcome(current, False, reason)
         _write(db, current, change, by_user, at, note)
         recorded = [change]
-        if (
-            change is not Change.ACKNOWLEDGED
-            and current.acknowledged_at is None
-            and change is not Change.ESCALATED
-        ):
-            recorded.insert(0, Change.ACKNOWLEDGED)  # taking or resolving an open alarm acknowledges it too
+        if change is Change.RESOLVED and current.acknowledged_at is None:
+            recorded.insert(0, Change.ACKNOWLEDGED)  # resolving an open alarm acknowledges it too
         stored.record_changes(
             db, [(event_id, at, by_user, c.value, note if c is change else None) for c in recorded]
         )
@@ -153,7 +150,7 @@ def _write(
     if change is Change.ESCALATED:
         return  # recorded in alarm_changes only
     sets: dict[str, object] = {"updated_at": at}
-    if change is Change.ACKNOWLEDGED or (change is Change.ASSIGNED and current.state is State.OPEN):
+    if change is Change.ACKNOWLEDGED:
         sets |= {"state": State.ACKNOWLEDGED.value, "acknowledged_at": at, "acknowledged_by": by_user}
     if change is Change.ASSIGNED:
         sets["assignee"] = by_user

@@ -1,9 +1,10 @@
 """Escalation: an alarm of a route with `escalate_after`/`escalate_to` (else of a priority with
 `[notify.escalation.P1]`, core/priorities.py, in whatever channel its card is) that is still open (nobody has
-acknowledged, taken or resolved it) that many minutes after it happened gets one post in its card's thread
-per level, mentioning the level's targets. A storm card escalates once per level for its open alarms, and
-so does an incident card (its alarms share its thread) — until someone acknowledged, took or resolved any
-alarm of the incident: the incident is handled as one, so a later alarm joining it does not escalate alone.
+acknowledged or resolved it; a taken alarm goes on escalating) that many minutes after it happened gets one
+post in its card's thread per level, mentioning the level's targets. A storm card escalates once per level
+for its open alarms, and so does an incident card (its alarms share its thread) — until someone acknowledged
+or resolved any alarm of the incident: the incident is handled as one, so a later alarm joining it does not
+escalate alone.
 
 A level happens once: the alarms' `alarm_changes` record it ('escalated', the note naming the level), and a
 `claim_once` key per (card, level) keeps two notifiers from posting it both. As with alarm cards, a crash

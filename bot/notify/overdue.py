@@ -1,6 +1,6 @@
-"""Overdue cards: an alarm card still open (nobody has acknowledged, taken or resolved its alarm) past its
-priority's acknowledgement SLA (core/priorities.py) is edited once, through the one refresh of
-bot/cards.py, so that it shows it is overdue. The notifier runs this every cycle.
+"""Overdue cards: an alarm card still open (nobody has acknowledged or resolved its alarm; taking it is not
+acknowledging it) past its priority's acknowledgement SLA (core/priorities.py) is edited once, through the
+one refresh of bot/cards.py, so that it shows it is overdue. The notifier runs this every cycle.
 
 Once: a `claim_once` key per card records the edit; an edit Slack defers (pacing, a rate limit) gives the
 claim back and is tried on a later cycle; one Slack refuses (the card was deleted) is not tried again.

@@ -5,10 +5,10 @@
   `usergroups.users.list`), at each level (channel targets are told in the thread, as before);
 - everyone who opted in (`/sam notify-me`) to the alarm's priority, when its card is posted (level 0).
 
-Only alarms still open are paged: once an alarm is acknowledged (or taken, or resolved) nobody is paged about
-it any more; the pages already sent stay. A person who turned paging off gets none; in their quiet hours
-(in their own Slack time zone) only P1 pages them, and the rest wait for the quiet hours to end while the
-alarm is still open.
+Only alarms still open are paged: once an alarm is acknowledged (or resolved) nobody is paged about it any
+more (taking it is not acknowledging it: its taker is paged at each level until someone does); the pages
+already sent stay. A person who turned paging off gets none; in their quiet hours (in their own Slack time
+zone) only P1 pages them, and the rest wait for the quiet hours to end while the alarm is still open.
 
 Once only: each page is claimed in `pages_sent` by (person, alarm, level) before it is sent and released if
 Slack did not take it (core/cache/paging.py). A grouped (storm) card's thread is paged as one, keyed by its
@@ -163,8 +163,8 @@ class Pager:
         return pages
 
     def _holders(self, thread: Thread) -> list[str]:
-        """Who took an alarm of the thread's card (a storm card's other alarms may be taken while these are
-        open; taking an alarm acknowledges it, so a single card that is taken no longer escalates)."""
+        """Who took an alarm of the thread's card: a single card's taker, or whoever took any alarm of a storm
+        card (taking does not acknowledge, so a taken alarm escalates until someone acknowledges it)."""
         ids = [e for e, _ in read.card_alarms(self.db, thread.channel, thread.ts)] or [
             a.event_id for a in thread.alarms
         ]

@@ -344,7 +344,12 @@ def page_lead(level: int, why: str, alarm: Alarm, count: int = 1) -> str:
     where = escape(panel_label(alarm))
     if level == 0:
         return f":pager: {what} on {where} (a priority you asked to be paged for, `/sam notify-me`)."
-    reason = "you took an alarm of its card" if why == "taken" else "you are one of its escalation targets"
+    if why != "taken":
+        reason = "you are one of its escalation targets"
+    elif count == 1:
+        reason = "you took it, and nobody has acknowledged it: *Acknowledge* stops the escalation"
+    else:
+        reason = "you took an alarm of its card"
     return f":rotating_light: Escalation level {level}: {what.lower()} on {where} still open; {reason}."
 
 

@@ -85,14 +85,19 @@ def test_states_move_forward_only_and_repeats_change_nothing(db: Any) -> None:
     ]
 
 
-def test_taking_or_resolving_an_open_alarm_acknowledges_it(db: Any) -> None:
+def test_taking_an_open_alarm_assigns_it_and_resolving_acknowledges_it(db: Any) -> None:
+    """Taking is assignment only (issue 24: the taker gets the escalations until someone acknowledges);
+    resolving an open alarm is also its acknowledgement, so time to acknowledge is known for it."""
     t0 = 1_700_000_000_000
     taken = lifecycle.apply(db, "E1", Change.ASSIGNED, "U_A", t0 + MIN, opened_at=t0)
-    assert taken.state.state is State.ACKNOWLEDGED and taken.state.acknowledged_at == t0 + MIN
+    assert taken.state.state is State.OPEN and taken.state.acknowledged_at is None
+    assert taken.state.holder == "U_A"
     resolved = lifecycle.apply(db, "E2", Change.RESOLVED, "U_A", t0 + 2 * MIN, opened_at=t0, note="x")
     assert resolved.state.acknowledged_at == t0 + 2 * MIN and resolved.state.resolved_at == t0 + 2 * MIN
-    assert [c[2] for c in lifecycle.changes(db, "E1")] == ["acknowledged", "assigned"]
+    assert [c[2] for c in lifecycle.changes(db, "E1")] == ["assigned"]
     assert [c[2] for c in lifecycle.changes(db, "E2")] == ["acknowledged", "resolved"]
+    acked = lifecycle.apply(db, "E1", Change.ACKNOWLEDGED, "U_B", t0 + 3 * MIN, opened_at=t0)
+    assert acked.state.state is State.ACKNOWLEDGED and acked.state.holder == "U_A"
 
 
 def test_the_migration_carries_old_acknowledgements_over(tmp_path: Path) -> None:
@@ -272,7 +277,23 @@ def test_acknowledging_stops_escalation(db: Any) -> None:
         deliver_all(n)
         clock.advance(11)
         assert escalate(n) == 1
+        lifecycle.apply(db, "E1", Change.ACKNOWLEDGED, "U_A", clock.now, opened_at=0)
+        clock.advance(60)
+        assert escalate(n) == 0
+        assert len(escalations(slack)) == 1
+
+
+def test_taking_does_not_stop_escalation(db: Any) -> None:
+    """'I'm on it' assigns; the alarm escalates until someone acknowledges it (its taker is paged)."""
+    clock = FakeClock()
+    with SlackStandIn() as slack:
+        n = make_notifier(db, slack, clock)
+        add_alarm(db, "E1", 101, clock.real_now())
+        deliver_all(n)
         lifecycle.apply(db, "E1", Change.ASSIGNED, "U_A", clock.now, opened_at=0)
+        clock.advance(11)
+        assert escalate(n) == 1
+        lifecycle.apply(db, "E1", Change.ACKNOWLEDGED, "U_A", clock.now, opened_at=0)
         clock.advance(60)
         assert escalate(n) == 0
         assert len(escalations(slack)) == 1

@@ -108,14 +108,20 @@ def test_take_acknowledge_resolve_one_alarm(tmp_path: Path) -> None:
         take = click(slack, "alarm_take", "EV-1", "U_TECH", "take")
         send(bot, take)
         [card] = slack.wait_for(lambda: updates(slack), timeout=30)
-        assert "Acknowledged* by <@U_TECH>" in card and "held by <@U_TECH>" in card
-        assert buttons(slack)[:2] == ["alarm_take", "alarm_resolve"]  # no Acknowledge any more
+        # Taking assigns, nothing more: the alarm stays open (and escalating) until someone acknowledges it.
+        assert "*Open*" in card and "held by <@U_TECH>" in card and "Acknowledged*" not in card
+        assert buttons(slack)[:3] == ["alarm_ack", "alarm_take", "alarm_resolve"]
         # Slack retries the same click: nothing runs again, nothing is answered.
         send(bot, take, retry=1)
+        send(bot, click(slack, "alarm_ack", "EV-1", "U_TECH", "ack"))
+        slack.wait_for(lambda: len(updates(slack)) == 2, timeout=30)
+        card = updates(slack)[-1]
+        assert "Acknowledged* by <@U_TECH>" in card and "held by <@U_TECH>" in card
+        assert buttons(slack)[:2] == ["alarm_take", "alarm_resolve"]  # no Acknowledge any more
         # Someone else acknowledges it too (a double click on a stale card): told who was first.
         send(bot, click(slack, "alarm_ack", "EV-1", "U_OTHER", "late"))
         assert "Already acknowledged by <@U_TECH>" in answer(slack, "late")
-        assert len(updates(slack)) == 1
+        assert len(updates(slack)) == 2
 
         views_before = len(slack.opened_views())
         send(bot, click(slack, "alarm_resolve", "EV-1", "U_TECH", "resolve"))
@@ -127,7 +133,7 @@ def test_take_acknowledge_resolve_one_alarm(tmp_path: Path) -> None:
         bad = submit(bot, view, {"disposition": "test", "note": "bell\x07"}, "U_TECH")
         assert "control characters" in bad.json()["errors"]["note"]
         submit(bot, view, CLEANER, "U_TECH")
-        slack.wait_for(lambda: len(updates(slack)) == 2, timeout=30)
+        slack.wait_for(lambda: len(updates(slack)) == 3, timeout=30)
         submit(bot, view, CLEANER, "U_TECH")  # again
         resolved = updates(slack)[-1]
         assert "Resolved* by <@U_TECH>" in resolved and "Door left open by the cleaner." in resolved
@@ -136,7 +142,7 @@ def test_take_acknowledge_resolve_one_alarm(tmp_path: Path) -> None:
         send(bot, click(slack, "alarm_ack", "EV-1", "U_OTHER", "after"))
         assert "Already resolved by <@U_TECH>" in answer(slack, "after")
         time.sleep(0.5)  # the retried click and the second submission had their chance to do something
-        assert len(updates(slack)) == 2
+        assert len(updates(slack)) == 3
         assert slack.responses("take") == []  # the retry was not even answered "already yours"
 
     db = open_cache(db_path)
@@ -144,11 +150,12 @@ def test_take_acknowledge_resolve_one_alarm(tmp_path: Path) -> None:
     assert state is not None and state.state is State.RESOLVED
     assert state.note == "Door left open by the cleaner.\nChecked on site."
     assert (state.assignee, state.acknowledged_by, state.resolved_by) == ("U_TECH", "U_TECH", "U_TECH")
-    assert [c[2] for c in lifecycle.changes(db, "EV-1")] == ["acknowledged", "assigned", "resolved"]
+    assert [c[2] for c in lifecycle.changes(db, "EV-1")] == ["assigned", "acknowledged", "resolved"]
     rows = [(e.slack_user, e.command, e.outcome) for e in reversed(audit.recent(db))]
     assert rows == [
         ("U_VIEW", "alarm acknowledge EV-1", "denied"),
         ("U_TECH", "alarm take EV-1", "ok"),
+        ("U_TECH", "alarm acknowledge EV-1", "ok"),
         ("U_OTHER", "alarm acknowledge EV-1", "ok"),  # audited, and its summary says it changed nothing
         ("U_VIEW", "alarm resolve EV-1", "denied"),
         ("U_TECH", "alarm resolve EV-1", "ok"),

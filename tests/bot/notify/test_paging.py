@@ -157,9 +157,41 @@ def test_quiet_hours_across_midnight_in_the_persons_zone(tmp_path: Path) -> None
         assert all(u == "U0NIGHT" for u, _ in dms(slack)) and len(dms(slack)) == 3
 
 
+def test_the_taker_gets_the_escalations_and_nothing_once_it_is_acknowledged(tmp_path: Path) -> None:
+    """Taking ("I'm on it") assigns the alarm; it stays open and escalates, and its taker is paged at each
+    level beside the targets, until someone acknowledges it (issue 24's Done-when)."""
+    db = cache(tmp_path)
+    clock = FakeClock(int(time.time() * 1000))
+    notify = {"escalation": {"P1": {"escalate_after": [5, 10], "escalate_to": [["U0LEAD"], ["U0BOSS"]]}}}
+    with SlackStandIn() as slack:
+        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        start = clock.now = int(time.time() * 1000) + 1
+        [alarm] = add_alarms(db, 101, start)
+        settle(n, lambda: alarm in alarm_cards(slack))
+        lifecycle.apply(db, alarm, Change.ASSIGNED, "U0TAKER", clock.now, opened_at=start)
+
+        clock.now = start + 5 * MINUTE_MS + 10
+        settle(n, lambda: len(records.pages_sent(db, alarm)) >= 2)
+        time.sleep(0.05)
+        n.cycle()
+        assert sorted(records.pages_sent(db, alarm)) == [("U0LEAD", 1, "target"), ("U0TAKER", 1, "taken")]
+        [taker] = [t for u, t in dms(slack) if u == "U0TAKER"]
+        assert "Escalation level 1" in taker and "you took it" in taker and "Acknowledge" in taker
+
+        # The taker acknowledges it: nobody, the taker included, is paged about it any more.
+        lifecycle.apply(db, alarm, Change.ACKNOWLEDGED, "U0TAKER", clock.now, opened_at=start)
+        clock.now = start + 20 * MINUTE_MS
+        before = len(dms(slack))
+        for _ in range(3):
+            time.sleep(0.05)
+            n.cycle()
+        assert len(dms(slack)) == before
+        assert all(level == 1 for _, level, _ in records.pages_sent(db, alarm))
+
+
 def test_the_taker_of_an_alarm_of_an_escalating_storm_card_is_paged(tmp_path: Path) -> None:
-    """Taking acknowledges the alarm taken, so it stops escalating; a storm card's thread escalates for its
-    alarms still open, and whoever took one of its alarms is paged with it, once per level."""
+    """A storm card's thread escalates for its alarms still open, taken or not, and is paged as one (keyed
+    by its oldest open alarm); whoever took one of its alarms is paged with it, once per level."""
     db = cache(tmp_path)
     clock = FakeClock(int(time.time() * 1000))
     notify = {
@@ -173,16 +205,16 @@ def test_the_taker_of_an_alarm_of_an_escalating_storm_card_is_paged(tmp_path: Pa
         settle(n, lambda: single in alarm_cards(slack) and card_of_alarm(db, grouped[1]) is not None)
         card = card_of_alarm(db, grouped[0])
         assert card is not None and card_of_alarm(db, grouped[1]) == card  # one storm card for both
-        lifecycle.apply(db, grouped[0], Change.ASSIGNED, "U0TAKER", clock.now, opened_at=start)
+        lifecycle.apply(db, grouped[1], Change.ASSIGNED, "U0TAKER", clock.now, opened_at=start)
 
         clock.now = start + 5 * MINUTE_MS + 10
         # The channel's and each DM's pacing may defer a post to a later cycle.
-        settle(n, lambda: len(records.pages_sent(db, grouped[1])) >= 2 and records.pages_sent(db, single))
+        settle(n, lambda: len(records.pages_sent(db, grouped[0])) >= 2 and records.pages_sent(db, single))
         time.sleep(0.05)
         n.cycle()
-        storm_pages = records.pages_sent(db, grouped[1])  # the thread's oldest open alarm
+        storm_pages = records.pages_sent(db, grouped[0])  # the thread's oldest open alarm
         assert sorted(storm_pages) == [("U0LEAD", 1, "target"), ("U0TAKER", 1, "taken")]
-        assert records.pages_sent(db, grouped[0]) == []  # taken: acknowledged, no page of its own
+        assert records.pages_sent(db, grouped[1]) == []  # paged as one thread, not per alarm
         assert [u for u, _, _ in records.pages_sent(db, single)] == ["U0LEAD"]
         taker = [t for u, t in dms(slack) if u == "U0TAKER"]
         assert len(taker) == 1 and "you took an alarm of its card" in taker[0]

@@ -37,6 +37,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bot import envelope
 from bot.ack_first import AcksInFlight
+from bot.slash.router import COMMAND
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,12 @@ GRACEFUL_SHUTDOWN_S = 5.0
 # functions bolt polls for the ack every 10 ms): it runs on these threads so that a burst of commands is
 # acknowledged in parallel rather than one after another on the event loop.
 DISPATCH_THREADS = 64
+
+# Commands dispatched on the event loop itself: their listener acks at once and leaves the work to lazy
+# listeners, acked on the dispatching thread (bot/error_handler.GuardedListenerRunner), so their dispatch
+# never waits. The hop to a dispatch thread and back cost a burst of 50 at load 18 about 50-80 ms at p50
+# (bench/bot.py, docs/acks.md).
+ACKED_ON_THE_LOOP = frozenset({COMMAND})
 
 _TIMESTAMP = re.compile(r"\d{1,12}")
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
@@ -89,6 +96,8 @@ class _BoltHandler(SlackRequestHandler):
             return BoltResponse(status=400, body="malformed request")
         loop = asyncio.get_running_loop()
         try:
+            if bolt_request.body.get("command") in ACKED_ON_THE_LOOP:
+                return self.app.dispatch(bolt_request)
             return await loop.run_in_executor(self._executor, self.app.dispatch, bolt_request)
         except Exception:  # a signed request bolt could not handle: Slack's shape, not ours
             log.warning("a signed request failed in bolt; answered 400", exc_info=True)

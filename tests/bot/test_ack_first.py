@@ -157,9 +157,9 @@ def test_the_work_waits_for_the_answers_in_flight_and_no_longer_than_its_bound()
 
 
 def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:
-    """The real front and bolt's ASGI adapter: the lazy function starts after the answer's last byte was
-    handed to the server, though sending it is slow (without the wait, it starts while the answer is being
-    sent)."""
+    """The real front and bolt's ASGI adapter: `/sam` is dispatched and acked on the event loop, and the lazy
+    function starts after the answer's last byte was handed to the server, though sending it is slow (without
+    the wait, it starts while the answer is being sent)."""
     acks = AcksInFlight()
     events: list[str] = []
     done = threading.Event()
@@ -168,7 +168,12 @@ def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:
         events.append("work")
         done.set()
 
-    app, _, executor = samops_like_app(acks, ack=lambda ack: ack(), lazy=[work])
+    def ack_here(ack: Ack) -> None:
+        events.append("acked on the loop" if threading.get_ident() == loop_thread else "acked on a thread")
+        ack()
+
+    loop_thread = threading.get_ident()  # asyncio.run runs the loop here
+    app, _, executor = samops_like_app(acks, ack=ack_here, lazy=[work])
     front = SlackFront(app, SIGNING_SECRET, acks=acks)
     body = urlencode(COMMAND).encode()
     headers = [(k.encode(), str(v).encode()) for k, v in signed_headers(body).items()]
@@ -187,6 +192,6 @@ def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:
     asyncio.run(front(scope, receive, send))
     assert sent[0]["status"] == 200
     assert done.wait(5)
-    assert events == ["answer sent", "work"]
+    assert events == ["acked on the loop", "answer sent", "work"]
     executor.shutdown()
     front.executor.shutdown()

@@ -39,13 +39,17 @@ class AcksInFlight:
                 self._clear.notify_all()
 
     def wait_clear(self, timeout: float = MAX_DEFER_S) -> bool:
-        """Block until no request has been answered for SETTLE_S, or `timeout` has passed; whether it
-        cleared."""
+        """Block until no request is being answered, or `timeout` has passed; whether it cleared. When other
+        requests came meanwhile (a burst), also until none has come for SETTLE_S: the count touches 0 between
+        the arrivals of a burst. A command alone waits for its own answer only."""
         deadline = time.monotonic() + timeout
         with self._clear:
+            alone, first = self._count <= 1, self._entered
             while True:
                 if not self._clear.wait_for(lambda: self._count == 0, deadline - time.monotonic()):
                     return False
+                if alone and self._entered == first:
+                    return True
                 entered = self._entered
                 self._clear.wait(min(SETTLE_S, max(0.0, deadline - time.monotonic())))
                 if self._count == 0 and self._entered == entered:

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from slack_bolt import Ack, App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.ack_first import AcksInFlight
+from bot.ack_first import SETTLE_S, AcksInFlight
 from bot.error_handler import ReportingLazyRunner, guard_listeners
 from bot.server import EVENTS_PATH, SlackFront
 from tests.support.bot import SIGNING_SECRET, slack_signature
@@ -195,3 +195,20 @@ def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:
     assert events == ["acked on the loop", "answer sent", "work"]
     executor.shutdown()
     front.executor.shutdown()
+
+
+def test_after_a_burst_the_work_waits_for_a_lull() -> None:
+    """The count touches 0 between a burst's arrivals: work queued while others were in flight waits until
+    none has come for SETTLE_S."""
+    acks = AcksInFlight()
+    acks.enter()
+    acks.enter()
+    cleared: list[float] = []
+    waiter = threading.Thread(target=lambda: cleared.append(time.monotonic()) if acks.wait_clear(5) else None)
+    waiter.start()
+    time.sleep(0.05)
+    acks.leave()
+    left = time.monotonic()  # before the last leave: the lull is counted from it
+    acks.leave()
+    waiter.join(5)
+    assert cleared and cleared[0] - left >= SETTLE_S

@@ -31,6 +31,13 @@ def is_supervision(event_id: str | None) -> bool:
     return bool(event_id) and str(event_id).lower().startswith(SUPERVISION_PREFIX)  # as SQL's LIKE
 
 
+def silent_since(event_id: str) -> int | None:
+    """When the panel of a supervision alarm (`silent:<panel>:<since-ms>`, core/supervision.py) fell silent:
+    its last sign of life, not when samops raised the alarm; None for any other id."""
+    tail = event_id.rsplit(":", 1)[-1]
+    return int(tail) if is_supervision(event_id) and tail.isdigit() else None
+
+
 def is_alarm(event_type: str | None, violation_type: str | None) -> bool:
     """`core.cache.alarm_sql.alarm_sql` in Python, for records not (yet) in the cache: the same test, value
     for value."""

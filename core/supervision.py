@@ -99,7 +99,8 @@ class SupervisionConfig(BaseModel):
 
 
 def event_id(panel: int, since: int) -> str:
-    """The alarm's id: one per silence of one panel, never a service eventId (SUPERVISION_PREFIX)."""
+    """The alarm's id: one per silence of one panel, never a service eventId (SUPERVISION_PREFIX); read
+    back by core.alarms.silent_since."""
     return f"{SUPERVISION_PREFIX}{panel}:{since}"
 
 

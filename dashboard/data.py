@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -127,41 +128,48 @@ def quiet_windows(path: str, now: int) -> list[QuietWindow]:
         return windows_in_force(db, now, upcoming=True)
 
 
+@dataclass(frozen=True)
+class AlarmList:
+    """The Alarms page's rows and what its table says of each, by event id: the lifecycle state
+    (core.read.standings), the keyholder line (core/keyholders.py) and the disposition it was resolved as."""
+
+    rows: list[read.AlarmRow]
+    states: dict[str, read.Standing]
+    keyholders: dict[str, str]
+    closed: dict[str, read.AlarmDisposition]
+
+
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def recent_alarms(path: str, flt: read.AlarmFilter, limit: int = 500) -> list[read.AlarmRow]:
+def alarm_list(path: str, flt: read.AlarmFilter, limit: int, config_path: str) -> AlarmList:
+    """The newest `limit` alarms `flt` matches, with each one's state, keyholder line and disposition, read
+    in one go and cached as one value. Keyed on the filter, not on the rows: a cached call keyed on 500 rows
+    (or their 500 event ids) hashed them on every run, cache hit or not, which was most of a warm run's CPU
+    (docs/dashboard-speed.md)."""
     with _reader(path) as db:
-        return read.recent_alarms(db, flt, limit)
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def dispositions_of(path: str, event_ids: tuple[str, ...]) -> dict[str, read.AlarmDisposition]:
-    """What each listed alarm was resolved as (those resolved with a disposition)."""
-    return closed_now(path, event_ids)
+        rows = read.recent_alarms(db, flt, limit)
+        event_ids = [r.event_id for r in rows]
+        return AlarmList(
+            rows,
+            read.standings(db, event_ids),
+            _keyholder_lines(db, rows, config_path),
+            read.dispositions_of(db, event_ids),
+        )
 
 
 def closed_now(path: str, event_ids: Sequence[str]) -> dict[str, read.AlarmDisposition]:
-    """`dispositions_of`, not cached: for the full export's thread, a chunk at a time."""
+    """What each listed alarm was resolved as, not cached: for the full export's thread, a chunk at a time."""
     with _reader(path) as db:
         return read.dispositions_of(db, event_ids)
 
 
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def standings(path: str, event_ids: tuple[str, ...]) -> dict[str, read.Standing]:
-    """The lifecycle state of each listed alarm samops tracks (core.read.standings)."""
-    with _reader(path) as db:
-        return read.standings(db, event_ids)
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def keyholder_lines(path: str, rows: tuple[read.AlarmRow, ...], config_path: str) -> dict[str, str]:
+def _keyholder_lines(
+    db: sqlite_utils.Database, rows: list[read.AlarmRow], config_path: str
+) -> dict[str, str]:
     """Each alarm's keyholder line (core/keyholders.py) by event id, as its card says it: judged at its own
     time in its organization's zone (the config's `[notify]` zone, else its cached users')."""
     notify = notify_section(Path(config_path))
-    with _reader(path) as db:
-        found = contexts(
-            db, rows, lambda org: timefmt.org_zone(notify, org, fallback=read.users_zone(db, org))
-        )
-        return {event_id: context.text for event_id, context in found.items()}
+    found = contexts(db, rows, lambda org: timefmt.org_zone(notify, org, fallback=read.users_zone(db, org)))
+    return {event_id: context.text for event_id, context in found.items()}
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -58,7 +58,12 @@ def current() -> str:
 
 
 def tz() -> tzinfo:
-    return timefmt.zone(current()) or UTC
+    return tz_named(current())
+
+
+def tz_named(name: str) -> tzinfo:
+    """The zone of an IANA name the picker holds (UTC for one it does not know)."""
+    return timefmt.zone(name) or UTC
 
 
 def off_the_hour(at_ms: int) -> bool:

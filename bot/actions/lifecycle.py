@@ -53,7 +53,7 @@ from core import cache, dispositions, keyholders, lifecycle, read
 from core.cache import write_transaction
 from core.clock import now_ms
 from core.dispositions import Disposition, Dispositions
-from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome
+from core.lifecycle import MAX_NOTE, AlarmState, Change, Outcome, State
 from core.reference import new_reference
 from core.text import counted
 from core.timefmt import local
@@ -200,9 +200,16 @@ def _alarm_target(
 
 
 def _after_change(ctx: AppContext, result: Outcome, card: Card | None, home: bool, answer: Answer) -> None:
-    """Re-render the alarm's card; say what happened where no card shows it (the Home, a card not edited)."""
+    """Re-render the alarm's card; say what happened where no card shows it (the Home, a card not edited),
+    and tell whoever took an open alarm it still needs acknowledging (taking does not stop its escalation)."""
     edited = card is not None and refresh_now(ctx, card)
-    if home or not edited:
+    if result.state.state is State.OPEN:
+        updated = "; its card is updated" if edited else ""
+        answer(
+            f"You hold this alarm now{updated}. It is still open: *Acknowledge* it too, or it goes on "
+            "escalating (and paging you)."
+        )
+    elif home or not edited:
         answer(
             f"Done: the alarm is {result.state.state.value}" + ("; its card is updated." if edited else ".")
         )

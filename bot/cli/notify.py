@@ -209,6 +209,7 @@ def check_config(
         f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
     )
     console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
+    _print_escalation(config, console)
     every = "SAMOPS_POLL_INTERVAL" if config.interval is None else f"{config.interval:g} s"
     zone = (
         config.timezone
@@ -225,6 +226,26 @@ def check_config(
     for problem in problems:
         console.print(f"[red]error:[/red] {problem}")
     return 2 if problems else 0
+
+
+def _print_escalation(config: NotifyConfig, console: Console) -> None:
+    """Each escalation level (of a route, else of a priority) and who it reaches, and who is paged."""
+    plans = [(f"route {i}", r.escalation()) for i, r in enumerate(config.routes, 1) if r.escalate_after]
+    plans += [(name, e.escalation()) for name, e in sorted(config.escalation.items()) if e.escalate_after]
+    if not plans:
+        console.print("escalation: none (no route sets escalate_after, no [notify.escalation.P1]…)")
+        return
+    table = Table(title="Escalation of alarms nobody acknowledged (taking one does not stop it)")
+    for column in ("of", "level", "after", "mentions"):
+        table.add_column(column)
+    for name, levels in plans:
+        for number, level in enumerate(levels, 1):
+            table.add_row(name, str(number), f"{level.after_minutes:g} min", " ".join(level.targets))
+    console.print(table)
+    console.print(
+        "paging: at each level a direct message to its users and user groups' members and to whoever took "
+        "the alarm; `/sam notify-me` adds people by priority (docs/paging.md)"
+    )
 
 
 def _check_channel(slack: WebClient | None, channel: str, posts: bool = True) -> str | None:

@@ -143,10 +143,10 @@ class ResponseCatcher:
 
 
 def as_text(answer: dict[str, Any]) -> str:
+    """The answer as a person reads it in Slack, which shows `&lt;id&gt;` as `<id>`; so does the console."""
     blocks = answer.get("blocks")
-    if blocks:
-        return blocks_to_text(blocks)
-    return str(answer.get("text") or "")
+    text = blocks_to_text(blocks) if blocks else str(answer.get("text") or "")
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def main(argv: list[str]) -> int:

@@ -6,7 +6,7 @@ from bot.context import AppContext
 from bot.forms.fields import no_words_but_org
 from bot.notify.config import ChannelNotify
 from bot.render.at_risk import at_risk_message
-from bot.slash.registry import Invocation, Reply, subcommand
+from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.clock import now_ms
 from core.read import at_risk_of, panel_org_ids
 
@@ -23,7 +23,11 @@ def at_risk(inv: Invocation, ctx: AppContext) -> Reply:
     channel = config.per_channel.get(inv.channel_id) or ChannelNotify()
     org = inv.org_id if inv.org_id is not None else channel.org
     db = ctx.db()
-    orgs = [org] if org is not None else sorted(panel_org_ids(db))
+    known = sorted(panel_org_ids(db))
+    if inv.org_id is not None and inv.org_id not in known:
+        named = ", ".join(str(o) for o in known) or "none cached yet"
+        raise UsageError(f"org:{inv.org_id} is not an organization samops knows (its organizations: {named})")
+    orgs = [org] if org is not None else known
     now = now_ms()
     message = at_risk_message([at_risk_of(db, o, now) for o in orgs], config.zone_for, now)
     return Reply(text=message.text, blocks=message.blocks)

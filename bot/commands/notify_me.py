@@ -94,7 +94,9 @@ def _priorities(values: list[str]) -> tuple[Priority, ...]:
 def _quiet(values: list[str]) -> tuple[time | None, time | None]:
     if values == ["off"]:
         return None, None
-    words = values[0].split("-") if len(values) == 1 else values
+    # "22:00-07:00" or "22:00 07:00"; a span and more words is not hours (blame the whole, not the span)
+    spans = [v.split("-") for v in values]
+    words = spans[0] if len(values) == 1 else values if all(len(s) == 1 for s in spans) else []
     if len(words) != 2:
         raise UsageError(
             "quiet: give the hours as `quiet 22:00-07:00` (from-to, in your time zone), or `quiet off`"
@@ -143,7 +145,9 @@ def describe(prefs: PagePrefs) -> str:
         )
     priorities = ", ".join(p.label for p in prefs.priorities)
     new = (
-        f"every new alarm of {priorities}" if priorities else "no new alarms (`/sam notify-me priorities P1`)"
+        f"every new alarm of {priorities}"
+        if priorities
+        else "no new alarm by its priority (`/sam notify-me priorities P1` to be)"
     )
     if prefs.quiet_from and prefs.quiet_to:
         zone = escape(prefs.zone or "UTC (Slack gave no time zone)")
@@ -154,7 +158,7 @@ def describe(prefs: PagePrefs) -> str:
         quiet = "no quiet hours (`/sam notify-me quiet 22:00-07:00`)"
     return (
         "Your paging by direct message is *on*: you are paged for "
-        f"{new}; when an escalation names you or your user group; and when a card you took an alarm of "
-        f"escalates. {quiet[0].upper() + quiet[1:]}. "
+        f"{new}; when an escalation names you or your user group; and when an alarm you took escalates "
+        f"(taking it is not acknowledging it). {quiet[0].upper() + quiet[1:]}. "
         "No page comes once the alarm is acknowledged."
     )

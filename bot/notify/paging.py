@@ -32,6 +32,7 @@ from bot.pace import TokenBucket
 from bot.render import alarms as render
 from bot.render.common import Rendered, section
 from core import cache, lifecycle, read
+from core.alarms import Alarm
 from core.paging import NEW_ALARM_LEVEL, PagePrefs
 from core.priorities import Priorities, Priority
 from core.sqlite_lib import sqlite_utils
@@ -82,11 +83,15 @@ class Directory:
 @dataclass(frozen=True)
 class Page:
     user: str
-    key: str  # the alarm (event id) the page is recorded under
+    alarm: Alarm  # the alarm the page carries (with its buttons) and is recorded under
     level: int
     why: str  # "taken", "target", "opted in"
     priority: Priority
     thread: Thread
+
+    @property
+    def key(self) -> str:
+        return self.alarm.event_id
 
 
 @dataclass
@@ -142,10 +147,8 @@ class Pager:
                 people = dict.fromkeys(holders, "taken")
                 for user in self._people(level.targets):
                     people.setdefault(user, "target")
-                pages += [
-                    Page(u, thread.alarms[0].event_id, number, why, priority, thread)
-                    for u, why in people.items()
-                ]
+                lead = self._lead(thread)
+                pages += [Page(u, lead, number, why, priority, thread) for u, why in people.items()]
         return pages
 
     def _opt_in_pages(self, now: int, prefs: dict[str, PagePrefs]) -> list[Page]:
@@ -156,11 +159,17 @@ class Pager:
         for thread in open_threads(self.db, self.config.channels(), now - NEW_ALARM_WINDOW_MS, now):
             priority = min(self.priorities.of(a) for a in thread.alarms)
             pages += [
-                Page(p.slack_user, thread.alarms[0].event_id, NEW_ALARM_LEVEL, "opted in", priority, thread)
+                Page(p.slack_user, self._lead(thread), NEW_ALARM_LEVEL, "opted in", priority, thread)
                 for p in wanting
                 if p.wants_new(priority)
             ]
         return pages
+
+    def _lead(self, thread: Thread) -> Alarm:
+        """The alarm a page about a card's thread carries: its most urgent open alarm, the oldest of those.
+        A storm or incident card's thread holds alarms of several priorities, and the buttons of the page act
+        on the alarm it carries, so that is the one that made the thread escalate."""
+        return min(thread.alarms, key=lambda a: (self.priorities.of(a), a.activity_time, a.event_id))
 
     def _holders(self, thread: Thread) -> list[str]:
         """Who took an alarm of the thread's card: a single card's taker, or whoever took any alarm of a storm
@@ -207,14 +216,14 @@ class Pager:
             outcome="ok",
             summary=f"paged {page.user} ({page.why}) by direct message: {what} of alarm {page.key}",
             reference=page.key,
-            org_id=page.thread.alarms[0].org_id,
+            org_id=page.alarm.org_id,
             at=now,
         )
         log.info("notify: paged %s (%s) about %s, %s", page.user, page.why, page.key, what)
         return 1
 
     def _message(self, page: Page) -> Rendered:
-        alarm = page.thread.alarms[0]
+        alarm = page.alarm
         card = cards.draw_alarm(self.drawing(), alarm)
         lead = render.page_lead(page.level, page.why, alarm, len(page.thread.alarms))
         blocks = [section(lead).to_dict(), *card.blocks]

@@ -339,18 +339,21 @@ def escalation(level: int, targets: Sequence[str], minutes: float, alarm: Alarm,
 
 
 def page_lead(level: int, why: str, alarm: Alarm, count: int = 1) -> str:
-    """The first line of a page (a direct message, bot/notify/paging.py): why this person gets it."""
+    """The first line of a page (a direct message, bot/notify/paging.py): why this person gets it, and, for a
+    card of several alarms, that the page carries the most urgent (its buttons act on that one)."""
     what = "An alarm" if count == 1 else f"{count} alarms of one card"
     where = escape(panel_label(alarm))
+    which = " This page carries the most urgent; the card in the channel has them all." if count > 1 else ""
     if level == 0:
-        return f":pager: {what} on {where} (a priority you asked to be paged for, `/sam notify-me`)."
+        return f":pager: {what} on {where} (a priority you asked to be paged for, `/sam notify-me`).{which}"
     if why != "taken":
         reason = "you are one of its escalation targets"
     elif count == 1:
         reason = "you took it, and nobody has acknowledged it: *Acknowledge* stops the escalation"
     else:
         reason = "you took an alarm of its card"
-    return f":rotating_light: Escalation level {level}: {what.lower()} on {where} still open; {reason}."
+    still = f"{what.lower()} on {where} still open"
+    return f":rotating_light: Escalation level {level}: {still}; {reason}.{which}"
 
 
 def disposition_block(options: Sequence[tuple[str, str]], hint: str | None = None) -> InputBlock:

@@ -4,6 +4,7 @@ typed errors and DEBUG logs. `SamClient` (core.client.api) adds one method per o
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import random
@@ -120,6 +121,9 @@ class BaseClient:
             transport=DeadlineTransport(),
         )
         self._base_path = self._http.base_url.raw_path.decode("ascii").rstrip("/")
+        # Parsing and merging a URL is the largest cost httpx adds to a request, and samops asks the same
+        # paths again and again (every poll), so each path's URL is made once.
+        self._target = functools.lru_cache(maxsize=1024)(self._make_target)
         self._auth_lock = threading.Lock()
         self._token: str | None = None
         self._session: LoginResult | None = None
@@ -218,21 +222,24 @@ class BaseClient:
         """Send `op` and parse its answer into the operation's result type."""
         content = serialize(body) if op.has_body else b""
         params = {k: v for k, v in (query or {}).items() if v is not None}
-        url = self._http.build_request(op.method, op.render_path(dict(path_params or {})), params=params).url
-        raw_path = url.raw_path.decode("ascii").split("?", 1)[0]
-        where: Where = {"method": op.method, "path": raw_path}
-        # Computed once for the logical call, from the path exactly as httpx puts it on the request line.
-        headers = {"Idempotency-Key": idempotency_key(payload_for(raw_path[len(self._base_path) :], content))}
-        if content:
-            headers["Content-Type"] = "application/json"
+        headers = {"Content-Type": "application/json"} if content else {}
         if op.auth:
             headers["OrganizationId"] = str(self.resolve_org(org))
+        url, raw_path = self._target(op.render_path(dict(path_params or {})))
+        # One request for the logical call, sent as it is by every attempt: same bytes, same key.
+        request = self._http.build_request(
+            op.method, url, params=params or None, content=content or None, headers=headers
+        )
+        where: Where = {"method": op.method, "path": raw_path}
+        # Computed once for the logical call, from the path exactly as httpx puts it on the request line.
+        key = idempotency_key(payload_for(raw_path[len(self._base_path) :], content))
+        request.headers["Idempotency-Key"] = key
         limit = self.response_limit(op)
         try:
             if op.auth:
-                data = self._send_authorized(op.method, url, content, headers, where, limit)
+                data = self._send_authorized(request, where, limit)
             else:
-                data = self._send(op.method, url, content, headers, where, limit)
+                data = self._send(request, where, limit)
             return self._parse(op, data, where)
         except ResponseFormatError as exc:
             if not op.write or isinstance(exc, OutcomeUnknownError):
@@ -245,6 +252,11 @@ class BaseClient:
                 **where,
             ) from None
 
+    def _make_target(self, path: str) -> tuple[httpx.URL, str]:
+        """The URL of `path` under the base URL, and its path as httpx puts it on the request line."""
+        url = self._http.build_request("GET", path).url
+        return url, url.raw_path.decode("ascii").split("?", 1)[0]
+
     def response_limit(self, op: Operation[Any]) -> Limit:
         """The largest answer `op` may send: SAM_MAX_FLEET_RESPONSE_BYTES for an operation whose one
         answer grows with the fleet, SAM_MAX_RESPONSE_BYTES (the tight bound) for every other."""
@@ -252,18 +264,15 @@ class BaseClient:
             return Limit(self.settings.max_fleet_response_bytes, "SAM_MAX_FLEET_RESPONSE_BYTES")
         return Limit(self.settings.max_response_bytes, "SAM_MAX_RESPONSE_BYTES")
 
-    def _send_authorized(
-        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where, limit: Limit
-    ) -> Any:
+    def _send_authorized(self, request: httpx.Request, where: Where, limit: Limit) -> Any:
         """`_send` with the bearer token; on a 401, log in again (once for all threads) and repeat once."""
         token = self._current_token()
-        authorized = {**headers, "Authorization": f"Bearer {token}"}
+        request.headers["Authorization"] = f"Bearer {token}"
         try:
-            return self._send(method, url, content, authorized, where, limit)
+            return self._send(request, where, limit)
         except AuthenticationError:
-            token = self._renew_token(token)
-            authorized = {**headers, "Authorization": f"Bearer {token}"}
-            return self._send(method, url, content, authorized, where, limit)
+            request.headers["Authorization"] = f"Bearer {self._renew_token(token)}"
+            return self._send(request, where, limit)
 
     def _parse(self, op: Operation[R], data: Any, where: Where) -> R:
         rejected: list[Rejection] = []
@@ -283,20 +292,17 @@ class BaseClient:
             self.rejections.add(op.name, dropped)
         return result
 
-    def _send(
-        self, method: str, url: httpx.URL, content: bytes, headers: dict[str, str], where: Where, limit: Limit
-    ) -> Any:
+    def _send(self, request: httpx.Request, where: Where, limit: Limit) -> Any:
         """Send with retries (same bytes, same Idempotency-Key every time) and return the decoded JSON."""
         attempts = self.max_retries + 1
         for attempt in range(1, attempts + 1):
-            request = self._http.build_request(method, url, content=content or None, headers=headers)
             try:
                 return self._attempt(request, attempt, where, limit)
             except _Retryable as failure:
                 if attempt == attempts:
                     raise failure.error from None
                 delay = backoff_delay(attempt, failure.retry_after, self._retry_after_cap)
-                log.debug("retrying %s %s in %.2f s: %s", method, where["path"], delay, failure.error)
+                log.debug("retrying %s %s in %.2f s: %s", request.method, where["path"], delay, failure.error)
                 self._sleep(delay)
         raise AssertionError("unreachable")
 

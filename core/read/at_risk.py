@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import cast
 
-from core.alarms import SUPERVISION_PREFIX
+from core.alarms import SUPERVISION_PREFIX, silent_since
 from core.cache.alarm_sql import alarm_sql, service_event_sql
 from core.cache.supervision import open_episodes
 from core.cameras import camera_down
@@ -178,13 +178,14 @@ def _silent(db: sqlite_utils.Database, org: int, now: int) -> tuple[Silent, ...]
     found: dict[int, Silent] = {}
     rows = query(
         db,
-        "SELECT a.resource_id, a.activity_time, p.name AS panel FROM activities a"
+        "SELECT a.resource_id, a.event_id, a.activity_time, p.name AS panel FROM activities a"
         " LEFT JOIN panels p ON p.resource_id = a.resource_id"
         " WHERE a.org_id = ? AND a.event_id LIKE ? AND a.activity_time >= ? ORDER BY a.activity_time",
         [org, SUPERVISION_PREFIX + "%", now - WEEK_MS],
     )
     for row in rows:
-        found[row["resource_id"]] = Silent(row["resource_id"], row["panel"], row["activity_time"], False)
+        since = silent_since(row["event_id"]) or row["activity_time"]
+        found[row["resource_id"]] = Silent(row["resource_id"], row["panel"], since, False)
     names = {
         int(r[0]): r[1] for r in tuples(db, "SELECT resource_id, name FROM panels WHERE org_id = ?", [org])
     }

@@ -4,9 +4,11 @@ export and a weekday × hour heat map."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from datetime import tzinfo
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import read, timefmt
 from core.settings import load_settings
@@ -113,9 +115,23 @@ def full_export(flt: read.AlarmFilter, described: str, as_of: int | None, tz: tz
     return export.alarms_csv(data.alarm_chunks(path, flt), head, tz, closed)
 
 
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def table_html(
+    path: str, flt: read.AlarmFilter, sort: str, zone: str, config_path: str, first: int | None = None
+) -> str:
+    """The table as `st.html` shows it (its `first` rows only, if given), cached as one string: a warm tab
+    takes it as it is instead of making 500 rows of cells again (docs/dashboard-speed.md)."""
+    found = data.alarm_list(path, flt, LIMIT, config_path)
+    shown = alarm_table.sort_rows(found.rows, sort)[:first]
+    tz = zones.tz_named(zone)
+    return alarm_table.alarms_html(shown, tz, zone, found.states, found.keyholders, found.closed)
+
+
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
-    rows = data.recent_alarms(path, flt, LIMIT)
+    config_path = str(load_settings().config_path)
+    found = data.alarm_list(path, flt, LIMIT, config_path)
+    rows = found.rows
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
     head, button = st.columns([4, 1], vertical_alignment="bottom")
     more = " (the newest; the CSV holds them all)" if len(rows) == LIMIT else ""
@@ -128,19 +144,31 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
     if not rows:
         st.info("No alarms match these filters.")
         return
-    shown = alarm_table.sort_rows(rows, sort)
-    states = data.standings(path, tuple(r.event_id for r in shown))
-    lines = data.keyholder_lines(path, tuple(shown), str(load_settings().config_path))
-    closed = data.dispositions_of(path, tuple(r.event_id for r in shown))
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
-        frame = ui.alarms_frame(shown, states)
-        frame[alarm_table.KEYHOLDERS] = [lines.get(r.event_id, "") for r in shown]
-        frame[alarm_table.DISPOSITION] = [alarm_table.label_of(closed.get(r.event_id)) for r in shown]
+        shown = alarm_table.sort_rows(rows, sort)
+        frame = ui.alarms_frame(shown, found.states)
+        frame[alarm_table.KEYHOLDERS] = [found.keyholders.get(r.event_id, "") for r in shown]
+        frame[alarm_table.DISPOSITION] = [alarm_table.label_of(found.closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
     else:
-        st.html(alarm_table.alarms_html(shown, zones.tz(), zones.label(), states, lines, closed))
+        slot = st.empty()
+        whole = functools.partial(slot.html, table_html(path, flt, sort, zones.current(), config_path))
+        if len(rows) <= alarm_table.FIRST_ROWS or fragment_rerun():
+            whole()
+        else:  # the first rows now, all of them once the rest of the page is out (table_finish)
+            slot.html(table_html(path, flt, sort, zones.current(), config_path, alarm_table.FIRST_ROWS))
+            table_finish.append(whole)
 
 
+def fragment_rerun() -> bool:
+    """Whether this run is a fragment's own (its `run_every`), not the page's: the page's end does not run."""
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+# The table's first rows (alarm_table.FIRST_ROWS) go out with the top of the page and all of them at its end:
+# the browser draws a short table first, while the rest of the page arrives, then the whole one in its place.
+table_finish: list[Callable[[], object]] = []
 alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))
 
 
@@ -176,27 +204,38 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
             )
 
 
-grid_col, incidents_col = st.columns(2)
-grid_col.toggle(
-    "Interactive grid", key="alarms_grid", help="The table as a grid: click a column to sort, drag to resize"
-)
-if incidents_col.toggle(
-    "Group by incident", key="alarms_incidents", help="Open site incidents, each with its timeline"
-):
-    incidents_section(org_id, resource_id)
-
-st.header("When alarms happen")
-st.caption(
-    f"Alarms by weekday and hour of day ({zones.label()}) for the filters above."
-    + (
-        f" {zones.label()} is off UTC by part of an hour; alarms are counted per UTC hour, each placed in "
-        "the local hour it starts in."
-        if zones.off_the_hour(data.now_ms())
-        else ""
+def below_the_table() -> None:
+    """The toggles (grid, incidents) and the heat map."""
+    grid_col, incidents_col = st.columns(2)
+    grid_col.toggle(
+        "Interactive grid",
+        key="alarms_grid",
+        help="The table as a grid: click a column to sort, drag to resize",
     )
-)
-heat = data.weekday_hour_counts(path, flt, zones.label())
-if heat:
-    st.html(charts.weekday_hour_table(heat, zones.label()))
-else:
-    st.info("Nothing to map for these filters.")
+    if incidents_col.toggle(
+        "Group by incident", key="alarms_incidents", help="Open site incidents, each with its timeline"
+    ):
+        incidents_section(org_id, resource_id)
+
+    st.header("When alarms happen")
+    st.caption(
+        f"Alarms by weekday and hour of day ({zones.label()}) for the filters above."
+        + (
+            f" {zones.label()} is off UTC by part of an hour; alarms are counted per UTC hour, each placed"
+            " in the local hour it starts in."
+            if zones.off_the_hour(data.now_ms())
+            else ""
+        )
+    )
+    heat = data.weekday_hour_counts(path, flt, zones.label())
+    if heat:
+        st.html(charts.weekday_hour_table(heat, zones.label()))
+    else:
+        st.info("Nothing to map for these filters.")
+
+
+try:
+    below_the_table()
+finally:  # the whole table even when something below it failed (the page's guard shows that)
+    for finish in table_finish:
+        finish()

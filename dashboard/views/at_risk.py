@@ -76,6 +76,7 @@ def organization(risk: read.AtRisk, now: int) -> None:
         "None.",
     )
     st.subheader(f"Panels silent now or this week: {len(risk.silent)}")
+    st.caption(f"{_read('Alarms', risk.alarms_read, now)} · from samops' supervision (Communication lost)")
     _table(
         pd.DataFrame(
             {

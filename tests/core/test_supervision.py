@@ -13,11 +13,12 @@ import pytest
 
 from bot.config import ConfigError, parse_config
 from core import lifecycle, supervision
-from core.alarms import is_alarm, is_supervision
+from core.alarms import is_alarm, is_supervision, silent_since
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import DAY_MS, HOUR_MS, MINUTE_MS
 from core.priorities import Priorities, Priority
+from core.read import at_risk_of
 from core.read.history import cached_count
 from core.supervision import SupervisionConfig, raise_silent, restore_reporting
 
@@ -204,3 +205,19 @@ def test_a_full_sync_keeps_samops_own_alarms(db: Any) -> None:
     with write_transaction(db):
         assert delete_missing(db, "activities", "event_id", []) == 1  # the service lists nothing any more
     assert [r[0] for r in db.conn.execute("SELECT event_id FROM activities")] == [event_id]
+
+
+def test_the_at_risk_list_says_when_a_panel_fell_silent_not_when_samops_noticed(db: Any) -> None:
+    """A silence that is over is listed from the panel's last sign of life (the alarm's id keeps it), not
+    from the alarm's own time, silent_after later (the trial of issue 24: 'was silent from' 2 min late)."""
+    activity(db, 101, T0, "EV-1")
+    [event_id] = raise_now(db, config(silent_after="off", panels={"101": "24h"}), T0 + DAY_MS)
+    assert silent_since(event_id) == T0
+    assert silent_since("EV-1") is None and silent_since("silent:1:x") is None
+    with write_transaction(db):
+        lifecycle.open_alarms(db, [(event_id, T0 + DAY_MS)], T0 + DAY_MS)
+    activity(db, 101, T0 + 26 * HOUR_MS, "EV-2")
+    with write_transaction(db):
+        restore_reporting(db, T0 + 26 * HOUR_MS + MINUTE_MS)
+    [silent] = at_risk_of(db, ORG, T0 + 27 * HOUR_MS).silent
+    assert (silent.resource_id, silent.since, silent.now) == (101, T0, False)

@@ -61,6 +61,7 @@ def test_the_page_lists_each_section_from_the_cache(tmp_path: Path, monkeypatch:
     assert list(bills["Bill"]) == ["INV-LATE"] and list(bills["Subscription"]) == ["77"]
     captions = " ".join(c.value for c in at.caption)
     assert "Bills read 3 h ago" in captions and "1 of 1 subscriptions read" in captions
+    assert "from samops' supervision" in captions  # every section says how old its data is
     assert HOSTILE not in " ".join(m.value for m in at.markdown)  # never rendered as markup
     assert any(h.value == "Overdue bills: 1" for h in at.subheader)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import WebSocket, expect, sync_playwright
 
 from core import alarms, lifecycle, read
 from core.cache.db import open_cache
@@ -22,7 +22,7 @@ from core.lifecycle import Change
 from dashboard import alarm_table, ui
 from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.apptest import open_page
-from tests.support.browser import launch, shows
+from tests.support.browser import WAIT_MS, launch, shows
 from tests.support.html_table import alarms_table, read_alarms
 from tests.support.seed_cache import Seeded, seed_cache
 
@@ -189,7 +189,31 @@ def test_hostile_text_is_shown_as_text_in_the_browser(tmp_path: Path) -> None:
         page.goto(f"{base}/alarms?range=all")
         shows(page, HOSTILE)
         table = page.locator(f'table[aria-label="{alarm_table.LABEL}"]')
-        assert table.locator("tbody tr").count() == len(seeded.activities)
+        # The first rows come first (alarm_table.FIRST_ROWS), all of them in their place soon after.
+        expect(table.locator("tbody tr")).to_have_count(len(seeded.activities), timeout=WAIT_MS)
         assert page.locator("#pwned").count() == 0 and page.evaluate("window.pwned") is None
         assert html.escape(HOSTILE, quote=False) in table.inner_html()
         browser.close()
+
+
+@pytest.mark.browser
+def test_the_first_rows_come_first_then_the_whole_table(tmp_path: Path) -> None:
+    """Issue 25: the page's first message with the table holds its first FIRST_ROWS rows, so a tab draws
+    them while the rest of the page arrives; the whole table then takes their place."""
+    seeded = seed_cache(tmp_path / "cache.db", now_ms())
+    assert len(seeded.activities) > alarm_table.FIRST_ROWS
+    label = f'aria-label="{alarm_table.LABEL}"'.encode()
+    tables: list[bytes] = []
+
+    def frames(ws: WebSocket) -> None:
+        ws.on("framereceived", lambda p: tables.append(p) if isinstance(p, bytes) and label in p else None)
+
+    with dashboard(seeded.path) as base, sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page(viewport={"width": 1440, "height": 1100})
+        page.on("websocket", frames)
+        page.goto(f"{base}/alarms?range=all")
+        table = page.locator(f'table[aria-label="{alarm_table.LABEL}"]')
+        expect(table.locator("tbody tr")).to_have_count(len(seeded.activities), timeout=WAIT_MS)
+        browser.close()
+    assert [t.count(b"<tr>") - 1 for t in tables] == [alarm_table.FIRST_ROWS, len(seeded.activities)]

@@ -80,3 +80,18 @@ def test_silent_panel_supervision_is_shown(tmp_path: Path) -> None:
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stdout + result.stderr  # no token: channels not checked
     assert "silent panels: after 12 h; panel 100101: off" in result.stdout.replace("\n", " ")
+
+
+def test_escalation_levels_and_paging_are_shown(tmp_path: Path) -> None:
+    names = {"audit": "C_AUDIT", "escalation": "C0MANAGERS", "handover": "C_SHIFT"}
+    priority = '[notify.escalation.P1]\nescalate_after = [2]\nescalate_to = ["U0BOSS"]\n'
+    (tmp_path / "samops.toml").write_text(CONFIG.format(**names) + priority)
+    env = {**os.environ, "COLUMNS": "200", "SAMOPS_DATA_DIR": str(tmp_path / "data")}
+    command = samops_cmd("notify", "--check-config", "--config", str(tmp_path / "samops.toml"))
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [" ".join(row.replace("│", " ").split()) for row in result.stdout.splitlines() if "│" in row]
+    assert "route 1 1 10 min <!subteam^S0FIRE>" in rows
+    assert "route 1 2 30 min <@U0LEAD> <#C0MANAGERS>" in rows
+    assert "P1 1 2 min <@U0BOSS>" in rows
+    assert "whoever took the alarm" in result.stdout.replace("\n", " ")

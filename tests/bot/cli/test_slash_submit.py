@@ -92,3 +92,9 @@ def test_submit_says_what_is_wrong_with_its_own_input(bot: BotProcess) -> None:
     assert no_form.returncode == 2 and "opened no form" in no_form.stderr
     viewer = slash(bot, "/sam camera add", "--submit", "name=Gate", user="U_SOMEONE")
     assert viewer.returncode == 2 and "needs the technician role" in viewer.stdout  # the refusal, no form
+
+
+def test_answers_print_as_slack_shows_them(bot: BotProcess) -> None:
+    """Slack's escapes (`&lt;id&gt;`) are shown as Slack shows them: `<id>`."""
+    usage = slash(bot, "/sam at-risk everything")
+    assert "/sam at-risk [org:<id>]" in usage.stdout and "&lt;" not in usage.stdout

@@ -84,3 +84,6 @@ def test_at_risk_lists_what_the_simulator_holds(risky: tuple[BotProcess, SamClie
     # Times in the organization's zone, named: no [notify] zone is set, so the one its users live in.
     assert "expires" in result.text and "Europe/Istanbul" in result.text
     usage(bot.send_command("at-risk everything"), "/sam at-risk [org:<id>]")
+    unknown = bot.send_command("at-risk org:9999")
+    usage(unknown, "/sam at-risk [org:<id>]")
+    assert "org:9999 is not an organization samops knows" in unknown.text and "1001" in unknown.text

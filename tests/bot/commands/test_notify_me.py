@@ -30,7 +30,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
 
 def test_set_and_show_preferences_in_the_persons_zone(bot: BotProcess) -> None:
     shown = bot.send_command("notify-me", user="U_ANNA")
-    assert shown.ephemeral and "*on*" in shown.text and "no new alarms" in shown.text
+    assert shown.ephemeral and "*on*" in shown.text and "no new alarm by its priority" in shown.text
 
     saved = bot.send_command("notify-me priorities p2,P1", user="U_ANNA").text
     assert saved.startswith("Saved.") and "every new alarm of P1, P2" in saved
@@ -74,6 +74,7 @@ def test_set_and_show_preferences_in_the_persons_zone(bot: BotProcess) -> None:
         ("notify-me quiet 25:00-07:00", "quiet: '25:00' is not a time of day"),
         ("notify-me quiet 22:00", "quiet: give the hours as"),
         ("notify-me quiet 07:00-07:00", "quiet: from and to are the same time"),
+        ("notify-me quiet 22:00-07:00 extra", "quiet: give the hours as"),
         ("notify-me loud", "`notify-me` sets on, off, priorities or quiet, not 'loud'"),
         ("notify-me off now", "`off` takes no words after it"),
     ],

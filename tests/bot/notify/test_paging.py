@@ -218,3 +218,36 @@ def test_the_taker_of_an_alarm_of_an_escalating_storm_card_is_paged(tmp_path: Pa
         assert [u for u, _, _ in records.pages_sent(db, single)] == ["U0LEAD"]
         taker = [t for u, t in dms(slack) if u == "U0TAKER"]
         assert len(taker) == 1 and "you took an alarm of its card" in taker[0]
+
+
+def test_a_page_about_a_card_of_several_alarms_carries_its_most_urgent(tmp_path: Path) -> None:
+    """A storm card holding an older warning (P3) and a newer alarm (P1): the P1 made its thread escalate, so
+    the page carries it and its buttons (an Acknowledge in the DM acknowledges the alarm that escalated)."""
+    db = cache(tmp_path)
+    clock = FakeClock(int(time.time() * 1000))
+    notify = {
+        "storm": {"posts_per_second": 100, "threshold": 1},
+        "escalation": {"P1": {"escalate_after": [5], "escalate_to": ["U0LEAD"]}},
+    }
+    with SlackStandIn() as slack:
+        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        start = clock.now = int(time.time() * 1000) + 1
+        first, warning = add_alarms(db, 101, start, count=2, kind="warning")
+        [urgent] = add_alarms(db, 101, start + 10, kind="alarm")
+        settle(n, lambda: first in alarm_cards(slack) and card_of_alarm(db, urgent) is not None)
+        assert card_of_alarm(db, warning) == card_of_alarm(db, urgent)  # one storm card for both
+
+        clock.now = start + 5 * MINUTE_MS + 20
+        settle(n, lambda: records.pages_sent(db, urgent))
+        assert records.pages_sent(db, urgent) == [("U0LEAD", 1, "target")]
+        assert records.pages_sent(db, warning) == []
+        [page] = [c.params for c in slack.calls_to("chat.postMessage") if c.params.get("channel") == "U0LEAD"]
+        assert "2 alarms of one card" in page["text"] and "carries the most urgent" in page["text"]
+        acks = {
+            e["value"]
+            for a in page["attachments"]
+            for b in a["blocks"]
+            for e in b.get("elements", [])
+            if e.get("action_id") == "alarm_ack"
+        }
+        assert acks == {urgent}

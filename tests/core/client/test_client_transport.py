@@ -49,6 +49,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: bytes
+    authorization: list[str] = field(default_factory=list)  # every Authorization header, repeats too
 
 
 class FakeService:
@@ -58,6 +59,7 @@ class FakeService:
         self.script: list[Reply] = []
         self.seen: list[Seen] = []
         self.logins = 0
+        self.tokens: list[str] = []  # tokens for the next logins, in turn (then TOKEN)
         self.lock = threading.Lock()
         self.server = StubServer(self._handler())
         self.base_url = self.server.base_url
@@ -66,7 +68,7 @@ class FakeService:
         with self.lock:
             if path == "/api/auth/login":
                 self.logins += 1
-                return Reply(body=LOGIN)
+                return Reply(body=LOGIN | {"token": self.tokens.pop(0)} if self.tokens else LOGIN)
             return self.script.pop(0) if self.script else Reply()
 
     def _handler(self) -> type[QuietHandler]:
@@ -75,7 +77,8 @@ class FakeService:
         class Handler(QuietHandler):
             def serve(self, body: bytes) -> None:
                 with service.lock:
-                    service.seen.append(Seen(self.command, self.path, dict(self.headers), body))
+                    auth = self.headers.get_all("Authorization") or []
+                    service.seen.append(Seen(self.command, self.path, dict(self.headers), body, auth))
                 reply = service.next_reply(self.path)
                 if reply.mode == "drop":
                     self.close_connection = True
@@ -286,6 +289,31 @@ def test_401_logs_in_again_once_and_repeats(client: SamClient, service: FakeServ
     with pytest.raises(AuthenticationError, match="401 UNAUTHORIZED: expired"):
         client.list_cameras()
     assert service.logins == 3
+
+
+def test_the_repeat_after_a_401_carries_only_the_new_token(service: FakeService) -> None:
+    # One request is built per call and re-sent by every attempt: the new login's token must replace the
+    # rejected one on it, not sit beside it, and the key stays the call's.
+    service.tokens = ["tok-first-never-logged", "tok-second-never-logged"]
+    unauthorized = Reply(status=401, body={"statusCode": 401, "error": "UNAUTHORIZED", "message": "expired"})
+    service.script = [unauthorized, Reply(status=503), Reply(body=[{"resourceId": 3}])]
+    with SamClient(settings_for(service), sleep=lambda _: None) as sam:
+        assert sam.list_cameras()[0].resource_id == 3
+    rejected, throttled, served = api_requests(service)
+    assert rejected.authorization == ["Bearer tok-first-never-logged"]
+    assert throttled.authorization == served.authorization == ["Bearer tok-second-never-logged"]
+    assert len({s.headers["Idempotency-Key"] for s in (rejected, throttled, served)}) == 1
+
+
+def test_each_call_to_a_path_gets_its_own_org_and_key(client: SamClient, service: FakeService) -> None:
+    # The URL of a path is kept between calls; the headers are each call's own.
+    client.list_cameras(org=77)
+    time.sleep(0.002)  # the key's stamp is in milliseconds
+    client.list_cameras(org=78)
+    first, second = api_requests(service)
+    assert (first.path, first.headers["OrganizationId"]) == ("/api/camera/list", "77")
+    assert (second.path, second.headers["OrganizationId"]) == ("/api/camera/list", "78")
+    assert first.headers["Idempotency-Key"] != second.headers["Idempotency-Key"]
 
 
 def test_org_keyword_overrides_the_default(client: SamClient, service: FakeService) -> None:

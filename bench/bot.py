@@ -2,13 +2,17 @@
 the same run; not a test.
 
 (a) Ack under load: 50 concurrent signed `/sam cameras` against a simulator started with `--latency-ms 2000`.
-    Ack = the HTTP answer to the slash command; goal p99 <= 100 ms. Baseline: `GET /healthz` on the same
-    server (uvicorn + the front, no bolt) under the same concurrency, in the same run.
+    Ack = the HTTP answer to the slash command. Baseline: `GET /healthz` on the same server (uvicorn + the
+    front, no bolt) under the same concurrency, in the same run: after an untimed warm-up burst, each round
+    is a /healthz burst then an ack burst, and the rounds are pooled. Goal (issue 25): ack p99 <= 2x the
+    baseline's p99, judged on the median of the rounds' ratios (a round's two bursts are a moment apart, so
+    they share the machine's load; the median sets aside a round that another process's burst hit), and
+    ack p99 <= 100 ms on a quiet machine (load average below 1 per core); the load average is printed.
 (b) Answer latency with no added latency: `/sam user <id>` and `/sam panel <id>` sent one after another;
     answer = from sending the command to its message arriving on response_url; goal p50 <= 150 ms.
     Baseline: the same service calls made directly with SamClient (what the service alone costs).
 
-    python bench/bot.py [--concurrency 50] [--answers 40]
+    python bench/bot.py [--concurrency 50] [--rounds 5] [--answers 40]
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ from tests.support.slack_standin import SlackStandIn  # noqa: E402
 
 SERVICE_LATENCY_MS = 2000
 LOG_INFO = ("--log-level", "INFO")
+MAX_RATIO = 2.0  # ack p99 / /healthz p99, same load, same run
+QUIET_ACK_S = 0.1
+
+
+def load_1min() -> float:
+    return os.getloadavg()[0]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -61,39 +71,68 @@ def burst(n: int, fn: Callable[[int], float]) -> list[float]:
         return list(pool.map(one, range(n)))
 
 
-def ack_under_load(bot: BotProcess, n: int) -> None:
+def ack_under_load(bot: BotProcess, n: int, rounds: int) -> None:
     bot.send_command("cameras", timeout=30)  # a bot in steady state: logged in, connections open
-    forms = [bot.command_form("cameras", user=f"U_BENCH{i}") for i in range(n)]
-    bodies = [urlencode(f).encode() for f in forms]
-
-    def send(i: int) -> float:
-        started = time.perf_counter()
-        response = bot.post_signed(bodies[i], timeout=30)
-        assert response.status_code == 200, response.status_code
-        return time.perf_counter() - started
 
     def health(_: int) -> float:
         started = time.perf_counter()
         bot.http.get(f"{bot.root_url}/healthz", timeout=30)
         return time.perf_counter() - started
 
-    base = burst(n, health)
-    acks = burst(n, send)
-    names = [f["response_url"].rsplit("/", 1)[1] for f in forms]
-    started = time.perf_counter()
-    bot.slack.wait_for(lambda: all(bot.slack.responses(name) for name in names), timeout=120)
-    answered = time.perf_counter() - started
-    texts = [bot.slack.responses(name)[0].params.get("text", "") for name in names]
-    ok = sum(1 for t in texts if "cameras" in t)
-    print(f"(a) {n} concurrent /sam cameras, service latency {SERVICE_LATENCY_MS} ms")
+    # Untimed: the first burst opens the client's connections and starts the server's threads, for
+    # whichever of the two is measured first
+    burst(n, health)
+    load_before = load_1min()
+    base: list[float] = []
+    acks: list[float] = []
+    ok = answered = 0.0
+    ratios: list[float] = []
+    print(f"(a) {n} concurrent /sam cameras, service latency {SERVICE_LATENCY_MS} ms, {rounds} rounds")
+    for r in range(rounds):
+        forms = [bot.command_form("cameras", user=f"U_BENCH{r}_{i}") for i in range(n)]
+        bodies = [urlencode(f).encode() for f in forms]
+
+        def send(i: int, bodies: list[bytes] = bodies) -> float:
+            started = time.perf_counter()
+            response = bot.post_signed(bodies[i], timeout=30)
+            assert response.status_code == 200, response.status_code
+            return time.perf_counter() - started
+
+        round_base = burst(n, health)
+        round_acks = burst(n, send)
+        names = [f["response_url"].rsplit("/", 1)[1] for f in forms]
+        started = time.perf_counter()
+        bot.slack.wait_for(lambda names=names: all(bot.slack.responses(x) for x in names), timeout=120)
+        answered = max(answered, time.perf_counter() - started)
+        texts = [bot.slack.responses(name)[0].params.get("text", "") for name in names]
+        ok += sum(1 for t in texts if "cameras" in t)
+        ratio = pct(round_acks, 0.99) / max(pct(round_base, 0.99), 1e-6)
+        ratios.append(ratio)
+        print(
+            f"    round {r + 1}: ack p99 {ms(pct(round_acks, 0.99))}, /healthz p99"
+            f" {ms(pct(round_base, 0.99))}, ratio {ratio:.2f}, load average {load_1min():.2f}"
+        )
+        base += round_base
+        acks += round_acks
+    print(f"    all rounds ({len(acks)} acks, {len(base)} /healthz):")
     print(f"    ack      p50 {ms(pct(acks, 0.5))}   p99 {ms(pct(acks, 0.99))}   max {ms(max(acks))}")
     print(f"    /healthz p50 {ms(pct(base, 0.5))}   p99 {ms(pct(base, 0.99))}   (baseline)")
     for q in (0.5, 0.99):
         ratio = pct(acks, q) / max(pct(base, q), 1e-6)
         print(f"    ratio ack p{round(q * 100)} / healthz p{round(q * 100)}: {ratio:.2f}")
-    print(f"    all {n} answered {answered:.1f} s after the last ack; {ok}/{n} with the camera list")
-    verdict = "met" if pct(acks, 0.99) <= 0.1 else "NOT met"
-    print(f"    goal ack p99 <= 100 ms: {verdict}")
+    print(
+        f"    every round answered within {answered:.1f} s of its last ack;"
+        f" {ok:.0f}/{len(acks)} with the camera list"
+    )
+    ack99, median = pct(acks, 0.99), statistics.median(ratios)
+    print(
+        f"    load average (1 min) {load_before:.2f} before, {load_1min():.2f} after; {os.cpu_count()} cores"
+    )
+    verdict = "met" if median <= MAX_RATIO else "NOT met"
+    print(f"    goal ack p99 <= {MAX_RATIO:g}x /healthz p99, median of the rounds {median:.2f}: {verdict}")
+    quiet = "quiet" if load_before < (os.cpu_count() or 1) else "busy: judge it on a quiet machine"
+    verdict = "met" if ack99 <= QUIET_ACK_S else "NOT met"
+    print(f"    goal ack p99 <= {QUIET_ACK_S * 1000:.0f} ms when quiet: {verdict} (this machine {quiet})")
 
 
 def answer_latency(bot: BotProcess, sim: Simulator, rounds: int) -> None:
@@ -141,6 +180,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=5, help="bursts of each kind in (a)")
     parser.add_argument("--answers", type=int, default=40, help="commands per case in (b)")
     args = parser.parse_args()
     os.environ.setdefault("SAMOPS_BOT_WORKERS", "128")
@@ -151,7 +191,7 @@ def main() -> int:
         # INFO, as deployed: the tests' DEBUG logging costs every request a few lines
         run_bot(Path(tmp), slack, simulator=sim, env={"SAM_TIMEOUT": "30"}, args=LOG_INFO) as bot,
     ):
-        ack_under_load(bot, args.concurrency)
+        ack_under_load(bot, args.concurrency, args.rounds)
         answer_latency(bot, sim, args.answers)
     return 0
 

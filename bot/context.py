@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from slack_sdk import WebClient
 
+from bot.ack_first import AcksInFlight
 from bot.config import BotConfig, load_config
 from bot.live_budget import LiveBudget
 from bot.roles import RoleResolver
@@ -43,6 +44,8 @@ class AppContext:
     home_note: Callable[[str, str], None] | None = field(default=None, repr=False)
     # The service requests `/sam who-can` and `/sam panel` may still make, per organization.
     live: LiveBudget = field(default_factory=LiveBudget, repr=False)
+    # The signed requests the HTTP front is answering: lazy listeners start after them (bot/ack_first.py).
+    acks: AcksInFlight = field(default_factory=AcksInFlight, repr=False)
     _client: SamClient | None = field(default=None, repr=False)
     _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)

@@ -24,6 +24,7 @@ catches a listener's exception inside the listener (`GuardedListener`), so bolt'
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -62,7 +63,7 @@ def install(app: App, ctx: AppContext, home: HomeTabs) -> None:
         runner.listener_error_handler.handle(error=error, request=request, response=None)
 
     runner.lazy_listener_runner = ReportingLazyRunner(
-        runner.lazy_listener_runner.logger, runner.listener_executor, on_error
+        runner.lazy_listener_runner.logger, runner.listener_executor, on_error, ctx.acks.wait_clear
     )
 
 
@@ -157,23 +158,27 @@ def tell_on_home(ctx: AppContext, home: HomeTabs, user: str, text: str) -> None:
 
 
 class ReportingLazyRunner(LazyListenerRunner):
-    """bolt's thread runner for lazy listeners, with their exceptions handed to `on_error`."""
+    """bolt's thread runner for lazy listeners, with their exceptions handed to `on_error`; each starts
+    after `acks_sent()` returns (the acks still being answered go first: bot/ack_first.py)."""
 
     def __init__(
         self,
         logger: logging.Logger,
         executor: Executor,
         on_error: Callable[[Exception, BoltRequest], None],
+        acks_sent: Callable[[], object] = lambda: None,
     ) -> None:
         self.logger = logger
         self.executor = executor
         self.on_error = on_error
+        self.acks_sent = acks_sent
 
     def start(self, function: Callable[..., None], request: BoltRequest) -> None:
         self.executor.submit(self.run, function, request)
 
     def run(self, function: Callable[..., None], request: BoltRequest) -> None:
         try:
+            self.acks_sent()
             function(
                 **build_required_kwargs(
                     logger=self.logger,
@@ -188,7 +193,16 @@ class ReportingLazyRunner(LazyListenerRunner):
 
 
 class GuardedListenerRunner(ThreadListenerRunner):
-    """bolt's listener runner, running each listener as a `GuardedListener`."""
+    """bolt's listener runner, running each listener as a `GuardedListener`; a listener with lazy functions
+    is acked on the thread answering Slack, and its lazy functions get a request copied cheaply.
+
+    Why (issue 25, profiled): without `process_before_response`, bolt runs every ack function on the
+    listener pool and the answering thread polls for the ack every 10 ms, so each ack waits for a second
+    thread and a poll, each one more turn at the GIL when 50 commands arrive at once; then it deep-copies the
+    whole request (its WebClient included) for each lazy function. A listener with lazy functions has an ack
+    function that only acks (or validates a form): the answering thread waits for it anyway, so it runs
+    there, as bolt's own `process_before_response` path runs it, and the work stays in the lazy functions.
+    Listeners without lazy functions keep bolt's path (their function acks, then works, after the answer)."""
 
     def run(
         self,
@@ -199,7 +213,40 @@ class GuardedListenerRunner(ThreadListenerRunner):
         starting_time: float | None = None,
     ) -> BoltResponse | None:
         guarded = GuardedListener(listener, self.listener_error_handler)
+        if listener.lazy_functions and not self.process_before_response:
+            acking_here = copy.copy(self)  # the same handlers, pool and lazy runner; a per-call flag
+            acking_here.process_before_response = True
+            return ThreadListenerRunner.run(
+                acking_here, request, response, listener_name, guarded, starting_time
+            )
         return super().run(request, response, listener_name, guarded, starting_time)
+
+    def _build_lazy_request(self, request: BoltRequest, lazy_func_name: str) -> BoltRequest:
+        """The lazy function's own request: the body parsed again from the raw text (a fresh dict, as bolt's
+        deep copy gives), its own context dict holding the same shared objects (client, respond, say, the
+        App Home's answer) rather than deep copies of them. Neither the ack function (done by now) nor
+        another lazy function shares the dicts it changes."""
+        context = BoltContext(
+            {
+                k: v
+                for k, v in request.context.items()
+                if k not in BoltContext.non_copyable_standard_property_names
+            }
+        )
+        body: str | dict[str, Any] = (
+            request.raw_body if request.mode == "http" else copy.deepcopy(request.body)
+        )
+        copied = BoltRequest(
+            body=body, query=request.query, headers=request.headers, context=context, mode=request.mode
+        )
+        copied.lazy_only = True
+        copied.lazy_function_name = lazy_func_name
+        # As bolt's: these are not copied, and the lazy function may need them
+        copied.context["listener_runner"] = request.context.get("listener_runner", self)
+        for name in ("get_thread_context", "save_thread_context"):
+            if request.context.get(name) is not None:
+                copied.context[name] = request.context[name]
+        return copied
 
 
 class GuardedListener(Listener):

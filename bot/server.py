@@ -36,6 +36,8 @@ from slack_sdk.signature import SignatureVerifier
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bot import envelope
+from bot.ack_first import AcksInFlight
+from bot.slash.router import COMMAND
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +46,16 @@ HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 1024 * 1024  # Slack's largest payloads (a view submission) are tens of KiB
 REQUEST_TIMEOUT_S = 10.0  # Slack sends a whole request at once; a slow one is someone holding a socket
 GRACEFUL_SHUTDOWN_S = 5.0
-# bolt's dispatch blocks (it polls for the ack every 10 ms): it runs on these threads so that a burst of
-# commands is acknowledged in parallel rather than one after another on the event loop.
+# bolt's dispatch blocks (a listener's ack function may read or ask Slack; for a listener without lazy
+# functions bolt polls for the ack every 10 ms): it runs on these threads so that a burst of commands is
+# acknowledged in parallel rather than one after another on the event loop.
 DISPATCH_THREADS = 64
+
+# Commands dispatched on the event loop itself: their listener acks at once and leaves the work to lazy
+# listeners, acked on the dispatching thread (bot/error_handler.GuardedListenerRunner), so their dispatch
+# never waits. The hop to a dispatch thread and back cost a burst of 50 at load 18 about 50-80 ms at p50
+# (bench/bot.py, docs/acks.md).
+ACKED_ON_THE_LOOP = frozenset({COMMAND})
 
 _TIMESTAMP = re.compile(r"\d{1,12}")
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
@@ -87,6 +96,8 @@ class _BoltHandler(SlackRequestHandler):
             return BoltResponse(status=400, body="malformed request")
         loop = asyncio.get_running_loop()
         try:
+            if bolt_request.body.get("command") in ACKED_ON_THE_LOOP:
+                return self.app.dispatch(bolt_request)
             return await loop.run_in_executor(self._executor, self.app.dispatch, bolt_request)
         except Exception:  # a signed request bolt could not handle: Slack's shape, not ours
             log.warning("a signed request failed in bolt; answered 400", exc_info=True)
@@ -104,8 +115,10 @@ class SlackFront:
         path: str = EVENTS_PATH,
         max_body: int = MAX_BODY_BYTES,
         request_timeout: float = REQUEST_TIMEOUT_S,
+        acks: AcksInFlight | None = None,
     ) -> None:
         self.path = path
+        self.acks = acks or AcksInFlight()
         self.max_body = max_body
         self.request_timeout = request_timeout
         self.executor = ThreadPoolExecutor(max_workers=DISPATCH_THREADS, thread_name_prefix="dispatch")
@@ -134,7 +147,11 @@ class SlackFront:
             log.info("refused a request to %s (%d): %s", path, refused.status, refused.reason)
             await _answer(send, refused.status, refused.reason)
             return
-        await self._bolt(cast("dict[str, Any]", scope), _replay(body), send)  # bolt reads it as a dict
+        self.acks.enter()  # the work of commands acked before waits for this answer (bot/ack_first.py)
+        try:
+            await self._bolt(cast("dict[str, Any]", scope), _replay(body), send)  # bolt reads it as a dict
+        finally:
+            self.acks.leave()
 
     async def _checked_body(self, scope: Scope, receive: Receive) -> bytes:
         """The body, read within the limits, of a request whose signature is Slack's; else Refused."""
@@ -246,8 +263,13 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=1024)  # bursts queue, not refused
 
 
-def make_server(app: App, signing_secret: str, request_timeout: float = REQUEST_TIMEOUT_S) -> Server:
-    front = SlackFront(app, signing_secret, request_timeout=request_timeout)
+def make_server(
+    app: App,
+    signing_secret: str,
+    request_timeout: float = REQUEST_TIMEOUT_S,
+    acks: AcksInFlight | None = None,
+) -> Server:
+    front = SlackFront(app, signing_secret, request_timeout=request_timeout, acks=acks)
     protocol = type("DeadlineProtocol", (_DeadlineProtocol,), {"header_timeout": request_timeout})
     config = uvicorn.Config(
         front,

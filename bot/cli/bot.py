@@ -162,7 +162,7 @@ def _http(app: App, ctx: AppContext, host: str, port: int, request_timeout: floa
     except OSError as err:
         print(f"samops bot: cannot listen on {host}:{port}: {err}", file=sys.stderr)
         return 1
-    server = make_server(app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S)
+    server = make_server(app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S, ctx.acks)
     mode = " (local: answers through response_url only)" if ctx.local_mode else ""
     log.info("samops bot listening on http://%s:%d%s%s", host, port, EVENTS_PATH, mode)
     with sock:

@@ -1,0 +1,214 @@
+"""Acks at the front's speed (issue 25 item 1): a listener with lazy functions is acked on the thread that
+answers Slack (no hop to the listener pool, no 10 ms poll), its lazy functions get their own request without
+bolt's deep copy, and they start only once the answers being sent are out (`bot/ack_first.py`), within
+`MAX_DEFER_S`. bolt's real dispatch, the real front (`bot/server.py`) and the real runners; the end-to-end
+path (a command acked, answered once, a retry run once, a failure told) is in tests/bot/test_writes.py and
+tests/bot/test_error_path.py, through the running bot."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import MutableMapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlencode
+
+from slack_bolt import Ack, App, BoltContext, BoltRequest, BoltResponse
+from slack_bolt.authorization import AuthorizeResult
+
+from bot.ack_first import SETTLE_S, AcksInFlight
+from bot.error_handler import ReportingLazyRunner, guard_listeners
+from bot.server import EVENTS_PATH, SlackFront
+from tests.support.bot import SIGNING_SECRET, slack_signature
+
+LOG = logging.getLogger(__name__)
+COMMAND = {"command": "/sam", "text": "cameras", "team_id": "T1", "user_id": "U1", "channel_id": "C1"}
+
+
+def authorize(**_: Any) -> AuthorizeResult:
+    return AuthorizeResult(enterprise_id=None, team_id="T1", bot_token="xoxb-x", bot_user_id="U_BOT")
+
+
+def samops_like_app(
+    acks: AcksInFlight | None = None, **listener: Any
+) -> tuple[App, list[Exception], ThreadPoolExecutor]:
+    """A bolt App run the way `bot/error_handler.install` runs ours: guarded listeners, lazy failures to
+    `app.error`, which answers a plain 200 as samops' handler does; `/sam` registered with `listener`."""
+    executor = ThreadPoolExecutor(max_workers=4)
+    app = App(
+        signing_secret=SIGNING_SECRET,
+        authorize=authorize,
+        process_before_response=False,
+        listener_executor=executor,
+    )
+    errors: list[Exception] = []
+
+    def on_error(error: Exception, response: BoltResponse | None) -> BoltResponse | None:
+        errors.append(error)
+        return None if response is None else BoltResponse(status=200, body="")
+
+    app.error(on_error)
+    runner = app.listener_runner
+    guard_listeners(app)
+    waiting = acks.wait_clear if acks is not None else (lambda: None)
+    runner.lazy_listener_runner = ReportingLazyRunner(
+        runner.lazy_listener_runner.logger,
+        executor,
+        lambda error, request: runner.listener_error_handler.handle(
+            error=error, request=request, response=None
+        ),
+        waiting,
+    )
+    app.command("/sam")(**listener)
+    return app, errors, executor
+
+
+def signed_headers(body: bytes) -> dict[str, str | Sequence[str]]:
+    timestamp = str(int(time.time()))
+    return {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": slack_signature(SIGNING_SECRET, timestamp, body),
+    }
+
+
+def signed(form: dict[str, str]) -> BoltRequest:
+    body = urlencode(form)
+    return BoltRequest(body=body, headers=signed_headers(body.encode()))
+
+
+def test_the_ack_runs_on_the_answering_thread_and_its_body_is_the_answer() -> None:
+    seen: dict[str, Any] = {}
+    done = threading.Event()
+
+    def ack_here(ack: Ack) -> None:
+        seen["ack thread"] = threading.get_ident()
+        ack(text="on it")
+
+    def work(body: dict[str, Any], context: BoltContext) -> None:
+        seen["work thread"] = threading.get_ident()
+        seen["body"], seen["context"] = body, context
+        done.set()
+
+    app, errors, executor = samops_like_app(ack=ack_here, lazy=[work])
+    request = signed(COMMAND)
+    answer = app.dispatch(request)
+    assert (answer.status, answer.body) == (200, "on it")
+    assert seen["ack thread"] == threading.get_ident()  # bolt's own path ran it on the listener pool
+    assert done.wait(5)
+    assert seen["work thread"] != threading.get_ident()
+    # The lazy function's own body and context dicts, with the shared objects in them not deep-copied.
+    assert seen["body"] == request.body and seen["body"] is not request.body
+    assert seen["context"] is not request.context
+    assert seen["context"]["client"] is request.context["client"]
+    assert errors == []
+    executor.shutdown()
+
+
+def test_an_ack_that_fails_is_answered_200_and_reaches_the_error_handler_and_the_work_still_runs() -> None:
+    done = threading.Event()
+
+    def failing_ack(ack: Ack) -> None:
+        raise RuntimeError("before the ack")
+
+    app, errors, executor = samops_like_app(ack=failing_ack, lazy=[lambda: done.set()])
+    answer = app.dispatch(signed(COMMAND))
+    assert answer.status == 200
+    assert [str(e) for e in errors] == ["before the ack"]
+    assert done.wait(5)
+    executor.shutdown()
+
+
+def test_a_failure_in_the_lazy_work_reaches_the_error_handler() -> None:
+    def failing_work() -> None:
+        raise RuntimeError("in the work")
+
+    app, errors, executor = samops_like_app(ack=lambda ack: ack(), lazy=[failing_work])
+    assert app.dispatch(signed(COMMAND)).status == 200
+    executor.shutdown(wait=True)
+    assert [str(e) for e in errors] == ["in the work"]
+
+
+def test_the_work_waits_for_the_answers_in_flight_and_no_longer_than_its_bound() -> None:
+    acks = AcksInFlight()
+    started = threading.Event()
+    runner = ReportingLazyRunner(LOG, ThreadPoolExecutor(2), lambda e, r: None, acks.wait_clear)
+    acks.enter()
+    acks.enter()
+    runner.start(lambda: started.set(), signed(COMMAND))
+    assert not started.wait(0.3)
+    acks.leave()
+    assert not started.wait(0.2)  # one answer still being sent
+    acks.leave()
+    assert started.wait(5)
+
+    bounded = threading.Event()
+    acks.enter()  # an answer that never goes out: the work starts after the bound all the same
+    t0 = time.monotonic()
+    assert not acks.wait_clear(0.2)
+    assert time.monotonic() - t0 >= 0.2
+    ReportingLazyRunner(LOG, ThreadPoolExecutor(1), lambda e, r: None, lambda: acks.wait_clear(0.3)).start(
+        lambda: bounded.set(), signed(COMMAND)
+    )
+    assert bounded.wait(5)
+
+
+def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:
+    """The real front and bolt's ASGI adapter: `/sam` is dispatched and acked on the event loop, and the lazy
+    function starts after the answer's last byte was handed to the server, though sending it is slow (without
+    the wait, it starts while the answer is being sent)."""
+    acks = AcksInFlight()
+    events: list[str] = []
+    done = threading.Event()
+
+    def work() -> None:
+        events.append("work")
+        done.set()
+
+    def ack_here(ack: Ack) -> None:
+        events.append("acked on the loop" if threading.get_ident() == loop_thread else "acked on a thread")
+        ack()
+
+    loop_thread = threading.get_ident()  # asyncio.run runs the loop here
+    app, _, executor = samops_like_app(acks, ack=ack_here, lazy=[work])
+    front = SlackFront(app, SIGNING_SECRET, acks=acks)
+    body = urlencode(COMMAND).encode()
+    headers = [(k.encode(), str(v).encode()) for k, v in signed_headers(body).items()]
+    scope = {"type": "http", "method": "POST", "path": EVENTS_PATH, "headers": headers, "query_string": b""}
+    sent: list[MutableMapping[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        await asyncio.sleep(0.3)  # a slow write: the work must not take the CPU meanwhile
+        sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            events.append("answer sent")
+
+    asyncio.run(front(scope, receive, send))
+    assert sent[0]["status"] == 200
+    assert done.wait(5)
+    assert events == ["acked on the loop", "answer sent", "work"]
+    executor.shutdown()
+    front.executor.shutdown()
+
+
+def test_after_a_burst_the_work_waits_for_a_lull() -> None:
+    """The count touches 0 between a burst's arrivals: work queued while others were in flight waits until
+    none has come for SETTLE_S."""
+    acks = AcksInFlight()
+    acks.enter()
+    acks.enter()
+    cleared: list[float] = []
+    waiter = threading.Thread(target=lambda: cleared.append(time.monotonic()) if acks.wait_clear(5) else None)
+    waiter.start()
+    time.sleep(0.05)
+    acks.leave()
+    left = time.monotonic()  # before the last leave: the lull is counted from it
+    acks.leave()
+    waiter.join(5)
+    assert cleared and cleared[0] - left >= SETTLE_S

@@ -12,8 +12,15 @@ queued behind a busy pool does. Without the front (Socket Mode) nothing is count
 
 from __future__ import annotations
 
+import logging
+import queue
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any
+
+log = logging.getLogger(__name__)
 
 MAX_DEFER_S = 1.0
 SETTLE_S = 0.02
@@ -56,3 +63,41 @@ class AcksInFlight:
                     return True
                 if time.monotonic() >= deadline:
                     return False
+
+
+class AckedCommands:
+    """Commands the front acked itself (bot/server.py ACKED_BY_THE_FRONT), handed to bolt after the answers
+    in flight: one thread waits for them to be out, then gives every command that came meanwhile to the
+    dispatch threads at once, so a burst does not wake a thread per command while its acks are being sent.
+    `flush` hands over what waits (a stop: nothing acked is lost)."""
+
+    def __init__(self, acks: AcksInFlight, executor: Executor, dispatch: Callable[[Any], None]) -> None:
+        self._acks = acks
+        self._executor = executor
+        self._dispatch = dispatch
+        self._waiting: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        threading.Thread(target=self._run, name="acked-commands", daemon=True).start()
+
+    def put(self, request: Any) -> None:
+        self._waiting.put(request)
+
+    def flush(self) -> None:
+        with self._lock:
+            while True:
+                try:
+                    request = self._waiting.get_nowait()
+                except queue.Empty:
+                    return
+                self._executor.submit(self._dispatch, request)
+
+    def _run(self) -> None:
+        while True:
+            first = self._waiting.get()
+            self._acks.wait_clear()
+            try:
+                with self._lock:
+                    self._executor.submit(self._dispatch, first)
+                self.flush()
+            except RuntimeError:  # the executor is shut down: `flush` at the stop handed over the rest
+                log.warning("a command acked while samops bot stopped was not run")

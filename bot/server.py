@@ -36,7 +36,7 @@ from slack_sdk.signature import SignatureVerifier
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bot import envelope
-from bot.ack_first import AcksInFlight
+from bot.ack_first import AckedCommands, AcksInFlight
 from bot.slash.router import COMMAND
 
 log = logging.getLogger(__name__)
@@ -51,11 +51,12 @@ GRACEFUL_SHUTDOWN_S = 5.0
 # acknowledged in parallel rather than one after another on the event loop.
 DISPATCH_THREADS = 64
 
-# Commands dispatched on the event loop itself: their listener acks at once and leaves the work to lazy
-# listeners, acked on the dispatching thread (bot/error_handler.GuardedListenerRunner), so their dispatch
-# never waits. The hop to a dispatch thread and back cost a burst of 50 at load 18 about 50-80 ms at p50
-# (bench/bot.py, docs/acks.md).
-ACKED_ON_THE_LOOP = frozenset({COMMAND})
+# Commands the front acknowledges itself, then hands to bolt on the dispatch threads once its answer is out
+# (the issue 25 way: ack first, the work on samops' own pool). Their listener acks with nothing
+# (bot/slash/router.ack_at_once) and answers through response_url, so the empty 200 is the ack bolt would
+# send; bolt's whole dispatch (its middleware, the listener matching, the lazy copy), ~1-2 ms of CPU each,
+# no longer delays the acks of a burst (bench/bot.py, docs/acks.md).
+ACKED_BY_THE_FRONT = frozenset({COMMAND})
 
 _TIMESTAMP = re.compile(r"\d{1,12}")
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
@@ -79,9 +80,10 @@ class _BoltHandler(SlackRequestHandler):
     """bolt's ASGI adapter, whose dispatch answers 400 instead of raising on a body it cannot parse and runs
     bolt on a thread pool instead of on the event loop."""
 
-    def __init__(self, app: App, path: str, executor: ThreadPoolExecutor) -> None:
+    def __init__(self, app: App, path: str, executor: ThreadPoolExecutor, acks: AcksInFlight) -> None:
         super().__init__(app, path)
         self._executor = executor
+        self.acked = AckedCommands(acks, executor, self._dispatch_acked)
 
     async def dispatch(self, request: AsgiHttpRequest) -> BoltResponse:
         try:
@@ -95,13 +97,26 @@ class _BoltHandler(SlackRequestHandler):
             log.info("refused a signed request of the wrong shape (400): %s", reason)
             return BoltResponse(status=400, body="malformed request")
         loop = asyncio.get_running_loop()
+        if bolt_request.body.get("command") in ACKED_BY_THE_FRONT:
+            self.acked.put(bolt_request)
+            return BoltResponse(status=200, body="")
         try:
-            if bolt_request.body.get("command") in ACKED_ON_THE_LOOP:
-                return self.app.dispatch(bolt_request)
             return await loop.run_in_executor(self._executor, self.app.dispatch, bolt_request)
         except Exception:  # a signed request bolt could not handle: Slack's shape, not ours
             log.warning("a signed request failed in bolt; answered 400", exc_info=True)
             return BoltResponse(status=400, body="unreadable request")
+
+    def _dispatch_acked(self, bolt_request: BoltRequest) -> None:
+        """bolt's dispatch of a command the front acked, once the answers in flight (its own included) are
+        out (AckedCommands). bolt's ack then goes nowhere; its listener's failures reach the one error
+        handler as before."""
+        try:
+            response = self.app.dispatch(bolt_request)
+        except Exception:  # a signed request bolt could not handle: Slack's shape, not ours
+            log.warning("a signed command failed in bolt after its ack", exc_info=True)
+            return
+        if response.status != 200:
+            log.warning("bolt answered %d to a command samops had acked", response.status)
 
 
 class SlackFront:
@@ -122,7 +137,8 @@ class SlackFront:
         self.max_body = max_body
         self.request_timeout = request_timeout
         self.executor = ThreadPoolExecutor(max_workers=DISPATCH_THREADS, thread_name_prefix="dispatch")
-        self._bolt = _BoltHandler(app, path, self.executor)
+        self._bolt = _BoltHandler(app, path, self.executor, self.acks)
+        self.acked_commands = self._bolt.acked
         self._verifier = SignatureVerifier(signing_secret)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -310,7 +326,10 @@ class Server(uvicorn.Server):
         try:
             self.run(sockets=[sock])
         finally:
-            self.front.executor.shutdown(wait=False)
+            # The commands acked but not yet handed to bolt, then bolt's dispatch of them (which queues
+            # their lazy work), then that work: nothing acked is lost.
+            self.front.acked_commands.flush()
+            drain(self.front.executor, GRACEFUL_SHUTDOWN_S)
             drain(self.app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
 
 

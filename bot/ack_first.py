@@ -76,13 +76,16 @@ class AckedCommands:
         self._executor = executor
         self._dispatch = dispatch
         self._waiting: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._queued = threading.Event()
         self._lock = threading.Lock()
         threading.Thread(target=self._run, name="acked-commands", daemon=True).start()
 
     def put(self, request: Any) -> None:
         self._waiting.put(request)
+        self._queued.set()
 
     def flush(self) -> None:
+        """Hand every command that waits to the dispatch threads now."""
         with self._lock:
             while True:
                 try:
@@ -93,11 +96,10 @@ class AckedCommands:
 
     def _run(self) -> None:
         while True:
-            first = self._waiting.get()
+            self._queued.wait()
+            self._queued.clear()
             self._acks.wait_clear()
             try:
-                with self._lock:
-                    self._executor.submit(self._dispatch, first)
                 self.flush()
             except RuntimeError:  # the executor is shut down: `flush` at the stop handed over the rest
                 log.warning("a command acked while samops bot stopped was not run")

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from slack_bolt import Ack, App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.ack_first import SETTLE_S, AcksInFlight
+from bot.ack_first import SETTLE_S, AckedCommands, AcksInFlight
 from bot.error_handler import ReportingLazyRunner, guard_listeners
 from bot.server import EVENTS_PATH, SlackFront
 from tests.support.bot import SIGNING_SECRET, slack_signature
@@ -212,3 +212,29 @@ def test_after_a_burst_the_work_waits_for_a_lull() -> None:
     acks.leave()
     waiter.join(5)
     assert cleared and cleared[0] - left >= SETTLE_S
+
+
+def test_commands_acked_by_the_front_wait_for_the_answers_and_a_stop_hands_them_over() -> None:
+    """Commands the front acked are handed to bolt once no answer is in flight, all of a burst at once; at a
+    stop, `flush` hands over those still waiting, so none that was acked is lost."""
+    acks = AcksInFlight()
+    ran: list[str] = []
+    executor = ThreadPoolExecutor(max_workers=2)
+    acked = AckedCommands(acks, executor, ran.append)
+    acks.enter()  # an answer being sent
+    acked.put("first")
+    acked.put("second")
+    time.sleep(0.2)
+    assert ran == []  # behind the answer in flight
+    acks.leave()
+    deadline = time.monotonic() + 5
+    while len(ran) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(ran) == ["first", "second"]
+
+    acks.enter()  # a stop while answers are in flight: nothing waits for them any more
+    acked.put("third")
+    acked.flush()
+    executor.shutdown(wait=True)
+    assert sorted(ran) == ["first", "second", "third"]
+    acks.leave()

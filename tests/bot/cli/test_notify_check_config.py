@@ -71,25 +71,28 @@ def test_a_missing_escalation_handover_or_audit_channel_fails_the_check(tmp_path
         assert f"channel {channel}: {said} (channel_not_found)" in result.stdout.replace("\n", " ")
 
 
-def test_silent_panel_supervision_is_shown(tmp_path: Path) -> None:
+def check_without_slack(tmp_path: Path, more: str) -> subprocess.CompletedProcess[str]:
+    """--check-config of CONFIG and `more`, with no Slack token (channels not checked)."""
     names = {"audit": "C_AUDIT", "escalation": "C0MANAGERS", "handover": "C_SHIFT"}
-    supervision = '[supervision]\nsilent_after = "12h"\npanels = { 100101 = "off" }\n'
-    (tmp_path / "samops.toml").write_text(CONFIG.format(**names) + supervision)
-    env = {**os.environ, "COLUMNS": "200", "SAMOPS_DATA_DIR": str(tmp_path / "data")}
-    command = samops_cmd("notify", "--check-config", "--config", str(tmp_path / "samops.toml"))
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
-    assert result.returncode == 0, result.stdout + result.stderr  # no token: channels not checked
-    assert "silent panels: after 12 h; panel 100101: off" in result.stdout.replace("\n", " ")
-
-
-def test_escalation_levels_and_paging_are_shown(tmp_path: Path) -> None:
-    names = {"audit": "C_AUDIT", "escalation": "C0MANAGERS", "handover": "C_SHIFT"}
-    priority = '[notify.escalation.P1]\nescalate_after = [2]\nescalate_to = ["U0BOSS"]\n'
-    (tmp_path / "samops.toml").write_text(CONFIG.format(**names) + priority)
+    (tmp_path / "samops.toml").write_text(CONFIG.format(**names) + more)
     env = {**os.environ, "COLUMNS": "200", "SAMOPS_DATA_DIR": str(tmp_path / "data")}
     command = samops_cmd("notify", "--check-config", "--config", str(tmp_path / "samops.toml"))
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def test_silent_panel_supervision_is_shown(tmp_path: Path) -> None:
+    result = check_without_slack(
+        tmp_path, '[supervision]\nsilent_after = "12h"\npanels = { 100101 = "off" }\n'
+    )
+    assert "silent panels: after 12 h; panel 100101: off" in result.stdout.replace("\n", " ")
+
+
+def test_escalation_levels_and_paging_are_shown(tmp_path: Path) -> None:
+    result = check_without_slack(
+        tmp_path, '[notify.escalation.P1]\nescalate_after = [2]\nescalate_to = ["U0BOSS"]\n'
+    )
     rows = [" ".join(row.replace("│", " ").split()) for row in result.stdout.splitlines() if "│" in row]
     assert "route 1 1 10 min <!subteam^S0FIRE>" in rows
     assert "route 1 2 30 min <@U0LEAD> <#C0MANAGERS>" in rows

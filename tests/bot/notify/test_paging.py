@@ -189,17 +189,20 @@ def test_the_taker_gets_the_escalations_and_nothing_once_it_is_acknowledged(tmp_
         assert all(level == 1 for _, level, _ in records.pages_sent(db, alarm))
 
 
+# Every alarm after a panel's first on a storm card; P1 escalates to U0LEAD after 5 minutes.
+STORM_P1_TO_LEAD = {
+    "storm": {"posts_per_second": 100, "threshold": 1},
+    "escalation": {"P1": {"escalate_after": [5], "escalate_to": ["U0LEAD"]}},
+}
+
+
 def test_the_taker_of_an_alarm_of_an_escalating_storm_card_is_paged(tmp_path: Path) -> None:
     """A storm card's thread escalates for its alarms still open, taken or not, and is paged as one (keyed
     by its oldest open alarm); whoever took one of its alarms is paged with it, once per level."""
     db = cache(tmp_path)
     clock = FakeClock(int(time.time() * 1000))
-    notify = {
-        "storm": {"posts_per_second": 100, "threshold": 1},
-        "escalation": {"P1": {"escalate_after": [5], "escalate_to": ["U0LEAD"]}},
-    }
     with SlackStandIn() as slack:
-        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        n = priority_notifier(db, slack, clock, notify_extra=STORM_P1_TO_LEAD)
         start = clock.now = int(time.time() * 1000) + 1
         single, *grouped = add_alarms(db, 101, start, count=3)
         settle(n, lambda: single in alarm_cards(slack) and card_of_alarm(db, grouped[1]) is not None)
@@ -225,12 +228,8 @@ def test_a_page_about_a_card_of_several_alarms_carries_its_most_urgent(tmp_path:
     the page carries it and its buttons (an Acknowledge in the DM acknowledges the alarm that escalated)."""
     db = cache(tmp_path)
     clock = FakeClock(int(time.time() * 1000))
-    notify = {
-        "storm": {"posts_per_second": 100, "threshold": 1},
-        "escalation": {"P1": {"escalate_after": [5], "escalate_to": ["U0LEAD"]}},
-    }
     with SlackStandIn() as slack:
-        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        n = priority_notifier(db, slack, clock, notify_extra=STORM_P1_TO_LEAD)
         start = clock.now = int(time.time() * 1000) + 1
         first, warning = add_alarms(db, 101, start, count=2, kind="warning")
         [urgent] = add_alarms(db, 101, start + 10, kind="alarm")

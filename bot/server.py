@@ -96,12 +96,13 @@ class _BoltHandler(SlackRequestHandler):
         if reason := envelope.problem(bolt_request.body):
             log.info("refused a signed request of the wrong shape (400): %s", reason)
             return BoltResponse(status=400, body="malformed request")
-        loop = asyncio.get_running_loop()
         if bolt_request.body.get("command") in ACKED_BY_THE_FRONT:
             self.acked.put(bolt_request)
             return BoltResponse(status=200, body="")
         try:
-            return await loop.run_in_executor(self._executor, self.app.dispatch, bolt_request)
+            return await asyncio.get_running_loop().run_in_executor(
+                self._executor, self.app.dispatch, bolt_request
+            )
         except Exception:  # a signed request bolt could not handle: Slack's shape, not ours
             log.warning("a signed request failed in bolt; answered 400", exc_info=True)
             return BoltResponse(status=400, body="unreadable request")

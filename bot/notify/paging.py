@@ -11,9 +11,10 @@ already sent stay. A person who turned paging off gets none; in their quiet hour
 zone) only P1 pages them, and the rest wait for the quiet hours to end while the alarm is still open.
 
 Once only: each page is claimed in `pages_sent` by (person, alarm, level) before it is sent and released if
-Slack did not take it (core/cache/paging.py). A grouped (storm) card's thread is paged as one, keyed by its
-oldest open alarm. Each page is audited, and paced: per person by the delivery's pacing (one DM channel
-each), and all pages together by a token bucket well inside chat.postMessage's limits.
+Slack did not take it (core/cache/paging.py). A grouped (storm or incident) card's thread is paged as one,
+carrying and keyed by its most urgent open alarm (`Pager._lead`). Each page is audited, and paced: per
+person by the delivery's pacing (one DM channel each), and all pages together by a token bucket well inside
+chat.postMessage's limits.
 """
 
 from __future__ import annotations
@@ -143,11 +144,11 @@ class Pager:
             levels = escalator.levels(thread)  # the one rule of which levels apply
             priority = min(self.priorities.of(a) for a in thread.alarms)
             holders = self._holders(thread)
+            lead = self._lead(thread)
             for number, level in enumerate(levels[:done], start=1):
                 people = dict.fromkeys(holders, "taken")
                 for user in self._people(level.targets):
                     people.setdefault(user, "target")
-                lead = self._lead(thread)
                 pages += [Page(u, lead, number, why, priority, thread) for u, why in people.items()]
         return pages
 

@@ -136,8 +136,7 @@ class Notifier:
         self.at_risk.tick()
         self._check_health()
         wait = self.deliver()
-        if isinstance(self.source, ServiceSource):  # after the cards: see ServiceSource.poll_cameras
-            self.source.poll_cameras(self.db)
+        self.source.poll_cameras(self.db)  # after the cards: see ServiceSource.poll_cameras
         self.escalate()
         self.pager.run()
         self.overdue.run()

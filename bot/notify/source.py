@@ -39,6 +39,10 @@ class Source(Protocol):
         """The oldest activity time this source may still write (None: within the discovery overlap)."""
         ...
 
+    def poll_cameras(self, db: sqlite_utils.Database) -> None:
+        """What the source reads once a cycle's cards are out (the cameras, for incidents' evidence)."""
+        ...
+
 
 class CacheSource:
     name = "cache"
@@ -48,6 +52,9 @@ class CacheSource:
 
     def floor(self, db: sqlite_utils.Database) -> int | None:
         return None  # the sync re-reads 10 minutes, as discovery does (outbox.DISCOVERY_OVERLAP_MS)
+
+    def poll_cameras(self, db: sqlite_utils.Database) -> None:
+        return None  # the sync keeps the cameras
 
     def data_as_of(self, db: sqlite_utils.Database) -> int | None:
         try:

@@ -7,6 +7,8 @@ on them is chosen here, so every badge and cell reads at the 4.5:1 WCAG asks of 
 
 from __future__ import annotations
 
+import functools
+
 LIGHT_INK = "#ffffff"
 DARK_INK = "#31333f"  # Streamlit's text colour: dark text on a badge reads as the page's own text
 BLACK = "#000000"  # where neither reads: on any colour white fails, black reads at 4.6:1 or better
@@ -31,6 +33,7 @@ def contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+@functools.lru_cache(maxsize=256)  # a page asks for the same few colours hundreds of times
 def ink_on(background: str) -> str:
     """The ink that reads best on `background`, white or the page's dark text; black where neither reaches
     READABLE (mid-tones such as the heat map's middle orange)."""

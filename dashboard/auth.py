@@ -14,14 +14,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.settings import load_settings
+from core.settings import current_settings
 
 PASSWORD_ENV = "SAMOPS_DASHBOARD_PASSWORD"
 _SESSION_KEY = "_samops_signed_in"
 
 
 def password() -> str | None:
-    secret = load_settings().dashboard_password
+    secret = current_settings().dashboard_password
     return secret.get_secret_value() if secret is not None else None
 
 

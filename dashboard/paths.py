@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.settings import load_settings
+from core.settings import current_settings
 
 
 def db_path() -> Path:
     """`SAMOPS_DB`, else `$SAMOPS_DATA_DIR/cache.db`, from the environment or `.env` (core.settings)."""
-    return load_settings().db_path
+    return current_settings().db_path

@@ -12,7 +12,7 @@ import streamlit as st
 from core import read
 from core.access_windows import local_words, notify_section
 from core.clock import MINUTE_MS, now_ms
-from core.settings import load_settings
+from core.settings import current_settings
 from core.timefmt import org_zone
 from dashboard import data, ui
 
@@ -22,7 +22,7 @@ def _who_can(path: str, resource_id: int, org_id: int | None, minute: int) -> tu
     with data._reader(path) as db:  # the pages' one way into the cache
         # The organization's zone as the bot reads it: the config's, else its cached users'.
         zone = org_zone(
-            notify_section(load_settings().config_path), org_id, fallback=read.users_zone(db, org_id)
+            notify_section(current_settings().config_path), org_id, fallback=read.users_zone(db, org_id)
         )
         return read.who_can(db, resource_id, minute, zone), zone
 

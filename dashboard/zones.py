@@ -18,7 +18,7 @@ import streamlit as st
 
 from core import timefmt
 from core.access_windows import notify_section
-from core.settings import load_settings
+from core.settings import current_settings
 from dashboard import data, filters
 
 KEY = "view_tz"
@@ -27,7 +27,7 @@ PARAM = "tz"
 
 def organization_zone(path: str) -> str:
     """The configured organization's zone (`SAM_ORGANIZATION_ID`), as its Slack cards show it."""
-    settings = load_settings()
+    settings = current_settings()
     return _organization_zone(path, str(settings.config_path), settings.organization_id)
 
 

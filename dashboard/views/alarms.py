@@ -11,7 +11,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import read, timefmt
-from core.settings import load_settings
+from core.settings import current_settings
 from core.text import counted
 from dashboard import alarm_table, boundary, charts, data, export, filters, ui, zones
 
@@ -129,7 +129,7 @@ def table_html(
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
-    config_path = str(load_settings().config_path)
+    config_path = str(current_settings().config_path)
     found = data.alarm_list(path, flt, LIMIT, config_path)
     rows = found.rows
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of

@@ -9,7 +9,7 @@ import streamlit as st
 
 from core import read
 from core.dispositions import PERIODS
-from core.settings import load_settings
+from core.settings import current_settings
 from core.text import counted
 from dashboard import boundary, data, filters, ui
 
@@ -27,7 +27,7 @@ org_col, _ = st.columns([2, 5])
 org_id = ui.all_or_one(org_col, "Organization", orgs, "false_alarms_org", "All organizations")
 filters.publish({"org": org_id})
 
-config_path = str(load_settings().config_path)
+config_path = str(current_settings().config_path)
 limits, problem = data.false_alarm_limits(config_path)
 if problem:
     st.warning(f"The config's [false_alarms] cannot be used ({problem}); the defaults are used.")

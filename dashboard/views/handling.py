@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from core.settings import load_settings
+from core.settings import current_settings
 from core.text import counted
 from dashboard import boundary, data, filters, ui, zones
 
@@ -68,7 +68,7 @@ def handling_figures(period: str) -> None:
 def open_by_age() -> None:
     st.header("Open alarms by age")
     now = data.floor_to(data.now_ms(), 60_000)
-    config_path = str(load_settings().config_path)
+    config_path = str(current_settings().config_path)
     alarms = data.open_alarms(path, now, config_path)
     buckets = read.open_by_age(alarms)
     tiles = st.columns(len(buckets))
@@ -133,7 +133,7 @@ def adherence_frame(rows: list[read.PlanAdherence], label: str, person: bool = F
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def plan_adherence(period: str) -> None:
     st.header("Action plan adherence")
-    config_path = str(load_settings().config_path)
+    config_path = str(current_settings().config_path)
     if problem := data.plans_problem(config_path):
         st.warning(f"The config's action plans cannot be used ({problem}); the default plans are counted.")
     now = data.now_ms()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from core.settings import Settings, SettingsError, load_settings
+from core.settings import Settings, SettingsError, current_settings, load_settings
 from tests.support.processes import ROOT, samops_cmd, samops_free_env
 
 VARIABLE = re.compile(r"`((?:SAM|SAMOPS|SLACK)_[A-Z_]+)`")
@@ -89,6 +89,25 @@ def test_the_dashboard_and_the_cache_default_follow_dotenv(no_samops_env: Path) 
     (no_samops_env / ".env").write_text("SAMOPS_DATA_DIR=field\nSAMOPS_DASHBOARD_PASSWORD=pw-from-dotenv\n")
     assert db_path() == default_path() == Path("field/cache.db")
     assert auth.password() == "pw-from-dotenv" and auth.configured()
+
+
+def test_current_settings_are_parsed_again_only_when_their_sources_change(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard asks on every page run: one answer until a variable, the folder or `.env` changes."""
+    first = current_settings()
+    assert current_settings() is first
+    monkeypatch.setenv("SAMOPS_BOT_PORT", "3300")
+    assert current_settings().bot_port == 3300
+    (no_samops_env / ".env").write_text("SAMOPS_DATA_DIR=elsewhere\n")
+    assert current_settings().db_path == Path("elsewhere/cache.db")
+    other = no_samops_env / "other"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    assert current_settings().db_path != Path("elsewhere/cache.db")
+    monkeypatch.setenv("SAM_TIMEOUT", "abc")
+    with pytest.raises(SettingsError, match="SAM_TIMEOUT"):  # an invalid value is never kept
+        current_settings()
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,7 @@ default, inserted with one direct executemany), then for each:
       before (its HTTP cache holds Streamlit's static files), as a supervisor's own browser would;
     with the load average at the start and end of each block, and where the warm /alarms tab spends its time:
     to the server's first websocket message, to the message carrying the table, to the table drawn, and
-    how many websocket messages (and KB) arrived until then; and to the whole table drawn (the Alarms page
-    draws its first rows first, then all of them in their place).
+    how many websocket messages (and KB) arrived until then.
 
     python bench/dashboard.py [--activities 1000000] [--baseline 10000] [--repeat 5]
 """
@@ -151,11 +150,6 @@ GOALS = {"cold": 1.0, "warm": 1.1}  # the Alarms page's time over the bare page'
 TABLE_MARKS = (b'"index_columns"', f'aria-label="{alarm_table.LABEL}"'.encode())
 # A table rendered: a grid's first cell (the bare page, or /alarms?grid=1), or the HTML table's first cell.
 TABLE_DRAWN = f'[data-testid=stDataFrame] [role=gridcell], table[aria-label="{alarm_table.LABEL}"] td'
-# The whole table: the Alarms page draws its first rows first (alarm_table.FIRST_ROWS), then all of them.
-TABLE_WHOLE = (
-    f'[data-testid=stDataFrame] [role=gridcell], table[aria-label="{alarm_table.LABEL}"]'
-    f" tbody tr:nth-child({alarm_table.FIRST_ROWS + 1})"
-)
 
 
 @dataclass(frozen=True)
@@ -165,7 +159,6 @@ class Tab:
     first_message: float  # the server's first websocket message (the session is up, the script starts)
     table_sent: float  # the message carrying the table's rows has arrived
     drawn: float  # the table's first cell is in the DOM
-    whole: float = 0  # all its rows are (the bench's caches always have more than FIRST_ROWS to show)
     messages: float = 0  # websocket messages received until then
     kilobytes: float = 0  # and their size
 
@@ -191,11 +184,9 @@ def open_once(context: BrowserContext, url: str) -> Tab:
     page.goto(url)
     page.locator(TABLE_DRAWN).first.wait_for(state="attached", timeout=120_000)
     drawn = time.perf_counter() - started
-    messages, size = received  # read now: the messages after the first rows are drawn are not counted
-    page.locator(TABLE_WHOLE).first.wait_for(state="attached", timeout=120_000)
-    whole = time.perf_counter() - started
+    messages, size = received  # read now: the messages after the table is drawn are not counted
     page.close()
-    return Tab(seen.get("first", drawn), seen.get("table", drawn), drawn, whole, messages, size / 1000)
+    return Tab(seen.get("first", drawn), seen.get("table", drawn), drawn, messages, size / 1000)
 
 
 def fresh_tab(browser: Browser, url: str) -> Tab:
@@ -266,15 +257,14 @@ def report_tabs(size: int, rows: list[Row], load_start: float, load_end: float) 
         )
     print(
         "  where the time goes (s from opening the tab): first websocket message / table sent / table drawn"
-        " (websocket messages, KB until drawn); whole table drawn"
+        " (websocket messages, KB until drawn)"
     )
     for row in rows:
         bare, page = row.bare, row.page
         print(
             f"  {row.name:<40} bare {bare.first_message:.2f} / {bare.table_sent:.2f} / {bare.drawn:.2f}"
             f" ({bare.messages:.0f}, {bare.kilobytes:.0f} KB)   /alarms {page.first_message:.2f} /"
-            f" {page.table_sent:.2f} / {page.drawn:.2f} ({page.messages:.0f}, {page.kilobytes:.0f} KB);"
-            f" whole {page.whole:.2f}"
+            f" {page.table_sent:.2f} / {page.drawn:.2f} ({page.messages:.0f}, {page.kilobytes:.0f} KB)"
         )
 
 

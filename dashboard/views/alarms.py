@@ -4,11 +4,9 @@ export and a weekday × hour heat map."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from datetime import tzinfo
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core import read, timefmt
 from core.settings import current_settings
@@ -42,6 +40,7 @@ filters.seed("alarms_text", "q", filters.text, default="")
 filters.seed("alarms_incidents", "incidents", filters.flag, default=False)
 filters.seed("alarms_sort", "sort", filters.choice(list(alarm_table.SORTS)), default=alarm_table.DEFAULT_SORT)
 filters.seed("alarms_grid", "grid", filters.flag, default=False)
+filters.seed("alarms_every_row", "all_rows", filters.flag, default=False)
 if st.session_state["alarms_org"] not in (None, *orgs):
     filters.note(f"Organization {st.session_state['alarms_org']} is not in the cache: showing all of them.")
     st.session_state["alarms_org"] = None
@@ -81,6 +80,7 @@ filters.publish(
         "incidents": 1 if st.session_state["alarms_incidents"] else None,
         "sort": None if sort == alarm_table.DEFAULT_SORT else sort,
         "grid": 1 if st.session_state["alarms_grid"] else None,
+        "all_rows": 1 if st.session_state["alarms_every_row"] else None,
     }
 )
 
@@ -128,7 +128,7 @@ def table_html(
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
-def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
+def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool, every_row: bool) -> None:
     config_path = str(current_settings().config_path)
     found = data.alarm_list(path, flt, LIMIT, config_path)
     rows = found.rows
@@ -150,26 +150,17 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool) -> None:
         frame[alarm_table.KEYHOLDERS] = [found.keyholders.get(r.event_id, "") for r in shown]
         frame[alarm_table.DISPOSITION] = [alarm_table.label_of(found.closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))
-    else:
-        slot = st.empty()
-        whole = functools.partial(slot.html, table_html(path, flt, sort, zones.current(), config_path))
-        if len(rows) <= alarm_table.FIRST_ROWS or fragment_rerun():
-            whole()
-        else:  # the first rows now, all of them once the rest of the page is out (table_finish)
-            slot.html(table_html(path, flt, sort, zones.current(), config_path, alarm_table.FIRST_ROWS))
-            table_finish.append(whole)
+        return
+    first = None if every_row or len(rows) <= alarm_table.FIRST_ROWS else alarm_table.FIRST_ROWS
+    st.html(table_html(path, flt, sort, zones.current(), config_path, first))
+    if first is not None:
+        st.caption(
+            f"The first {first} of these {len(rows)} alarms: switch on *{alarm_table.EVERY_ROW}* below"
+            " for all of them."
+        )
 
 
-def fragment_rerun() -> bool:
-    """Whether this run is a fragment's own (its `run_every`), not the page's: the page's end does not run."""
-    ctx = get_script_run_ctx()
-    return bool(ctx and ctx.fragment_ids_this_run)
-
-
-# The table's first rows (alarm_table.FIRST_ROWS) go out with the top of the page and all of them at its end:
-# the browser draws a short table first, while the rest of the page arrives, then the whole one in its place.
-table_finish: list[Callable[[], object]] = []
-alarms_table(flt, sort, bool(st.session_state["alarms_grid"]))
+alarms_table(flt, sort, bool(st.session_state["alarms_grid"]), bool(st.session_state["alarms_every_row"]))
 
 
 def incidents_section(org_id: int | None, resource_id: int | None) -> None:
@@ -205,8 +196,14 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
 
 
 def below_the_table() -> None:
-    """The toggles (grid, incidents) and the heat map."""
-    grid_col, incidents_col = st.columns(2)
+    """The toggles (every row, grid, incidents) and the heat map."""
+    rows_col, grid_col, incidents_col = st.columns(3)
+    rows_col.toggle(
+        alarm_table.EVERY_ROW,
+        key="alarms_every_row",
+        disabled=bool(st.session_state["alarms_grid"]),  # the grid holds every row
+        help=f"The table opens with its first {alarm_table.FIRST_ROWS} rows, which is faster; this shows all",
+    )
     grid_col.toggle(
         "Interactive grid",
         key="alarms_grid",
@@ -234,8 +231,4 @@ def below_the_table() -> None:
         st.info("Nothing to map for these filters.")
 
 
-try:
-    below_the_table()
-finally:  # the whole table even when something below it failed (the page's guard shows that)
-    for finish in table_finish:
-        finish()
+below_the_table()

@@ -177,7 +177,7 @@ def test_failing_sync_is_a_red_banner_over_the_last_cache(
 
 
 def test_alarms_filters_change_results_and_land_in_the_url(seeded: Seeded) -> None:
-    at = open_page(PAGES[1])
+    at = open_page(PAGES[1], all_rows="1")
     everything = alarm_rows(at)
     assert len(everything) == sum(1 for a in seeded.activities if a[3] >= seeded.now - 7 * 24 * HOUR_MS)
     assert list(everything["Time"]) == sorted(everything["Time"], reverse=True)

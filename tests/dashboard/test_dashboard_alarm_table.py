@@ -7,6 +7,7 @@ back unchanged) and in a real headless Chromium (nothing injected runs or appear
 from __future__ import annotations
 
 import html
+import re
 from datetime import UTC
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -186,10 +187,9 @@ def test_hostile_text_is_shown_as_text_in_the_browser(tmp_path: Path) -> None:
     with dashboard(seeded.path) as base, sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1440, "height": 1100})
-        page.goto(f"{base}/alarms?range=all")
+        page.goto(f"{base}/alarms?range=all&all_rows=1")
         shows(page, HOSTILE)
         table = page.locator(f'table[aria-label="{alarm_table.LABEL}"]')
-        # The first rows come first (alarm_table.FIRST_ROWS), all of them in their place soon after.
         expect(table.locator("tbody tr")).to_have_count(len(seeded.activities), timeout=WAIT_MS)
         assert page.locator("#pwned").count() == 0 and page.evaluate("window.pwned") is None
         assert html.escape(HOSTILE, quote=False) in table.inner_html()
@@ -197,9 +197,9 @@ def test_hostile_text_is_shown_as_text_in_the_browser(tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
-def test_the_first_rows_come_first_then_the_whole_table(tmp_path: Path) -> None:
-    """Issue 25: the page's first message with the table holds its first FIRST_ROWS rows, so a tab draws
-    them while the rest of the page arrives; the whole table then takes their place."""
+def test_the_table_opens_with_its_first_rows_and_shows_every_row_on_request(tmp_path: Path) -> None:
+    """Issue 25: a tab receives and draws the table's first FIRST_ROWS rows only, and says so; *Show every
+    row* draws all of them and keeps that in the URL."""
     seeded = seed_cache(tmp_path / "cache.db", now_ms())
     assert len(seeded.activities) > alarm_table.FIRST_ROWS
     label = f'aria-label="{alarm_table.LABEL}"'.encode()
@@ -214,6 +214,10 @@ def test_the_first_rows_come_first_then_the_whole_table(tmp_path: Path) -> None:
         page.on("websocket", frames)
         page.goto(f"{base}/alarms?range=all")
         table = page.locator(f'table[aria-label="{alarm_table.LABEL}"]')
+        expect(table.locator("tbody tr")).to_have_count(alarm_table.FIRST_ROWS, timeout=WAIT_MS)
+        shows(page, f"The first {alarm_table.FIRST_ROWS} of these {len(seeded.activities)} alarms")
+        assert [t.count(b"<tr>") - 1 for t in tables] == [alarm_table.FIRST_ROWS]
+        page.get_by_role("switch", name=alarm_table.EVERY_ROW).check(force=True)  # the input is hidden
         expect(table.locator("tbody tr")).to_have_count(len(seeded.activities), timeout=WAIT_MS)
+        expect(page).to_have_url(re.compile(r"[?&]all_rows=1\b"), timeout=WAIT_MS)
         browser.close()
-    assert [t.count(b"<tr>") - 1 for t in tables] == [alarm_table.FIRST_ROWS, len(seeded.activities)]

@@ -102,7 +102,7 @@ def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Seeded:
 
 
 def test_sort_by_is_kept_in_the_url_and_orders_the_rows(seeded: Seeded) -> None:
-    at = open_page("views/alarms.py")
+    at = open_page("views/alarms.py", all_rows="1")  # every row: the first 100 may all be of one severity
     newest = alarms_table(at)
     assert newest is not None and len(newest) > 10 and "sort" not in at.query_params
     assert list(newest["Time"]) == sorted(newest["Time"], reverse=True)
@@ -114,7 +114,8 @@ def test_sort_by_is_kept_in_the_url_and_orders_the_rows(seeded: Seeded) -> None:
     ranks = [alarms.severity_rank(t or None) for t in by_severity["Type"]]
     assert ranks == sorted(ranks) and ranks[0] < ranks[-1]
 
-    linked = alarms_table(open_page("views/alarms.py", sort="panel"))  # a link reproduces the order
+    # A link reproduces the order.
+    linked = alarms_table(open_page("views/alarms.py", sort="panel", all_rows="1"))
     assert linked is not None and list(linked["Panel"]) == sorted(linked["Panel"], key=str.casefold)
 
     # A bad value: the default order and a notice naming `sort`.
@@ -124,13 +125,14 @@ def test_sort_by_is_kept_in_the_url_and_orders_the_rows(seeded: Seeded) -> None:
 
 
 def test_the_interactive_grid_is_one_toggle_away_and_in_the_url(seeded: Seeded) -> None:
-    at = open_page("views/alarms.py")
+    at = open_page("views/alarms.py", all_rows="1")
     assert not at.dataframe  # the HTML table only: no grid's JavaScript on first paint
     shown = alarms_table(at)
     assert shown is not None
 
     at.toggle(key="alarms_grid").set_value(True).run()
     assert at.query_params["grid"] == "1" and alarms_table(at) is None
+    assert at.toggle(key="alarms_every_row").disabled  # the grid holds every row
     grid = at.dataframe[0].value
     assert len(grid) == len(shown) and set(grid["Violation"]) == set(shown["Violation"])
 

@@ -13,7 +13,7 @@ from types import FrameType
 from core.settings import settings_or_report
 from dashboard import auth
 
-APP = Path(__file__).resolve().parent / "app.py"
+APP = Path(__file__).resolve().parent / "asgi.py"  # the server of app.py's pages
 ROOT = APP.parents[1]
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from bot.context import AppContext
-from bot.forms.fields import no_words_but_org
+from bot.forms.fields import known_org, no_words_but_org
 from bot.notify.config import ChannelNotify
 from bot.render.at_risk import at_risk_message
-from bot.slash.registry import Invocation, Reply, UsageError, subcommand
+from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
 from core.read import at_risk_of, panel_org_ids
 
@@ -24,9 +24,7 @@ def at_risk(inv: Invocation, ctx: AppContext) -> Reply:
     org = inv.org_id if inv.org_id is not None else channel.org
     db = ctx.db()
     known = sorted(panel_org_ids(db))
-    if inv.org_id is not None and inv.org_id not in known:
-        named = ", ".join(str(o) for o in known) or "none cached yet"
-        raise UsageError(f"org:{inv.org_id} is not an organization samops knows (its organizations: {named})")
+    known_org(inv.org_id, known)
     orgs = [org] if org is not None else known
     now = now_ms()
     message = at_risk_message([at_risk_of(db, o, now) for o in orgs], config.zone_for, now)

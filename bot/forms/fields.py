@@ -73,6 +73,13 @@ def no_words_but_org(args: tuple[str, ...], command: str) -> None:
         raise UsageError(f"`/sam {command}` takes no other words (`org:<id>` picks an organization)")
 
 
+def known_org(org_id: int | None, known: list[int]) -> None:
+    """An `org:<id>` with no panel in the cache is a typo, not an empty report: name the cached ones."""
+    if org_id is not None and org_id not in known:
+        named = ", ".join(str(o) for o in sorted(known)) or "none cached yet"
+        raise UsageError(f"org:{org_id} is not an organization samops knows (its organizations: {named})")
+
+
 def as_text(value: object) -> str:
     """A submitted value as text whatever its JSON type: a tampered payload may put a list, a number or null
     where a string belongs, and the field's parser then names what is wrong instead of crashing."""

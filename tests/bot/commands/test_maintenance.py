@@ -189,7 +189,10 @@ def test_handover_on_demand(bot: BotProcess) -> None:
     result = bot.send_command("handover", user="U_VIEWER")
     assert result.ephemeral and "Shift handover" in result.text and "organization 1001" in result.text
     assert "*Alarms received*\n1" in result.text and "Depot (777): 1" in result.text
-    usage(bot.send_command("handover now please", user="U_VIEWER"), "/sam handover")
+    usage(bot.send_command("handover now please", user="U_VIEWER"), "/sam handover [org:<id>]")
+    unknown = bot.send_command("handover org:9999", user="U_VIEWER")  # a typo, not an empty digest
+    usage(unknown, "/sam handover [org:<id>]")
+    assert "org:9999 is not an organization samops knows" in unknown.text and "1001" in unknown.text
 
 
 def test_a_retried_or_replayed_lift_changes_nothing(bot: BotProcess) -> None:

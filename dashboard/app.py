@@ -9,7 +9,9 @@ from dashboard import auth, boundary, ui, zones
 from dashboard.pages import PAGES
 from dashboard.paths import db_path
 
-st.set_page_config(page_title="samops", page_icon=":material/shield:", layout="wide")
+# An emoji, not a Material icon: Streamlit draws an emoji favicon in the page, and fetches a Material one
+# from fonts.gstatic.com, a request to Google from every supervisor's browser on every page.
+st.set_page_config(page_title="samops", page_icon="🛡️", layout="wide")
 ui.readable_captions()
 
 pages = [

@@ -76,15 +76,18 @@ def test_anything_else_passes_unchanged(status: int, content_type: bytes, method
 
 
 @pytest.mark.browser
-def test_a_tab_opened_at_a_page_asks_the_server_s_own_health_first(tmp_path: Path) -> None:
+def test_a_tab_at_a_page_asks_the_server_s_own_health_first_and_nothing_elsewhere(tmp_path: Path) -> None:
+    """Nothing elsewhere either: no favicon from fonts.gstatic.com, no metrics config (dashboard/app.py)."""
     seeded = seed_cache(tmp_path / "cache.db", now_ms())
     with dashboard(seeded.path) as base, sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page()
         asked: list[str] = []
-        page.on("request", lambda r: asked.append(r.url.removeprefix(base)) if "_stcore/" in r.url else None)
+        page.on("request", lambda r: asked.append(r.url.removeprefix(base)))
         page.goto(f"{base}/alarms?range=all")
         page.locator(f'table[aria-label="{alarm_table.LABEL}"] td').first.wait_for(timeout=WAIT_MS)
         assert page.evaluate("window.__streamlit.BACKEND_BASE_URL") == f"{base}/"
+        page.wait_for_timeout(1000)  # the favicon is set once the page is drawn
         assert "/_stcore/health" in asked and not any(a.startswith("/alarms/") for a in asked), asked
+        assert all(a.startswith("/") or a.startswith("data:") for a in asked), asked  # only the dashboard
         browser.close()

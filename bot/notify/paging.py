@@ -208,18 +208,19 @@ class Pager:
             log.info("notify: page to %s about %s waits (%s)", page.user, page.key, err)
             return 0
         self.pace.spend()
-        cache.mark_page_sent(self.db, page.user, page.key, page.level, channel, ts)
         what = "new alarm" if page.level == NEW_ALARM_LEVEL else f"escalation level {page.level}"
-        cache.record_audit(
-            self.db,
-            slack_user=AUDIT_USER,
-            command=f"page {page.user}",
-            outcome="ok",
-            summary=f"paged {page.user} ({page.why}) by direct message: {what} of alarm {page.key}",
-            reference=page.key,
-            org_id=page.alarm.org_id,
-            at=now,
-        )
+        with cache.write_transaction(self.db):  # where the page went and its audit row, together
+            cache.mark_page_sent(self.db, page.user, page.key, page.level, channel, ts)
+            cache.record_audit(
+                self.db,
+                slack_user=AUDIT_USER,
+                command=f"page {page.user}",
+                outcome="ok",
+                summary=f"paged {page.user} ({page.why}) by direct message: {what} of alarm {page.key}",
+                reference=page.key,
+                org_id=page.alarm.org_id,
+                at=now,
+            )
         log.info("notify: paged %s (%s) about %s, %s", page.user, page.why, page.key, what)
         return 1
 

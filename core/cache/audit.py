@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.cache.sql import execute, query
+from core.cache.transactions import joined
 from core.clock import now_ms
 from core.redact import mask_secret_words
 from core.sqlite_lib import sqlite_utils
@@ -56,7 +57,7 @@ def record(
         "summary": visible(mask_secret_words(summary)),
         "reference": reference,
     }
-    with db.conn:
+    with joined(db):  # in the caller's transaction when it has one
         cursor = db.conn.execute(
             "INSERT INTO audit_log (at, slack_user, command, org_id, outcome, summary, reference) "
             "VALUES (:at, :slack_user, :command, :org_id, :outcome, :summary, :reference)",

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from core.cache.sql import execute
-from core.cache.transactions import write_transaction
+from core.cache.transactions import joined, write_transaction
 from core.paging import PagePrefs
 from core.priorities import Priority
 from core.sqlite_lib import sqlite_utils
@@ -95,8 +95,9 @@ def release_page(db: sqlite_utils.Database, slack_user: str, event_id: str, leve
 def mark_page_sent(
     db: sqlite_utils.Database, slack_user: str, event_id: str, level: int, channel: str, ts: str
 ) -> None:
-    """Where Slack put the page (the DM's channel and ts): a click on its buttons is checked against it."""
-    with write_transaction(db):
+    """Where Slack put the page (the DM's channel and ts): a click on its buttons is checked against it. In
+    the caller's transaction when it has one (the page's audit row goes with it)."""
+    with joined(db):
         execute(
             db,
             "UPDATE pages_sent SET channel = ?, ts = ? WHERE slack_user = ? AND event_id = ? AND level = ?",

@@ -198,10 +198,12 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
 def below_the_table() -> None:
     """The toggles (every row, grid, incidents) and the heat map."""
     rows_col, grid_col, incidents_col = st.columns(3)
+    found = data.alarm_list(path, flt, LIMIT, str(current_settings().config_path))  # the table's, cached
     rows_col.toggle(
         alarm_table.EVERY_ROW,
         key="alarms_every_row",
-        disabled=bool(st.session_state["alarms_grid"]),  # the grid holds every row
+        # Nothing to show: the grid holds every row, and so does a table of FIRST_ROWS or fewer.
+        disabled=bool(st.session_state["alarms_grid"]) or len(found.rows) <= alarm_table.FIRST_ROWS,
         help=f"The table opens with its first {alarm_table.FIRST_ROWS} rows, which is faster; this shows all",
     )
     grid_col.toggle(

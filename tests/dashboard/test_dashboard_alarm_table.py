@@ -133,6 +133,13 @@ def test_the_interactive_grid_is_one_toggle_away_and_in_the_url(seeded: Seeded) 
     at.toggle(key="alarms_grid").set_value(True).run()
     assert at.query_params["grid"] == "1" and alarms_table(at) is None
     assert at.toggle(key="alarms_every_row").disabled  # the grid holds every row
+    few = open_page("views/alarms.py", panel="5003", type="alarm")  # a table with nothing more to show
+    shown_few = alarms_table(few)
+    assert shown_few is not None and len(shown_few) <= alarm_table.FIRST_ROWS
+    assert (
+        few.toggle(key="alarms_every_row").disabled
+        and not open_page("views/alarms.py").toggle(key="alarms_every_row").disabled
+    )
     grid = at.dataframe[0].value
     assert len(grid) == len(shown) and set(grid["Violation"]) == set(shown["Violation"])
 

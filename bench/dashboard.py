@@ -42,9 +42,12 @@ from core import read  # noqa: E402
 from core.cache.db import open_cache, open_reader  # noqa: E402
 from core.cache.schema import rebuild_activity_hours  # noqa: E402
 from core.cache.writes import ACTIVITY_FIELDS, write_transaction  # noqa: E402
-from dashboard import alarm_table  # noqa: E402
-from dashboard.cli import streamlit_command  # noqa: E402
-from tests.dashboard.test_dashboard_browser import dashboard  # noqa: E402
+from dashboard.serve import no_runtime_warnings  # noqa: E402
+
+with no_runtime_warnings():  # the pages' modules, outside any Streamlit server
+    from dashboard import alarm_table
+    from dashboard.cli import streamlit_command
+    from tests.dashboard.test_dashboard_browser import dashboard
 from tests.support.browser import CHROMIUM, launch  # noqa: E402
 from tests.support.processes import ROOT as REPO  # noqa: E402
 from tests.support.processes import free_port, streamlit_serving  # noqa: E402

@@ -8,8 +8,10 @@ the server listens, the first visitor waits for none of it, and no two threads i
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
+from collections.abc import Iterator
 
 # The pages' own modules bring in the rest (core.read, core.cache.db, pandas through core.sqlite_lib). The
 # last three are what a page's first run still imported (found by diffing sys.modules around it): pandas'
@@ -29,19 +31,27 @@ PRELOAD = (
 
 
 # st.cache_data warns, once per decorated function, when it is applied before Streamlit's runtime exists (as
-# here, before the server starts): the in-memory cache it then picks is the one the runtime would pick too.
+# here, before the server starts, or in a script such as bench/dashboard.py): the in-memory cache it then
+# picks is the one the runtime would pick too.
 CACHE_LOGGER = "streamlit.runtime.caching.cache_data_api"
 
 
-def preload() -> None:
+@contextlib.contextmanager
+def no_runtime_warnings() -> Iterator[None]:
+    """Import the pages' modules here without Streamlit's warning for each st.cache_data (see above)."""
     cache_log = logging.getLogger(importlib.import_module(CACHE_LOGGER).__name__)  # Streamlit sets its level
     level = cache_log.level
     cache_log.setLevel(logging.ERROR)
     try:
-        for name in PRELOAD:
-            importlib.import_module(name)
+        yield
     finally:
         cache_log.setLevel(level)
+
+
+def preload() -> None:
+    with no_runtime_warnings():
+        for name in PRELOAD:
+            importlib.import_module(name)
     from core import timefmt
 
     timefmt.zone_names()  # the zone picker's list: a walk over the tz database, once per process

@@ -28,6 +28,6 @@ def handover_now(inv: Invocation, ctx: AppContext) -> Reply:
     settings = settings.model_copy(update={"org": org_id})
     now = now_ms()
     # The shift began at this channel's last handover time; a channel without any: the last 24 hours.
-    digest = handover(db, shift_start(settings, config, now), now, org_id)
+    digest = handover(db, shift_start(settings, config, now), now, org_id, ctx.config.priority_book())
     message = render.handover_digest(digest, config.zone_for(org_id), now, config.zone_for)
     return Reply(text=message.text, blocks=message.blocks)

@@ -140,7 +140,10 @@ def handover_digest(
     )
     held = [
         f"• {local(h.opened_at, _own(of, h.org_id, digest.org_id), seconds=True)}"
-        f" {escape(h.kind or 'alarm')} on {escape(h.panel_name or 'panel')} ({h.resource_id}) — {h.state}"
+        f" {escape(h.kind or 'alarm')} on {escape(h.panel_name or 'panel')} ({h.resource_id})"
+        + (f" · {h.priority.label}" if h.priority is not None else "")
+        + f" — {h.state}"
+        + (" · :alarm_clock: *overdue*" if h.overdue else "")
         + (f" by <@{escape(h.acknowledged_by)}>" if h.acknowledged_by else "")
         + (f", held by <@{escape(h.holder)}>" if h.holder else ", nobody holds it")
         for h in life.held

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.alarms import Alarm
 from core.cache.alarm_sql import alarm_sql
 from core.lifecycle import HOLDER_COLUMN, State
-from core.priorities import Priorities
+from core.priorities import Priorities, Priority
 from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import DISABLED, OFFLINE, camera_down, camera_summary
 from core.read.false_alarms import ShiftDispositions, shift_dispositions
@@ -49,6 +50,8 @@ class HeldAlarm:
     panel_name: str | None
     kind: str | None
     org_id: int | None = None  # whose zone its time is shown in
+    priority: Priority | None = None  # with the priorities (core/priorities.py) the digest was read with
+    overdue: bool = False  # still open past its acknowledgement SLA at the handover
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,8 @@ def handover(
     priorities: Priorities | None = None,
 ) -> Handover:
     """The digest of the shift [since, until), for one organization or (None) all of them; with
-    `priorities`, how many alarms were acknowledged within and past their SLA."""
+    `priorities`, how many alarms were acknowledged within and past their SLA, and each alarm still held with
+    its priority and whether it is overdue."""
     received = count_alarms(db, AlarmFilter(org_id=org_id, since=since, until=until))
     down = [(camera_down(c.problems), c) for c in camera_summary(db, org_id, problems_only=True)]
     return Handover(
@@ -110,12 +114,28 @@ def handover(
         noisiest=tuple(_noisiest(db, since, until, org_id)),
         cameras_offline=tuple(c for state, c in down if state == OFFLINE),
         quiet=tuple(windows_in_force(db, until, org_id)),
-        lifecycle=_lifecycle(db, since, until, org_id),
+        lifecycle=_lifecycle(db, since, until, org_id, priorities),
         cameras_disabled=tuple(c for state, c in down if state == DISABLED),
         late_received=_late(db, since, until, org_id),
         sla=_sla(db, since, until, org_id, priorities) if priorities is not None else None,
         dispositions=shift_dispositions(db, since, until, org_id),
     )
+
+
+def _held(row: dict[str, Any], priorities: Priorities | None, until: int) -> HeldAlarm:
+    """A held alarm; with `priorities`, its priority, and whether it is open past its SLA at `until`."""
+    fields = {k: v for k, v in row.items() if k not in _ALARM_ONLY}
+    if priorities is None:
+        return HeldAlarm(**fields)
+    alarm = Alarm(
+        row["event_id"], row["resource_id"], row["org_id"], row["activity_time"], None,
+        row["event_type"], row["violation_name"], row["violation_type"], None,
+    )  # fmt: skip
+    overdue = row["state"] == State.OPEN and priorities.overdue(alarm, until)
+    return HeldAlarm(**fields, priority=priorities.of(alarm), overdue=overdue)
+
+
+_ALARM_ONLY = ("activity_time", "event_type", "violation_name", "violation_type")  # read for the priority
 
 
 def _sla(
@@ -169,7 +189,9 @@ def _noisiest(db: sqlite_utils.Database, since: int, until: int, org_id: int | N
     return [PanelCount(**r) for r in rows]
 
 
-def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | None) -> Lifecycle:
+def _lifecycle(
+    db: sqlite_utils.Database, since: int, until: int, org_id: int | None, priorities: Priorities | None
+) -> Lifecycle:
     org, org_params = ("AND a.org_id = ?", [org_id]) if org_id is not None else ("", [])
     base = "FROM alarm_state s JOIN activities a ON a.event_id = s.event_id"
     # Open at the handover: an alarm of the next shift (its own time at or after `until`) is not this one's.
@@ -179,7 +201,9 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         f"SELECT s.event_id AS event_id, s.state AS state, s.{HOLDER_COLUMN} AS holder,"
         " s.acknowledged_by AS acknowledged_by,"
         " s.opened_at AS opened_at, a.resource_id AS resource_id, p.name AS panel_name,"
-        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind, a.org_id AS org_id"
+        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind, a.org_id AS org_id,"
+        " a.activity_time AS activity_time, a.event_type AS event_type, a.violation_name AS violation_name,"
+        " a.violation_type AS violation_type"
         f" {base} LEFT JOIN panels p ON p.resource_id = a.resource_id {held_where}"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",
         [until, *org_params, HELD_SHOWN],
@@ -209,7 +233,7 @@ def _lifecycle(db: sqlite_utils.Database, since: int, until: int, org_id: int | 
         )
     ]
     return Lifecycle(
-        held=tuple(HeldAlarm(**r) for r in held),
+        held=tuple(_held(r, priorities, until) for r in held),
         held_count=held_count,
         acknowledged=len(waits),
         resolved=resolved,

@@ -118,6 +118,10 @@ def test_posted_at_its_time_once_even_across_a_restart(tmp_path: Path) -> None:
         assert "held by <@U_ANA>" not in digest  # she acknowledged two; she holds neither
         assert "acknowledged by <@U_ANA>, nobody holds it" in digest
         assert "acknowledged by <@U_ANA>, held by <@U_BEN>" in digest
+        # Each with its priority; the two still open are past P1's SLA (2 min), the acknowledged ones are not.
+        assert digest.count(" · P1 — ") == 4 and "P1 — acknowledged by <@U_ANA>" in digest
+        assert digest.count("— open · :alarm_clock: *overdue*") == 2
+        assert "acknowledged · :alarm_clock:" not in digest
         assert "Warehouse (101): 5" in digest and "Office (102): 2" in digest
         assert "Cameras offline: 1" in digest and "Gate cam (501)" in digest
         assert "Office (102)* silenced" in digest

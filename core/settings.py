@@ -7,6 +7,7 @@ the same one line naming the variable.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ipaddress
 import os
@@ -42,6 +43,15 @@ def _env(name: str, default: Any = None, **constraints: Any) -> Any:
     return Field(default=default, validation_alias=name, **constraints)
 
 
+# Which file is read as `.env`: the one in the current folder, unless this variable names another ("" for
+# none). The test suite names none, so that a developer's own `.env` reaches no test.
+DOTENV = "SAMOPS_DOTENV"
+
+
+def dotenv_path() -> str | None:
+    return os.environ.get(DOTENV, ".env") or None
+
+
 class Settings(BaseSettings):
     """Where the service is and how to talk to it (`SAM_*`), where samops keeps its files and runs its parts
     (`SAMOPS_*`), and how it reaches Slack (`SLACK_*`). Secrets are `SecretStr`."""
@@ -58,6 +68,7 @@ class Settings(BaseSettings):
         # allow that (populate_by_name) would also read a bare `PASSWORD` or `DB` from the environment, so
         # the names are mapped to the variables here instead.
         variables = self.variables()
+        values.setdefault("_env_file", dotenv_path())
         super().__init__(**{variables.get(name, name): value for name, value in values.items()})
 
     # The service (core).
@@ -223,11 +234,11 @@ def current_settings() -> Settings:
     folder, its `.env`), not each time (some 10 ms of a warm page's run)."""
     ours = ("SAM", "SLACK_")
     variables = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(ours)))
-    try:
-        stat = os.stat(".env")
-        dotenv: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-    except OSError:
-        dotenv = None
+    dotenv: tuple[int, int] | None = None
+    if (path := dotenv_path()) is not None:
+        with contextlib.suppress(OSError):
+            stat = os.stat(path)
+            dotenv = (stat.st_mtime_ns, stat.st_size)
     return _settings_of(variables, os.getcwd(), dotenv)
 
 

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from core.settings import DOTENV
 from tests.support.processes import OUR_PREFIXES, Simulator, run_simulator
+
+# A developer's own `.env` (SAM_BASE_URL at their service, a dashboard password) reaches no test, in this
+# process or any it starts (tests.support.processes keeps the variable): tests that read a `.env` write their
+# own in a temporary folder and take the variable out (`no_samops_env`).
+os.environ[DOTENV] = ""
 
 # No test may depend on the machine's speed: hypothesis' per-example deadline (200 ms) is a speed test.
 settings.register_profile("samops", deadline=None)

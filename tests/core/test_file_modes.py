@@ -15,7 +15,7 @@ import pytest
 from bot.secrets import local_signing_secret, secret_path
 from core.cache.db import open_cache
 from core.private import owner_only
-from tests.support.processes import ROOT, Simulator, samops_cmd, samops_free_env
+from tests.support.processes import OWN_DOTENV, ROOT, Simulator, samops_cmd, samops_free_env
 
 
 def mode(path: Path) -> int:
@@ -34,7 +34,7 @@ def loose_data_folder(tmp_path: Path) -> Path:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    return samops_free_env(PYTHONPATH=str(ROOT), **extra)
+    return samops_free_env(PYTHONPATH=str(ROOT), **OWN_DOTENV, **extra)
 
 
 def test_owner_only_takes_group_and_others_away_and_says_so(

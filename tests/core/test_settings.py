@@ -11,7 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from core.settings import Settings, SettingsError, current_settings, load_settings
-from tests.support.processes import ROOT, samops_cmd, samops_free_env
+from tests.support.processes import OWN_DOTENV, ROOT, samops_cmd, samops_free_env
 
 VARIABLE = re.compile(r"`((?:SAM|SAMOPS|SLACK)_[A-Z_]+)`")
 
@@ -152,7 +152,7 @@ def test_every_program_stops_at_start_on_an_invalid_value(program: str, tmp_path
     done = subprocess.run(
         samops_cmd(*PROGRAMS[program]),
         cwd=tmp_path,
-        env=samops_free_env(SAM_TIMEOUT="abc", PYTHONPATH=str(ROOT)),
+        env=samops_free_env(SAM_TIMEOUT="abc", PYTHONPATH=str(ROOT), **OWN_DOTENV),
         capture_output=True,
         text=True,
         timeout=60,

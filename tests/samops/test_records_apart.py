@@ -26,7 +26,15 @@ from core.lifecycle import Change
 from core.settings import Settings
 from tests.support.bot import slack_signature
 from tests.support.cache_files import connect
-from tests.support.processes import ROOT, ctrl_c, free_port, run_simulator, samops_cmd, samops_free_env
+from tests.support.processes import (
+    OWN_DOTENV,
+    ROOT,
+    ctrl_c,
+    free_port,
+    run_simulator,
+    samops_cmd,
+    samops_free_env,
+)
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
 T = TypeVar("T")
@@ -34,7 +42,7 @@ START_TIMEOUT_S = 180.0
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    return samops_free_env(PYTHONPATH=str(ROOT), COLUMNS="200", **extra)
+    return samops_free_env(PYTHONPATH=str(ROOT), COLUMNS="200", **OWN_DOTENV, **extra)
 
 
 def run_samops(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -28,13 +28,21 @@ from core.settings import Settings
 from samops import up
 from tests.support.browser import alarms_page_shows
 from tests.support.cache_files import connect as connect_cache
-from tests.support.processes import ROOT, ctrl_c, free_port, run_simulator, samops_cmd, samops_free_env
+from tests.support.processes import (
+    OWN_DOTENV,
+    ROOT,
+    ctrl_c,
+    free_port,
+    run_simulator,
+    samops_cmd,
+    samops_free_env,
+)
 
 START_TIMEOUT_S = 180.0  # first sync, then bot and dashboard cold starts on a loaded 2-core box
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    return samops_free_env(PYTHONPATH=str(ROOT), **extra)
+    return samops_free_env(PYTHONPATH=str(ROOT), **OWN_DOTENV, **extra)
 
 
 def plan_for(*argv: str) -> up.Plan:

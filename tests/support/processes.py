@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from core.settings import DOTENV
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -27,7 +29,12 @@ START_TIMEOUT_S = 90.0
 def samops_free_env(**extra: str) -> dict[str, str]:
     """This process' environment without any samops or Slack variable (a developer's own must not reach a
     test's process), plus `extra`."""
-    return {k: v for k, v in os.environ.items() if not k.startswith(OUR_PREFIXES)} | extra
+    return {k: v for k, v in os.environ.items() if not k.startswith(OUR_PREFIXES) or k == DOTENV} | extra
+
+
+# For a process run in a test's own folder, reading the `.env` the test wrote there: the suite reads none
+# (tests/conftest.py), so that a developer's own reaches no test.
+OWN_DOTENV = {DOTENV: ".env"}
 
 
 def free_port() -> int:

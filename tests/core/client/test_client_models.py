@@ -19,7 +19,7 @@ from core.models import (
     RoleSummary,
     SamModel,
 )
-from core.settings import Settings
+from core.settings import DOTENV, Settings
 from tests.support.narrow import known
 
 BULK_PAIR = {
@@ -133,6 +133,7 @@ def test_bill_dates_parse_and_odd_formats_are_kept() -> None:
 
 def test_settings_read_environment_and_dotenv(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(DOTENV)  # this folder's .env, as a user's (the suite reads none: tests/conftest.py)
     (tmp_path / ".env").write_text("SAM_PASSWORD=from-dotenv\nSAM_MAX_RETRIES=5\n")
     monkeypatch.setenv("SAM_BASE_URL", "http://127.0.0.1:1/api")
     monkeypatch.setenv("SAM_ORGANIZATION_ID", "42")
@@ -174,6 +175,7 @@ def test_env_example_documents_every_variable_of_the_architecture() -> None:
 
 def test_env_example_loads_as_the_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(DOTENV)
     for name in ("SAM_BASE_URL", "SAM_ORGANIZATION_ID", "SAMOPS_DB", "SAMOPS_DATA_DIR", "SAM_PASSWORD"):
         monkeypatch.delenv(name, raising=False)
     (tmp_path / ".env").write_text((ROOT / ".env.example").read_text())

@@ -15,7 +15,7 @@ import pytest
 from bot.secrets import local_signing_secret, secret_path
 from core.cache.db import open_cache
 from core.private import owner_only
-from tests.support.processes import OWN_DOTENV, ROOT, Simulator, samops_cmd, samops_free_env
+from tests.support.processes import Simulator, folder_env, samops_cmd
 
 
 def mode(path: Path) -> int:
@@ -31,10 +31,6 @@ def loose_data_folder(tmp_path: Path) -> Path:
         file.chmod(0o644)
     data.chmod(0o755)
     return data
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    return samops_free_env(PYTHONPATH=str(ROOT), **OWN_DOTENV, **extra)
 
 
 def test_owner_only_takes_group_and_others_away_and_says_so(
@@ -110,7 +106,7 @@ def test_notify_fixes_a_loose_data_folder_on_start(tmp_path: Path) -> None:
     done = subprocess.run(
         samops_cmd("notify", "--once"),
         cwd=tmp_path,
-        env=clean_env(SAMOPS_DATA_DIR="data"),
+        env=folder_env(SAMOPS_DATA_DIR="data"),
         capture_output=True,
         text=True,
         timeout=120,
@@ -127,7 +123,7 @@ def test_sync_fixes_a_loose_data_folder_on_start(tmp_path: Path, simulator: Simu
     done = subprocess.run(
         samops_cmd("sync", "--once"),
         cwd=tmp_path,
-        env=clean_env(SAMOPS_DATA_DIR="data", SAM_BASE_URL=simulator.base_url),
+        env=folder_env(SAMOPS_DATA_DIR="data", SAM_BASE_URL=simulator.base_url),
         capture_output=True,
         text=True,
         timeout=300,

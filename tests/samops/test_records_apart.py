@@ -27,13 +27,11 @@ from core.settings import Settings
 from tests.support.bot import slack_signature
 from tests.support.cache_files import connect
 from tests.support.processes import (
-    OWN_DOTENV,
-    ROOT,
     ctrl_c,
+    folder_env,
     free_port,
     run_simulator,
     samops_cmd,
-    samops_free_env,
 )
 from tests.support.slack_standin import TEAM_ID, SlackStandIn
 
@@ -42,7 +40,7 @@ START_TIMEOUT_S = 180.0
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    return samops_free_env(PYTHONPATH=str(ROOT), COLUMNS="200", **OWN_DOTENV, **extra)
+    return folder_env(COLUMNS="200", **extra)
 
 
 def run_samops(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

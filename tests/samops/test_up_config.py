@@ -29,20 +29,15 @@ from samops import up
 from tests.support.browser import alarms_page_shows
 from tests.support.cache_files import connect as connect_cache
 from tests.support.processes import (
-    OWN_DOTENV,
     ROOT,
     ctrl_c,
+    folder_env,
     free_port,
     run_simulator,
     samops_cmd,
-    samops_free_env,
 )
 
 START_TIMEOUT_S = 180.0  # first sync, then bot and dashboard cold starts on a loaded 2-core box
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    return samops_free_env(PYTHONPATH=str(ROOT), **OWN_DOTENV, **extra)
 
 
 def plan_for(*argv: str) -> up.Plan:
@@ -94,7 +89,7 @@ def test_a_configured_service_is_used_as_configured(
 def up_refusing(folder: Path) -> subprocess.CompletedProcess[str]:
     """`samops up` run in `folder`, which is expected to refuse to start (so a short timeout)."""
     cmd = samops_cmd("up", "--sim-port", str(free_port()))
-    return subprocess.run(cmd, cwd=folder, env=clean_env(), capture_output=True, text=True, timeout=60)
+    return subprocess.run(cmd, cwd=folder, env=folder_env(), capture_output=True, text=True, timeout=60)
 
 
 def test_up_refuses_credentials_without_a_service_in_one_line(tmp_path: Path) -> None:
@@ -197,7 +192,7 @@ def test_a_busy_bot_port_stops_up_at_once(tmp_path: Path) -> None:
         done = subprocess.run(
             samops_cmd("up", "--sim-port", str(free_port()), "--no-dashboard"),
             cwd=tmp_path,
-            env=clean_env(SAMOPS_BOT_PORT=str(port)),
+            env=folder_env(SAMOPS_BOT_PORT=str(port)),
             capture_output=True,
             text=True,
             timeout=60,
@@ -266,7 +261,7 @@ def cached(db: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
 def run_samops(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """A samops command as the user types it in that folder: everything it knows comes from `.env`."""
     return subprocess.run(
-        samops_cmd(*args), cwd=cwd, env=clean_env(COLUMNS="200"), capture_output=True, text=True, timeout=120
+        samops_cmd(*args), cwd=cwd, env=folder_env(COLUMNS="200"), capture_output=True, text=True, timeout=120
     )
 
 
@@ -285,7 +280,7 @@ def test_dotenv_service_and_data_folder_are_what_every_part_uses(tmp_path: Path)
             proc = subprocess.Popen(
                 samops_cmd("up", "--sim-port", str(sim_port), "--sync-every", "2", "--notify-interval", "1"),
                 cwd=tmp_path,
-                env=clean_env(),
+                env=folder_env(),
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )

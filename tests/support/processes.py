@@ -37,6 +37,12 @@ def samops_free_env(**extra: str) -> dict[str, str]:
 OWN_DOTENV = {DOTENV: ".env"}
 
 
+def folder_env(**extra: str) -> dict[str, str]:
+    """For a samops command a test runs in its own folder, as a user there would: none of this process'
+    samops variables, that folder's `.env`, this checkout importable."""
+    return samops_free_env(PYTHONPATH=str(ROOT), **OWN_DOTENV, **extra)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))

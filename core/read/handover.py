@@ -8,11 +8,11 @@ the alarm lifecycle (issue 15, items 1–2); `_lifecycle` is the one place that 
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from core.alarms import Alarm
-from core.cache.alarm_sql import alarm_sql
+from core.alarms import Alarm, alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS, alarm_sql
 from core.lifecycle import HOLDER_COLUMN, State
 from core.priorities import Priorities, Priority
 from core.read.alarms import AlarmFilter, count_alarms
@@ -124,18 +124,15 @@ def handover(
 
 def _held(row: dict[str, Any], priorities: Priorities | None, until: int) -> HeldAlarm:
     """A held alarm; with `priorities`, its priority, and whether it is open past its SLA at `until`."""
-    fields = {k: v for k, v in row.items() if k not in _ALARM_ONLY}
+    held = HeldAlarm(**{name: row[name] for name in _HELD_COLUMNS})
     if priorities is None:
-        return HeldAlarm(**fields)
-    alarm = Alarm(
-        row["event_id"], row["resource_id"], row["org_id"], row["activity_time"], None,
-        row["event_type"], row["violation_name"], row["violation_type"], None,
-    )  # fmt: skip
-    overdue = row["state"] == State.OPEN and priorities.overdue(alarm, until)
-    return HeldAlarm(**fields, priority=priorities.of(alarm), overdue=overdue)
+        return held
+    alarm = alarm_from(row)  # the row holds ALARM_COLUMNS
+    overdue = held.state == State.OPEN and priorities.overdue(alarm, until)
+    return replace(held, priority=priorities.of(alarm), overdue=overdue)
 
 
-_ALARM_ONLY = ("activity_time", "event_type", "violation_name", "violation_type")  # read for the priority
+_HELD_COLUMNS = tuple(f.name for f in fields(HeldAlarm) if f.name not in ("priority", "overdue"))
 
 
 def _sla(
@@ -198,12 +195,9 @@ def _lifecycle(
     held_where = f"WHERE s.state IN ('{State.OPEN}', '{State.ACKNOWLEDGED}') AND s.opened_at < ? {org}"
     held = query(
         db,
-        f"SELECT s.event_id AS event_id, s.state AS state, s.{HOLDER_COLUMN} AS holder,"
-        " s.acknowledged_by AS acknowledged_by,"
-        " s.opened_at AS opened_at, a.resource_id AS resource_id, p.name AS panel_name,"
-        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind, a.org_id AS org_id,"
-        " a.activity_time AS activity_time, a.event_type AS event_type, a.violation_name AS violation_name,"
-        " a.violation_type AS violation_type"
+        f"SELECT {ALARM_COLUMNS}, s.state AS state, s.{HOLDER_COLUMN} AS holder,"
+        " s.acknowledged_by AS acknowledged_by, s.opened_at AS opened_at,"
+        " COALESCE(a.violation_name, a.violation_type, a.event_type) AS kind"
         f" {base} LEFT JOIN panels p ON p.resource_id = a.resource_id {held_where}"
         " ORDER BY s.opened_at, s.event_id LIMIT ?",
         [until, *org_params, HELD_SHOWN],

@@ -30,6 +30,7 @@ RANGE_LABELS = {
 }
 
 path = ui.start_page("Alarms", period=True)
+config_path = str(current_settings().config_path)  # the keyholder lines' [notify] zones
 
 orgs = dict(data.organizations(path))
 filters.seed("alarms_org", "org", filters.identifier)
@@ -129,7 +130,6 @@ def table_html(
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
 def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool, every_row: bool) -> None:
-    config_path = str(current_settings().config_path)
     found = data.alarm_list(path, flt, LIMIT, config_path)
     rows = found.rows
     as_of = data.assess(data.freshness(path), data.now_ms()).as_of
@@ -198,7 +198,7 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
 def below_the_table() -> None:
     """The toggles (every row, grid, incidents) and the heat map."""
     rows_col, grid_col, incidents_col = st.columns(3)
-    found = data.alarm_list(path, flt, LIMIT, str(current_settings().config_path))  # the table's, cached
+    found = data.alarm_list(path, flt, LIMIT, config_path)  # the table's, cached
     rows_col.toggle(
         alarm_table.EVERY_ROW,
         key="alarms_every_row",

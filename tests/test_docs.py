@@ -49,3 +49,21 @@ def test_every_relative_link_reaches_its_file_and_heading(page: Path) -> None:
         if not file.exists() or missing_heading:
             broken.append(target)
     assert not broken, f"{page.relative_to(ROOT)}: links to nothing: {broken}"
+
+
+# A file named in prose, `core/read/rows.py`: its first folder is one of the project's own.
+NAMED_PATH = re.compile(r"`((?:\.\./shared|[a-z_]+)/[\w./-]+\.(?:py|md|toml|json|yml|sh))`")
+OWN_FOLDERS = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_file_named_in_prose_exists(page: Path) -> None:
+    """docs/ and the README name files as `path/to/file.py`; a file moved or removed leaves such a name
+    pointing at nothing (docs/dashboard-pages.md named core/read/states.py long after it was gone)."""
+    checked = [
+        name
+        for name in NAMED_PATH.findall(page.read_text(encoding="utf-8"))
+        if name.split("/", 1)[0] in OWN_FOLDERS - {"test-artifacts"} or name.startswith("../shared/")
+    ]
+    stale = [name for name in checked if not (ROOT / name).resolve().exists()]
+    assert not stale, f"{page.relative_to(ROOT)} names files that are not there: {stale}"

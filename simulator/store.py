@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import hashlib
 import operator
 import random
 import secrets
@@ -605,9 +606,9 @@ class Store:
 
     def held(self, kind: str, key: int) -> Record:
         """Test control (read-only): everything the simulator holds for one record that a write operation
-        changes, as stored (secrets and extras included), for tests that compare before and after a write.
-        `kind`: task (5), privileges (4: a user's), camera (6), sensor (9), panel-users (10: a panel's),
-        user (11)."""
+        changes, as stored (extras included; a secret as a digest: `_masked`), for tests that compare before
+        and after a write. `kind`: task (5), privileges (4: a user's), camera (6), sensor (9), panel-users
+        (10: a panel's), user (11)."""
         with self.lock:
             found: object = {
                 "task": self.world.tasks,
@@ -619,11 +620,27 @@ class Store:
             }[kind].get(key)
             if found is None:
                 raise not_found(f"{kind} {key}")
-            return {"kind": kind, "id": key, "record": copy.deepcopy(found)}
+            return {"kind": kind, "id": key, "record": _masked(copy.deepcopy(found))}
 
     def device_tokens(self) -> list[Record]:
         with self.lock:
             return copy.deepcopy(list(self.world.device_tokens.values()))
+
+
+HELD_SECRETS = frozenset({"password", "mqPassword", "pinCode", "securityCode", "ncCode"})
+
+
+def _masked(value: Any) -> Any:
+    """`value` with each secret replaced by `***` and a digest of it: never shown, yet a changed secret
+    still compares unequal."""
+    if isinstance(value, dict):
+        return {
+            k: f"***{hashlib.sha256(str(v).encode()).hexdigest()[:12]}" if k in HELD_SECRETS else _masked(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 def camera_record(camera: Record) -> Record:

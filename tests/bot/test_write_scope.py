@@ -37,6 +37,7 @@ technicians = ["{TECH}"]
 ORG = 1001
 PANELS = (100101, 100102)  # the small fleet's two panels of ORG
 TASKS = (100101, 100102, 100103)
+HOUR = 3_600_000
 # Few examples: each is a round trip through the bot and the simulator, and the suite must stay quick.
 FEW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DELETES = settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -203,7 +204,15 @@ def grantees(service: SpecClient, sim: Simulator, members: list[int]) -> list[in
     """Two users authorized on a panel already, set through the service (not samops): the form cannot show
     which panels a user has (operation 15 does not say), so a person keeps them by choosing them again."""
     users = members[:2]
-    for user in users:
+    # The second has a window of its own on each day: the form, with one window for all, must not even them.
+    periods = [
+        None,
+        [
+            {"dayOfWeek": 1, "start": 8 * HOUR, "end": 18 * HOUR},
+            {"dayOfWeek": 3, "start": 9 * HOUR, "end": 17 * HOUR},
+        ],
+    ]
+    for user, period in zip(users, periods, strict=True):
         record = held(sim, "privileges", user)
         groups = [
             {"privilegeGroupId": g["privilegeGroupId"], "authorized": g["authority"]}
@@ -214,6 +223,7 @@ def grantees(service: SpecClient, sim: Simulator, members: list[int]) -> list[in
             "authorizedResourceIds": [PANELS[0]],
             "privilegeGroups": groups,
             "organizationId": ORG,
+            **({"period": period} if period else {}),
         }
         service.ok("POST", "/user/privilege-groups-and-resources/add-or-update", body)
     return users
@@ -254,9 +264,13 @@ def test_an_access_grant_changes_only_the_named_field(
     elif key == "days":
         days = data.draw(st.lists(st.integers(1, 7), min_size=1, unique=True).map(sorted))
         named["days"] = typed(days)
-        window = before["userPrivilegeValidity"]["accessibleDays"][0]
+        windows = {(w["start"], w["end"]) for w in before["userPrivilegeValidity"]["accessibleDays"]}
+        start, end = windows.pop()
+        if windows:  # a window per day: the form shows none, so the person gives one
+            named |= {"window_start": "07:00", "window_end": "19:30"}
+            start, end = 7 * HOUR, 19 * HOUR + 30 * 60_000
         expected["userPrivilegeValidity"]["accessibleDays"] = [
-            {"dayOfWeek": d, "start": window["start"], "end": window["end"]} for d in days
+            {"dayOfWeek": d, "start": start, "end": end} for d in days
         ]
     else:
         named[key] = future(data.draw(st.integers(2, 300)))

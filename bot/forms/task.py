@@ -183,10 +183,8 @@ def task_body(update: TaskUpdate, known: dict[str, Any] | None) -> dict[str, Any
     base = dict(known or {})
     body: dict[str, Any] = {k: v for k, v in base.items() if k in _TOP_FIELDS and v is not None}
     raw_options = base.get("notificationOptions")
-    known_options = dict(raw_options) if isinstance(raw_options, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
-    options: dict[str, Any] = {
-        k: v for k, v in known_options.items() if k in _OPTION_FIELDS and v is not None
-    }
+    known_options: dict[str, Any] = dict(raw_options) if isinstance(raw_options, dict) else {}
+    options = {k: v for k, v in known_options.items() if k in _OPTION_FIELDS and v is not None}
     for key, value in update.changes().items():
         if key in _OPTION_FIELD:
             options[_OPTION_FIELD[key]] = value

@@ -114,6 +114,10 @@ class AccessMeta(ModalMeta):
 class TaskMeta(ModalMeta):
     task: Id
     org: Id | None = None
+    tz: Annotated[str, AfterValidator(_zone_name)] = UTC_ZONE  # the organization's: which day is today
+    # The fields the form showed filled (what samops last sent): emptied, a list field means "none"; a field
+    # the form showed empty and left empty is not sent (bot/forms/task.py `task_values`).
+    prefilled: Annotated[tuple[Words, ...], Field(max_length=20)] = ()
 
 
 class CameraMeta(ModalMeta):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import hashlib
 import operator
 import random
 import secrets
@@ -397,11 +398,15 @@ class Store:
                     raise not_found(f"resources[{i}] {rid}")
             for i, uid in enumerate(body.users or []):
                 self._member(org, uid, f"users[{i}]")
-            changes = body.model_dump(exclude_unset=True)
-            if "notificationOptions" in changes and body.notificationOptions is not None:
-                uid = body.notificationOptions.userId
+            # Partial update (simulator/README.md, operation 5): a field left out, or sent as null, keeps
+            # what is stored, inside notificationOptions too; a field sent (an empty list included) replaces.
+            changes = body.model_dump(exclude_unset=True, exclude_none=True)
+            options = changes.pop("notificationOptions", None)
+            if options is not None:
+                uid = options.get("userId")
                 if uid is not None:
                     self._member(org, uid, "notificationOptions.userId")
+                task["notificationOptions"] = {**(task.get("notificationOptions") or {}), **options}
             task.update(changes)
             return {"message": f"task {body.taskId} updated", "success": True}
 
@@ -599,9 +604,43 @@ class Store:
         with self.lock:
             return copy.deepcopy(list(self.world.tasks.values()))
 
+    def held(self, kind: str, key: int) -> Record:
+        """Test control (read-only): everything the simulator holds for one record that a write operation
+        changes, as stored (extras included; a secret as a digest: `_masked`), for tests that compare before
+        and after a write. `kind`: task (5), privileges (4: a user's), camera (6), sensor (9), panel-users
+        (10: a panel's), user (11)."""
+        with self.lock:
+            found: object = {
+                "task": self.world.tasks,
+                "privileges": self.world.privileges,
+                "camera": self.world.cameras,
+                "sensor": self.world.sensors,
+                "panel-users": self.world.panel_users,
+                "user": self.world.users,
+            }[kind].get(key)
+            if found is None:
+                raise not_found(f"{kind} {key}")
+            return {"kind": kind, "id": key, "record": _masked(copy.deepcopy(found))}
+
     def device_tokens(self) -> list[Record]:
         with self.lock:
             return copy.deepcopy(list(self.world.device_tokens.values()))
+
+
+HELD_SECRETS = frozenset({"password", "mqPassword", "pinCode", "securityCode", "ncCode"})
+
+
+def _masked(value: Any) -> Any:
+    """`value` with each secret replaced by `***` and a digest of it: never shown, yet a changed secret
+    still compares unequal."""
+    if isinstance(value, dict):
+        return {
+            k: f"***{hashlib.sha256(str(v).encode()).hexdigest()[:12]}" if k in HELD_SECRETS else _masked(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return value
 
 
 def camera_record(camera: Record) -> Record:

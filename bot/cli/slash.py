@@ -57,7 +57,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="FIELD=VALUE",
         help="fill the form the command opens and submit it as Slack would: FIELD=VALUE for each field to "
         "set (several choices: comma-separated values); the others keep the form's initial values. "
-        'Example: samops slash "/sam task update 42" --submit name="Night patrol" dates=2026-12-01',
+        'Example: samops slash "/sam task update 42" --submit dates=2027-06-01',
     )
     return parser.parse_args(argv)
 

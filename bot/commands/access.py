@@ -40,6 +40,10 @@ def _grant_form(ctx: AppContext, inv: Invocation, user_id: int) -> View | Reply:
         )
     validity = getattr(current, "user_privilege_validity", None)
     days = [d for d in (getattr(validity, "accessible_days", None) or []) if d.day_of_week]
+    if len({(d.start, d.end) for d in days}) > 1:
+        # The form has one window for every chosen day: prefilled with the first day's, a kept form would
+        # change the others'. Left empty, the days are not sent and each keeps its own.
+        days = []
     window = (days[0].start, days[0].end) if days else (None, None)
     zone = ctx.config.notify.zone_for(org)  # dates and windows on the organization's clock, as who-can reads
     meta = modal_meta(inv, user=user_id, org=org, groups=[g.id for g in groups], tz=zone.key)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from slack_sdk.models.views import View
 
 from bot.context import AppContext
-from bot.forms.task import TASK_USAGE, apply_task_update, parse_task_args, task_answer
+from bot.forms.task import TASK_USAGE, apply_task_update, parse_task_args, refuse_past_dates, task_answer
 from bot.modals import modal_meta, open_modal
 from bot.render.common import context, section
-from bot.render.tasks import task_answer_lines, task_modal, task_summary
+from bot.render.tasks import known_values, task_answer_lines, task_modal, task_summary
 from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, subcommand
 from bot.writes import outcome_text, slash_key
@@ -26,7 +26,7 @@ from core.timefmt import utc
     write=True,
     examples=(
         "/sam task update 42",
-        '/sam task update 42 name="Night patrol" dates=2026-12-01,2026-12-02',
+        "/sam task update 42 dates=2027-06-01,2027-06-02",
         "/sam task update 42 type=2 channels=email,sms resources=1001,1002 users=3,4",
     ),
 )
@@ -40,6 +40,7 @@ def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
             lambda: task_form(ctx, inv, update.task_id),
             without_slack=lambda: task_without_form(update.task_id, load_task(ctx.db(), update.task_id)),
         )
+    refuse_past_dates(update, ctx.config.notify.zone_for(inv.org_id))
     known = load_task(ctx.db(), update.task_id)
     outcome, body = apply_task_update(
         ctx, update, known.body if known else None, inv.user_id, inv.org_id, slash_key(inv), inv.reference
@@ -55,9 +56,11 @@ def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
 def task_form(ctx: AppContext, inv: Invocation, task_id: int) -> View:
     """The edit form, prefilled with what samops last set (the service cannot read a task back)."""
     known = load_task(ctx.db(), task_id)
+    zone = ctx.config.notify.zone_for(inv.org_id)  # dates before today on the organization's clock: refused
+    prefilled = tuple(known_values(known.body if known else None))
     return task_modal(
         task_id,
-        modal_meta(inv, task=task_id, org=inv.org_id),
+        modal_meta(inv, task=task_id, org=inv.org_id, tz=zone.key, prefilled=prefilled),
         known.body if known else None,
         known.updated_at if known else None,
         known.updated_by if known else None,

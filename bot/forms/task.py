@@ -1,12 +1,19 @@
 """The task form: `/sam task update <taskId>` as one line of `key=value` pairs or as a modal (`UPDATE`, its
 submission: field errors in the modal, else operation 5), checked into a `TaskUpdate`, turned into the
-operation-5 body (the last known state with the changes on top) and sent."""
+operation-5 body and sent.
+
+The body holds the fields the person gave and those samops knows for certain (what it last sent for the task
+and the service accepted), nothing else: the service cannot read a task back, and an empty list or a null in
+place of a value nobody knows would wipe it. docs/spec-readings.md says how samops reads operation 5 as a
+partial update (a field left out stays as the service holds it)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from bot.forms.fields import (
     WORD,
@@ -23,11 +30,12 @@ from bot.forms.submission import Submission, WriteModal, submitted
 from bot.payloads import TaskMeta
 from bot.render.common import escape
 from bot.render.forms import write_answer
-from bot.render.tasks import TASK_FIELDS, TASK_UPDATE, task_answer_lines, task_summary
+from bot.render.tasks import TASK_FIELDS, TASK_UPDATE, kept_line, task_answer_lines, task_summary
 from bot.slash.registry import UsageError
 from bot.writes import WriteOutcome, WriteRequest, answer_later, not_done_title, outcome_text, run_write
 from core.cache import load_task, save_task
 from core.clock import now_ms
+from core.windows import local_date
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -96,15 +104,33 @@ def task_update_from(task_id: int, values: dict[str, str]) -> TaskUpdate:
     return TaskUpdate(task_id=task_id, given=tuple(values), **parsed)
 
 
-def task_update_errors(task_id: int, values: dict[str, str]) -> dict[str, str]:
-    """Every field's error at once (a modal shows them all), empty when all is well."""
+def task_update_errors(task_id: int, values: dict[str, str], zone: ZoneInfo | None = None) -> dict[str, str]:
+    """Every field's error at once (a modal shows them all), empty when all is well; with `zone`, dates
+    before today on its clock are errors too."""
     errors: dict[str, str] = {}
     for key, value in values.items():
         try:
-            task_update_from(task_id, {key: value})
+            update = task_update_from(task_id, {key: value})
+            if zone is not None:
+                refuse_past_dates(update, zone)
         except FieldError as exc:
             errors[exc.field] = exc.message
     return errors
+
+
+def refuse_past_dates(update: TaskUpdate, zone: ZoneInfo) -> None:
+    """A task date before today, on the organization's clock (`zone`), is refused: a task scheduled in the
+    past would never run. Today itself is allowed."""
+    if not update.dates:
+        return
+    today = local_date(now_ms(), zone)
+    past = [d for d in update.dates if date.fromisoformat(d) < today]
+    if past:
+        verb = "is" if len(past) == 1 else "are"
+        raise FieldError(
+            "dates",
+            f"{', '.join(past)} {verb} in the past (today is {today} in {zone.key}); give today or later",
+        )
 
 
 def _parse_type(value: str) -> int:
@@ -133,37 +159,40 @@ def _rejoin(words: Iterable[str]) -> list[str]:
     return out
 
 
-def task_body(
-    update: TaskUpdate, known: dict[str, Any] | None, org_user_id: int | None = None
-) -> dict[str, Any]:
-    """The operation-5 body: the last known state of the task with the requested changes on top.
+# The one-line key → the operation-5 field it sets (channels and audience: inside notificationOptions).
+_BODY_FIELD = {
+    "name": "taskName",
+    "type": "taskType",
+    "dates": "taskDates",
+    "selection": "selection",
+    "resources": "resources",
+    "users": "users",
+}
+_OPTION_FIELD = {"channels": "channels", "audience": "audience"}
+# The operation-5 fields besides taskId (spec), the ones a known body may hold.
+_TOP_FIELDS = frozenset(
+    {"taskName", "taskType", "taskDates", "selection", "resources", "users", "combinedData", "userType"}
+)
+_OPTION_FIELDS = frozenset({"channels", "audience", "userId"})
 
-    Fields the service requires but nobody knows yet are sent empty rather than invented.
-    """
-    base: dict[str, Any] = dict(known or {})
-    options = dict(base.get("notificationOptions") or {})
-    if update.channels is not None:
-        options["channels"] = update.channels
-    if update.audience is not None:
-        options["audience"] = update.audience
-    options.setdefault("channels", [])
-    options.setdefault("audience", [])
-    if org_user_id is not None:
-        options.setdefault("userId", org_user_id)
-    body: dict[str, Any] = {
-        "taskId": update.task_id,
-        "taskName": update.name if update.name is not None else base.get("taskName"),
-        "taskType": update.task_type if update.task_type is not None else base.get("taskType"),
-        "taskDates": update.dates if update.dates is not None else base.get("taskDates", []),
-        "notificationOptions": options,
-        "selection": update.selection if update.selection is not None else base.get("selection"),
-        "resources": update.resources if update.resources is not None else base.get("resources", []),
-        "users": update.users if update.users is not None else base.get("users", []),
-        "combinedData": base.get("combinedData", []),
-    }
-    if base.get("userType") is not None:
-        body["userType"] = base["userType"]
-    return {k: v for k, v in body.items() if v is not None}
+
+def task_body(update: TaskUpdate, known: dict[str, Any] | None) -> dict[str, Any]:
+    """The operation-5 body: the fields the person gave, over what samops knows for certain (`known`: the
+    body it last sent for this task and the service accepted). A field neither holds is left out, never sent
+    empty, null or defaulted: the service keeps what it holds for it."""
+    base = dict(known or {})
+    body: dict[str, Any] = {k: v for k, v in base.items() if k in _TOP_FIELDS and v is not None}
+    raw_options = base.get("notificationOptions")
+    known_options: dict[str, Any] = dict(raw_options) if isinstance(raw_options, dict) else {}
+    options = {k: v for k, v in known_options.items() if k in _OPTION_FIELDS and v is not None}
+    for key, value in update.changes().items():
+        if key in _OPTION_FIELD:
+            options[_OPTION_FIELD[key]] = value
+        else:
+            body[_BODY_FIELD[key]] = value
+    if options:
+        body["notificationOptions"] = options
+    return {"taskId": update.task_id, **body}
 
 
 # -- the modal ----------------------------------------------------------------------------------------------
@@ -171,14 +200,15 @@ def task_body(
 LIST_FIELDS = ("channels", "audience", "resources", "users")
 
 
-def task_values(view: dict[str, Any]) -> dict[str, str]:
-    """The modal's text fields. An emptied list field means "none"; an empty type, selection or dates field
-    is left out, so the last known value stays."""
+def task_values(view: dict[str, Any], prefilled: Iterable[str] = ()) -> dict[str, str]:
+    """The modal's text fields that are sent. A field left empty is left out, so the service keeps its
+    value; but a list field the form showed filled (`prefilled`) and the person emptied means "none"."""
     values = submitted(view)
+    shown_filled = set(prefilled)
     out: dict[str, str] = {}
     for key in TASK_FIELDS:
         text = as_text(values.get(key)).strip()
-        if text or key in LIST_FIELDS or key == "name":
+        if text or (key in LIST_FIELDS and key in shown_filled):
             out[key] = text
     return out
 
@@ -218,14 +248,16 @@ def task_answer(task_id: int, outcome: WriteOutcome, body: dict) -> tuple[str, l
         return outcome.message, write_answer(outcome.message, [], outcome.reference)
     if outcome.ok:
         title = f"Task {task_id} updated"
-        return title, write_answer(title, task_answer_lines(body), outcome.reference)
+        return title, write_answer(title, [*task_answer_lines(body), kept_line(body)], outcome.reference)
     title = not_done_title(outcome, f"Task {task_id} not updated", f"Updating task {task_id}")
     return title, write_answer(title, [escape(outcome.message)], outcome.reference, ok=False)
 
 
 def read_task(meta: TaskMeta, view: dict[str, Any]) -> tuple[TaskUpdate | None, dict[str, str]]:
-    values = task_values(view)
-    errors = task_update_errors(meta.task, values)
+    values = task_values(view, meta.prefilled)
+    errors = task_update_errors(meta.task, values, ZoneInfo(meta.tz))
+    if not values:
+        errors["name"] = "fill in at least one field to change: the empty ones are not sent"
     if errors:
         return None, errors
     return task_update_from(meta.task, values), {}

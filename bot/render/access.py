@@ -81,6 +81,15 @@ def grant_modal(
             selected=[str(g.id) for g in groups if g.authorized],
         ),
     ]
+    blocks.append(
+        context(
+            "Preselected: the panels the service says this user is authorized on now. The panels chosen "
+            "here replace them."
+            if current_panels
+            else "The service does not tell samops which panels this user is authorized on now: the panels "
+            "chosen here replace them all."
+        )
+    )
     if 0 < len(panels) <= 100:
         blocks.append(
             choice_input(
@@ -97,14 +106,15 @@ def grant_modal(
         )
     start, end = current_window
     blocks += [
-        date_input("validity_start", "Valid from", hint="Leave empty to start now."),
-        date_input("expiry", "Expires after", hint="Leave empty for no expiry."),
+        # Left empty, these are not sent (operation 4 makes them optional): the service keeps what it holds.
+        date_input("validity_start", "Valid from", hint="Left empty, not sent: the current start stays."),
+        date_input("expiry", "Expires after", hint="Left empty, not sent: the current expiry stays."),
         choice_input(
             "days",
             "Days of access",
             [(str(i + 1), day) for i, day in enumerate(DAYS)],
             selected=[str(d) for d in current_days],
-            hint="Leave empty for every day, at any time.",
+            hint="Left empty, not sent: the current days and times stay.",
         ),
         time_input("window_start", "From (each chosen day)", initial=_ms_to_hhmm(start, zone)),
         time_input("window_end", "Until (each chosen day)", initial=_ms_to_hhmm(end, zone)),

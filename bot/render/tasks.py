@@ -15,9 +15,9 @@ TASK_UPDATE = "sam_task_update"
 
 # Modal field → (label, hint); the field names are the one-line form's keys.
 TASK_FIELDS: dict[str, tuple[str, str]] = {
-    "name": ("Task name", "Required."),
+    "name": ("Task name", "Left empty, the service keeps the task's name."),
     "type": ("Task type", "A number, e.g. 1."),
-    "dates": ("Dates", "YYYY-MM-DD, comma-separated: 2026-12-01,2026-12-02"),
+    "dates": ("Dates", "YYYY-MM-DD, comma-separated, today or later: 2027-06-01,2027-06-02"),
     "channels": ("Notification channels", "Comma-separated, e.g. email,sms,push"),
     "audience": ("Notification audience", "Comma-separated, e.g. admins,technicians"),
     "selection": ("Selection", "One word, e.g. resources"),
@@ -64,9 +64,14 @@ def task_modal(
     else:
         note = (
             "Nothing is known about this task yet: the service has no way to read a task, and samops has not "
-            "updated it before. Fill in every field you want the task to have."
+            "updated it before."
         )
-    blocks: list[Block] = [section(f"*Task {task_id}*"), context(note)]
+    sent = (
+        "Only the fields shown filled are sent: a field left empty is not sent, and the service keeps "
+        "what it holds for it (and for the notification user, combined data and user type, which this "
+        "form does not show). Emptying a list that was filled sends it empty."
+    )
+    blocks: list[Block] = [section(f"*Task {task_id}*"), context(note), context(sent)]
     for field, (label, hint) in TASK_FIELDS.items():
         blocks.append(
             text_input(
@@ -74,7 +79,7 @@ def task_modal(
                 label,
                 initial=values.get(field),
                 hint=hint,
-                optional=field != "name",
+                optional=True,
                 max_length=200 if field == "name" else 2000,
             )
         )
@@ -103,3 +108,39 @@ def task_answer_lines(body: dict[str, Any]) -> list[str]:
         ("Users", ", ".join(str(u) for u in body.get("users") or [])),
     ]
     return [f"*{label}:* {escape(value)}" for label, value in rows if value not in (None, "")]
+
+
+# Every operation-5 field besides taskId, as the answer names it: (where it is in the body, its name).
+_SENDABLE = (
+    (("taskName",), "name"),
+    (("taskType",), "type"),
+    (("taskDates",), "dates"),
+    (("notificationOptions", "channels"), "channels"),
+    (("notificationOptions", "audience"), "audience"),
+    (("notificationOptions", "userId"), "notification user"),
+    (("selection",), "selection"),
+    (("resources",), "panels"),
+    (("users",), "users"),
+    (("combinedData",), "combined data"),
+    (("userType",), "user type"),
+)
+
+
+def not_sent(body: dict[str, Any]) -> list[str]:
+    """The operation-5 fields `body` leaves out, which the service keeps as it holds them."""
+    out = []
+    for path, name in _SENDABLE:
+        holder: Any = body
+        for part in path[:-1]:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if not isinstance(holder, dict) or path[-1] not in holder:
+            out.append(name)
+    return out
+
+
+def kept_line(body: dict[str, Any]) -> str:
+    """What the answer says about the fields not sent: the service keeps them (samops does not know them)."""
+    left = not_sent(body)
+    if not left:
+        return "_Every field was sent._"
+    return f"_Sent only the fields above; not sent, so the service keeps them as they are:_ {', '.join(left)}"

@@ -1,7 +1,9 @@
 """The last known state of each scheduled task samops updated.
 
 The service has no "get task" operation (only operation 5, update), so the bot keeps what it last sent
-successfully for each task, to prefill the next edit, in the `task_state` table (schema v7).
+successfully for each task, in the `task_state` table (schema v7): it prefills the next edit, and it is all
+samops knows for certain of the task, so the next update sends it with the fields the person gives (and no
+field it does not hold: bot/forms/task.py).
 """
 
 from __future__ import annotations

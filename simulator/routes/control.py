@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, Request
 
 from simulator.data import Record
@@ -9,6 +11,7 @@ from simulator.routes.common import parse, store_of
 from simulator.schemas import CameraControl, FaultSettings, Injection
 
 router = APIRouter(prefix="/_sim")
+HeldKind = Literal["task", "privileges", "camera", "sensor", "panel-users", "user"]
 
 
 @router.post("/activities")
@@ -70,6 +73,12 @@ async def customers(request: Request) -> list[Record]:
 @router.get("/tasks")
 async def tasks(request: Request) -> list[Record]:
     return store_of(request).tasks()
+
+
+@router.get("/held/{kind}/{key}")
+async def held(request: Request, kind: HeldKind, key: int) -> Record:
+    """What the simulator holds for one record a write changes (read-only; simulator/README.md)."""
+    return store_of(request).held(kind, key)
 
 
 @router.get("/device-tokens")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,8 @@ technicians = ["{TECH}"]
 channel = "C_AUDIT"
 """
 ORG = 1001  # the demo user's first organization: the client's default
+# Task dates ahead of today in every zone: a date in the past is refused.
+SOON, LATER = ((date.today() + timedelta(days=d)).isoformat() for d in (30, 31))
 
 
 sim, bot = bot_fixtures(CONFIG, seed=5)
@@ -150,14 +153,14 @@ def test_task_one_line_form_updates_and_prefills_the_next_modal(
     bot: BotProcess, slack: SlackStandIn, sim: Simulator
 ) -> None:
     result = bot.send_command(
-        'task update 100102 name="Night patrol" dates=2026-12-01,2026-12-02 type=2 channels=email,sms '
+        f'task update 100102 name="Night patrol" dates={SOON},{LATER} type=2 channels=email,sms '
         "audience=admins selection=resources resources=100101,100102 users=7101,7102",
         user=TECH,
     )
     assert "Task 100102 updated" in result.text and "Night patrol" in result.text
     [sent] = requests_to(sim, "POST", "/enterprise/schedule/tasks/update")[-1:]
     body = json.loads(sent["body"])
-    assert body["taskId"] == 100102 and body["taskDates"] == ["2026-12-01", "2026-12-02"]
+    assert body["taskId"] == 100102 and body["taskDates"] == [SOON, LATER]
     assert body["notificationOptions"]["channels"] == ["email", "sms"] and body["users"] == [7101, 7102]
     [row] = audit_rows(bot, "task update 100102")
     assert row.outcome == "ok" and "name=Night patrol" in row.summary
@@ -207,7 +210,7 @@ def test_task_modal_shows_field_errors_then_runs_once_on_a_double_submit(
     assert set(errors) == {"dates", "type", "resources"}
     before = len(requests_to(sim, "POST", "/enterprise/schedule/tasks/update"))
 
-    good = {"name": "Weekly check", "dates": "2026-12-07", "channels": "email", "resources": "100101"}
+    good = {"name": "Weekly check", "dates": SOON, "channels": "email", "resources": "100101"}
     assert response_errors(submit(bot, view, good, TECH)) == {}
     assert response_errors(submit(bot, view, good, TECH)) == {}  # the double click
     response_url = json.loads(view["private_metadata"])["response_url"]

@@ -287,6 +287,37 @@ def test_task_update_is_stored(writer: tuple[SpecClient, dict], own: Simulator) 
     assert missing.status_code == 404 and "taskId" in missing.json()["message"]
 
 
+def test_task_update_is_partial_a_field_left_out_or_null_stays(
+    writer: tuple[SpecClient, dict], own: Simulator
+) -> None:
+    """The simulator's reading of operation 5 (docs/spec-readings.md): left out or null = unchanged, member
+    by member inside notificationOptions; a field sent replaces, an empty list included."""
+    client, _ = writer
+    task_id = 100102
+
+    def held() -> dict[str, Any]:
+        answer = httpx.get(f"{own.root_url}/_sim/held/task/{task_id}")
+        assert answer.status_code == 200
+        return answer.json()["record"]
+
+    before = held()
+    body = {
+        "taskId": task_id,
+        "taskDates": ["2030-02-03"],
+        "taskName": None,
+        "notificationOptions": {"channels": ["sms"]},
+    }
+    client.ok("POST", "/enterprise/schedule/tasks/update", body)
+    options = {**before["notificationOptions"], "channels": ["sms"]}
+    assert held() == {**before, "taskDates": ["2030-02-03"], "notificationOptions": options}
+    client.ok("POST", "/enterprise/schedule/tasks/update", {"taskId": task_id, "users": []})
+    assert held() == {**before, "taskDates": ["2030-02-03"], "notificationOptions": options, "users": []}
+    assert httpx.get(f"{own.root_url}/_sim/held/task/1").status_code == 404
+    assert httpx.get(f"{own.root_url}/_sim/held/tasks/{task_id}").status_code == 400
+    user = httpx.get(f"{own.root_url}/_sim/held/user/7101").json()["record"]
+    assert user["password"].startswith("***")  # a secret is shown as a digest only
+
+
 # --- 6 and 17 --------------------------------------------------------------------------------------------
 def test_added_camera_appears_in_the_camera_list(writer: tuple[SpecClient, dict]) -> None:
     client, _ = writer

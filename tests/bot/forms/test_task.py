@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.forms.fields import FieldError
-from bot.forms.task import TASK_KEYS, parse_task_args, task_body, task_update_errors
+from bot.forms.task import (
+    TASK_KEYS,
+    parse_task_args,
+    refuse_past_dates,
+    task_body,
+    task_update_errors,
+    task_values,
+)
+from bot.render.tasks import not_sent
 from bot.slash.parse import parse_text
 from bot.slash.registry import UsageError
 
@@ -126,3 +137,57 @@ def test_task_body_keeps_the_known_state_under_the_changes() -> None:
         and body["resources"] == [1]
         and body["userType"] == "organization"
     )
+
+
+def test_task_body_with_nothing_known_sends_only_what_was_given() -> None:
+    body = task_body(parse_task_args(["42", "dates=2027-06-01"]), None)
+    assert body == {"taskId": 42, "taskDates": ["2027-06-01"]}  # no [] nor null for what nobody knows
+    assert "channels" in not_sent(body) and "dates" not in not_sent(body)
+    body = task_body(parse_task_args(["42", "channels=email"]), {"taskName": "Old", "users": None})
+    assert body == {"taskId": 42, "taskName": "Old", "notificationOptions": {"channels": ["email"]}}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["name", "type", "dates", "channels", "audience", "selection", "resources", "users"]),
+        st.sampled_from(["x", "2", "2027-06-01", "a,b", "7,8"]),
+    )
+)
+def test_task_body_holds_no_value_nobody_gave_or_knew(values: dict[str, str]) -> None:
+    try:
+        update = parse_task_args(["42", *(f"{k}={v}" for k, v in values.items())])
+    except FieldError:
+        return
+    body = task_body(update, None)
+    options = body.pop("notificationOptions", {})
+    assert len(body) - 1 + len(options) == len(values)
+    assert all(v not in (None, []) for v in [*body.values(), *options.values()])
+
+
+def test_past_task_dates_are_refused_on_the_organizations_clock() -> None:
+    zone = ZoneInfo("Pacific/Kiritimati")  # UTC+14: its today is often UTC's tomorrow
+    today = datetime.now(zone).date()
+    refuse_past_dates(parse_task_args(["42", f"dates={today}"]), zone)
+    with pytest.raises(FieldError) as err:
+        refuse_past_dates(parse_task_args(["42", f"dates={today},{today - timedelta(days=1)}"]), zone)
+    assert err.value.field == "dates" and f"{today - timedelta(days=1)} is in the past" in err.value.message
+    assert f"today is {today} in Pacific/Kiritimati" in err.value.message
+    errors = task_update_errors(42, {"dates": str(today - timedelta(days=1))}, zone)
+    assert set(errors) == {"dates"}
+
+
+def _view(values: dict[str, str]) -> dict:
+    return {
+        "state": {
+            "values": {
+                k: {"value": {"type": "plain_text_input", "value": v or None}} for k, v in values.items()
+            }
+        }
+    }
+
+
+def test_an_empty_modal_field_is_not_sent_unless_the_form_showed_it_filled() -> None:
+    view = _view({"name": "", "dates": "", "channels": "", "users": "", "type": "3"})
+    assert task_values(view) == {"type": "3"}
+    assert task_values(view, prefilled=("channels", "name")) == {"type": "3", "channels": ""}

@@ -381,7 +381,9 @@ class NotifyConfig(_Section):
         """The organization's zone, core's one reading of it (`core.timefmt.org_zone`): `timezones`, else
         `timezone` when the file sets it, else the zone most of its cached users have (when this process
         reads a cache: `reading_users_zones`), else UTC. The dashboard's default is the same zone."""
-        named = "timezone" in self.model_fields_set or (org_id is not None and org_id in self.timezones)
+        # With no organization, the one `timezones` names when it names one (core.timefmt.org_zone).
+        by_org = org_id in self.timezones if org_id is not None else len(self.timezones) == 1
+        named = "timezone" in self.model_fields_set or by_org
         if self._users_zone is None or named:
             return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
         return org_zone({"timezones": self.timezones}, org_id, fallback=self._users_zone(org_id))

@@ -119,7 +119,7 @@ class Pager:
             if (page.user, page.key, page.level) in done:
                 continue
             mine = prefs.get(page.user) or PagePrefs(page.user)
-            if not mine.allows(page.priority, now):
+            if not mine.allows(page.priority, now, self.config.zone_for(page.alarm.org_id)):
                 continue  # off, or quiet hours: not claimed, so it goes out after them if still open
             if not self.pace.can_take():
                 break

@@ -111,6 +111,8 @@ def run(
         source = CacheSource()
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
+    if not slack:  # the messages are read on this machine's console: on its clock, as the log lines
+        config = config.on_console()
 
     notifier = Notifier(
         db,

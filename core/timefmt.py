@@ -12,7 +12,7 @@ import math
 import os
 from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from zoneinfo import ZoneInfo, available_timezones
 
 # The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
@@ -159,7 +159,10 @@ def day(epoch_ms: int | None, missing: str = "unknown") -> str:
         return INVALID
 
 
-def person_zone(slack_tz: str | None, org: tzinfo) -> tzinfo:
+_Zone = TypeVar("_Zone", bound=tzinfo)
+
+
+def person_zone(slack_tz: str | None, org: _Zone) -> ZoneInfo | _Zone:
     """A person's zone: their own where Slack gives it (users.info `tz`), else their organization's
     (`org_zone`), never UTC in its place."""
     return zone(slack_tz) or org

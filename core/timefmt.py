@@ -147,6 +147,15 @@ def wall(
     return when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
+def clock(epoch_ms: int, tz: tzinfo | None = None) -> str:
+    """The time of day in a zone, HH:MM:SS, for a line under a heading that names the zone and the day
+    (an incident's timeline)."""
+    try:
+        return datetime.fromtimestamp(epoch_ms / 1000, tz or UTC).strftime("%H:%M:%S")
+    except (OverflowError, OSError, ValueError, TypeError):
+        return INVALID
+
+
 def day(epoch_ms: int | None, missing: str = "unknown") -> str:
     """A date that carries no time of day (a bill's due date: the service sends `2026-10-15T00:00:00Z`),
     as the date it names, 2026-10-15, on no zone's clock: shifted into a zone it would read as a time

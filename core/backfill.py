@@ -66,7 +66,9 @@ class Backfiller:
             save_cursors(
                 db, history.BACKFILL_PLAN, [*plan, (history.PLAN_PANELS, count if since < until else 0)]
             )
-        log.info("backfill: %d panels from %s to %s", count, timefmt.utc(since), timefmt.utc(until))
+        # The log line names the machine's zone once, before the message (timefmt.HostLogFormatter).
+        tz = timefmt.host_zone()
+        log.info("backfill: %d panels from %s to %s", count, timefmt.wall(since, tz), timefmt.wall(until, tz))
         return history.backfill(db)
 
     def step(self, db: sqlite_utils.Database, panels: dict[int, list[int]]) -> bool:

@@ -7,10 +7,12 @@ records, but a cache written by an older samops may hold one) reads "invalid tim
 from __future__ import annotations
 
 import functools
+import logging
 import math
+import os
 from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from zoneinfo import ZoneInfo, available_timezones
 
 # The times samops accepts from the service (epoch-ms): 2000-01-01 to 2100-01-01 UTC. Wider than any alarm
@@ -88,12 +90,16 @@ def org_zone(notify: Mapping[str, Any], org_id: int | None, fallback: str | None
     The config's `[notify]` section says it: `timezones` by organization id (keyed as TOML writes it, or by
     int), else `timezone`; else `fallback` (the dashboard passes the zone most of the organization's cached
     users have, `core.read.organization_time_zone`), else UTC. A name that is not a zone falls back the same
-    way."""
+    way. With no organization (`org_id` None: the first-start summary, a reply or a page with none of its
+    own), the one organization `timezones` names when it names one, before `timezone` and `fallback`."""
     zones = notify.get("timezones")
     found = None
-    if org_id is not None and isinstance(zones, Mapping):
+    if isinstance(zones, Mapping):
         by_org = cast("Mapping[object, object]", zones)  # TOML's string keys, or ints from a caller
-        found = _zone_of(by_org.get(str(org_id), by_org.get(org_id)))
+        if org_id is not None:
+            found = _zone_of(by_org.get(str(org_id), by_org.get(org_id)))
+        elif len(by_org) == 1:  # no organization asked about: the one the config names a zone for
+            found = _zone_of(next(iter(by_org.values())))
     return found or _zone_of(notify.get("timezone")) or _zone_of(fallback) or UTC_TZ
 
 
@@ -125,6 +131,97 @@ def zone_label(when: datetime) -> str:
     zone without a name (a fixed offset) reads as its abbreviation."""
     key = getattr(when.tzinfo, "key", None)
     return key if isinstance(key, str) else when.tzname() or UTC_ZONE
+
+
+def wall(
+    epoch_ms: int | None, tz: tzinfo | None = None, missing: str = "unknown", seconds: bool = False
+) -> str:
+    """`local` without the zone's name, for a table cell whose column header names the zone once
+    (`zone_label`): 2026-11-20 17:05:09."""
+    if epoch_ms is None:
+        return missing
+    try:
+        when = datetime.fromtimestamp(epoch_ms / 1000, tz or UTC)
+    except (OverflowError, OSError, ValueError, TypeError):
+        return INVALID
+    return when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def clock(epoch_ms: int, tz: tzinfo | None = None) -> str:
+    """The time of day in a zone, HH:MM:SS, for a line under a heading that names the zone and the day
+    (an incident's timeline)."""
+    try:
+        return datetime.fromtimestamp(epoch_ms / 1000, tz or UTC).strftime("%H:%M:%S")
+    except (OverflowError, OSError, ValueError, TypeError):
+        return INVALID
+
+
+def day(epoch_ms: int | None, missing: str = "unknown") -> str:
+    """A date that carries no time of day (a bill's due date: the service sends `2026-10-15T00:00:00Z`),
+    as the date it names, 2026-10-15, on no zone's clock: shifted into a zone it would read as a time
+    ("2026-10-15 03:00") or as the day before."""
+    if epoch_ms is None:
+        return missing
+    try:
+        return datetime.fromtimestamp(epoch_ms / 1000, UTC).date().isoformat()
+    except (OverflowError, OSError, ValueError, TypeError):
+        return INVALID
+
+
+_Zone = TypeVar("_Zone", bound=tzinfo)
+
+
+def person_zone(slack_tz: str | None, org: _Zone) -> ZoneInfo | _Zone:
+    """A person's zone: their own where Slack gives it (users.info `tz`), else their organization's
+    (`org_zone`), never UTC in its place."""
+    return zone(slack_tz) or org
+
+
+def host_zone() -> tzinfo:
+    """The zone of the machine samops runs on, as the process reads it (TZ honoured, else /etc/localtime):
+    what the console, `samops status`, `samops audit` and the logs show times in, named by `zone_label`.
+
+    An IANA name where one is known (TZ=Europe/Istanbul, or the /etc/localtime link), else the local
+    offset, named by its abbreviation."""
+    return _host_zone(os.environ.get("TZ"))
+
+
+@functools.cache
+def _host_zone(tz_env: str | None) -> tzinfo:
+    if tz_env is not None:
+        found = zone(tz_env.removeprefix(":"))
+        if found is not None:
+            return found
+        if tz_env in ("", ":"):  # TZ set empty: UTC, as the C library reads it
+            return UTC_TZ
+    else:
+        try:
+            target = os.path.realpath("/etc/localtime")
+        except OSError:
+            target = ""
+        name = target.partition("zoneinfo/")[2]
+        if zone(name) is not None:
+            return ZoneInfo(name)
+    return datetime.now().astimezone().tzinfo or UTC_TZ
+
+
+def host(epoch_ms: int | None, missing: str = "unknown", seconds: bool = False) -> str:
+    """A moment on the machine's clock, named: 2026-11-20 17:05 Europe/Istanbul (`local` in `host_zone`)."""
+    return local(epoch_ms, host_zone(), missing, seconds)
+
+
+class HostLogFormatter(logging.Formatter):
+    """Log lines on the machine's clock with its zone named once: `21:30:54 Europe/Istanbul notify: …`
+    (`datefmt` as strftime reads it, the zone's name appended)."""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        when = datetime.fromtimestamp(record.created, host_zone())
+        return f"{when.strftime(datefmt or '%Y-%m-%d %H:%M:%S')} {zone_label(when)}"
+
+
+def zone_name(tz: tzinfo) -> str:
+    """A zone's name as `zone_label` gives it, for a heading or a column header that names it once."""
+    return zone_label(datetime.now(tz))
 
 
 def iso(epoch_ms: int | None, tz: tzinfo | None = None) -> str:

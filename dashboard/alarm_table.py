@@ -99,7 +99,7 @@ def _time_cell(epoch_ms: int | None, tz: tzinfo) -> str:
     and screen readers alike."""
     if epoch_ms is None:
         return "<td></td>"
-    shown = html.escape(timefmt.local(epoch_ms, tz, seconds=True))
+    shown = html.escape(timefmt.wall(epoch_ms, tz, seconds=True))  # the zone is named in the header
     return f'<td><time datetime="{html.escape(timefmt.iso(epoch_ms, tz))}">{shown}</time></td>'
 
 

@@ -215,10 +215,6 @@ def cache_state(path: Path) -> Freshness | None:
     return view if view.has_data else None
 
 
-def utc(ms: int | None) -> str:
-    return timefmt.utc(ms, missing="—")
-
-
 def one_line(text: str | None, limit: int = 160) -> str:
     first = (text or "unknown error").strip().splitlines()[0] if text and text.strip() else "unknown error"
     return first if len(first) <= limit else first[: limit - 1] + "…"

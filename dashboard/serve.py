@@ -68,9 +68,10 @@ def log_to_stderr() -> None:
     """The dashboard's own log lines (the error boundary's, say) on stderr, through the secret filter, as
     the other programs write theirs; Streamlit's loggers keep their own handlers."""
     from core.redact import install
+    from core.timefmt import HostLogFormatter
 
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(HostLogFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     install(handler)
     root = logging.getLogger()
     root.addHandler(handler)

@@ -116,6 +116,16 @@ def when(epoch_ms: int | None) -> str:
     return timefmt.local(epoch_ms, zones.tz(), missing="—")
 
 
+def cell(epoch_ms: int | None, seconds: bool = False) -> str:
+    """A time in the viewer's zone in a table cell: the zone is named once, in the header (`timed`)."""
+    return timefmt.wall(epoch_ms, zones.tz(), missing="—", seconds=seconds)
+
+
+def timed(header: str) -> str:
+    """A time column's header, naming the viewer's zone its cells (`cell`) are in: "Expires (UTC)"."""
+    return f"{header} ({zones.label()})"
+
+
 def colour_of(violation_type: str | None) -> str:
     kind = alarms.kind_of(violation_type)
     return kind.colour if kind else OTHER_COLOUR

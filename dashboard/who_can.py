@@ -13,7 +13,7 @@ from core import read
 from core.access_windows import local_words, notify_section
 from core.clock import MINUTE_MS, now_ms
 from core.settings import current_settings
-from core.timefmt import org_zone
+from core.timefmt import org_zone, wall
 from dashboard import data, ui
 
 
@@ -45,9 +45,8 @@ def section(path: str, panel: read.PanelRow) -> None:
         }
     )
     st.dataframe(frame, hide_index=True, placeholder=ui.EMPTY, width="stretch")
-    st.caption(
-        f"Authorizations as read from the service at {data.utc(answer.fetched_at)}; times in {zone.key}."
-    )
+    read_at = wall(answer.fetched_at, zone, missing="—")
+    st.caption(f"Authorizations as read from the service at {read_at}; times in {zone.key}.")
 
 
 def _when(entry: read.WhoCanEntry, zone: ZoneInfo, moment: int) -> str:

@@ -16,6 +16,7 @@ from core.client.login_backoff import refused
 from core.errors import SamError
 from core.redact import install
 from core.settings import settings_or_report
+from core.timefmt import HostLogFormatter
 
 if TYPE_CHECKING:
     from slack_bolt import App
@@ -58,6 +59,7 @@ def main(argv: list[str]) -> int:
         return 2
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
+        handler.setFormatter(HostLogFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         install(handler)  # no secret reaches the log
     quiet = max(logging.WARNING, logging.getLevelName(args.log_level))
     for noisy in ("slack_bolt", "httpx", "httpcore"):  # one line per HTTP request is too much at INFO

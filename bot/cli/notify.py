@@ -21,6 +21,7 @@ from core.redact import install
 from core.settings import Settings, settings_or_report
 from core.supervision import SupervisionConfig
 from core.text import counted
+from core.timefmt import HostLogFormatter
 
 log = logging.getLogger("samops.notify")
 
@@ -110,6 +111,8 @@ def run(
         source = CacheSource()
     interval = _interval(args, config, settings)
     delivery = SlackDelivery(slack, config.storm.posts_per_second) if slack else ConsoleDelivery()
+    if not slack:  # the messages are read on this machine's console: on its clock, as the log lines
+        config = config.on_console()
 
     notifier = Notifier(
         db,
@@ -140,9 +143,10 @@ def run(
 
 
 def _log_to_stderr() -> None:
-    """The notifier's log lines on stderr as `HH:MM:SS message`, through the secret filter."""
+    """The notifier's log lines on stderr as `HH:MM:SS <the machine's zone> message`, through the secret
+    filter."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+    handler.setFormatter(HostLogFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     install(handler)
     root = logging.getLogger()
     root.handlers[:] = [handler]

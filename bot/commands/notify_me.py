@@ -1,12 +1,13 @@
 """`/sam notify-me`: a person's own paging preferences (docs/paging.md) — on or off, the priorities of new
-alarms to be paged for, and quiet hours in their own Slack time zone (users.info `tz`), when only P1 pages.
-Stored in records.db (core/cache/paging.py); the notifier reads them (bot/notify/paging.py)."""
+alarms to be paged for, and quiet hours in their own Slack time zone (users.info `tz`; else the
+organization's), when only P1 pages. Stored in records.db (core/cache/paging.py); the notifier reads them
+(bot/notify/paging.py)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import time
+from datetime import time, tzinfo
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 
@@ -16,7 +17,7 @@ from bot.render.common import escape
 from bot.roles import Role
 from bot.slash.parse import as_typed
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
-from core import cache
+from core import cache, timefmt
 from core.clock import now_ms
 from core.paging import PagePrefs
 from core.priorities import Priority, parse_priority
@@ -46,13 +47,14 @@ _ZONE_ASKS = TokenBucket(1.0, 20)
 def notify_me(inv: Invocation, ctx: AppContext) -> Reply:
     db = ctx.db()
     current = cache.prefs_of(db, inv.user_id) or PagePrefs(inv.user_id)
+    org = ctx.config.notify.zone_for(inv.org_id)  # where Slack gives no zone of the person's own
     if not inv.args:
-        return Reply(text=describe(current))
+        return Reply(text=describe(current, org))
     wanted = _changed(current, [w.lower() for w in inv.args])
     wanted = replace(wanted, zone=_zone(ctx, inv.user_id) or current.zone)
     now = now_ms()
     cache.set_page_prefs(db, wanted, now)
-    summary = f"paging preferences set: {plain(wanted)}"
+    summary = f"paging preferences set: {plain(wanted, org)}"
     cache.record_audit(
         db,
         slack_user=inv.user_id,
@@ -62,7 +64,7 @@ def notify_me(inv: Invocation, ctx: AppContext) -> Reply:
         reference=inv.reference,
         at=now,
     )
-    return Reply(text="Saved. " + describe(wanted), audit_summary=summary)
+    return Reply(text="Saved. " + describe(wanted, org), audit_summary=summary)
 
 
 def _changed(current: PagePrefs, words: list[str]) -> PagePrefs:
@@ -111,7 +113,8 @@ def _quiet(values: list[str]) -> tuple[time | None, time | None]:
 
 
 def _zone(ctx: AppContext, user: str) -> str | None:
-    """The person's Slack time zone (users.info `tz`); None when Slack does not say (then UTC, and shown)."""
+    """The person's Slack time zone (users.info `tz`); None when Slack does not say (then the organization's,
+    and said)."""
     if ctx.local_mode or not _ZONE_ASKS.take():
         return None
     try:
@@ -126,17 +129,24 @@ def _zone(ctx: AppContext, user: str) -> str | None:
     return str(zone) if isinstance(zone, str) and zone else None
 
 
-def plain(prefs: PagePrefs) -> str:
+def zone_words(prefs: PagePrefs, org: tzinfo) -> str:
+    """The zone quiet hours are read in (`core.timefmt.person_zone`), and whose when not the person's."""
+    if timefmt.zone(prefs.zone) is not None:
+        return str(prefs.zone)
+    return f"{timefmt.zone_name(org)}, the organization's (Slack gave no time zone of yours)"
+
+
+def plain(prefs: PagePrefs, org: tzinfo) -> str:
     priorities = ", ".join(p.label for p in prefs.priorities) or "none"
     quiet = (
-        f"{prefs.quiet_from:%H:%M}-{prefs.quiet_to:%H:%M} ({prefs.zone or 'UTC'})"
+        f"{prefs.quiet_from:%H:%M}-{prefs.quiet_to:%H:%M} ({zone_words(prefs, org)})"
         if prefs.quiet_from and prefs.quiet_to
         else "none"
     )
     return f"{'on' if prefs.enabled else 'off'}; new alarms of: {priorities}; quiet hours: {quiet}"
 
 
-def describe(prefs: PagePrefs) -> str:
+def describe(prefs: PagePrefs, org: tzinfo) -> str:
     """The person's preferences in words, with what they mean."""
     if not prefs.enabled:
         return (
@@ -150,7 +160,7 @@ def describe(prefs: PagePrefs) -> str:
         else "no new alarm by its priority (`/sam notify-me priorities P1` to be)"
     )
     if prefs.quiet_from and prefs.quiet_to:
-        zone = escape(prefs.zone or "UTC (Slack gave no time zone)")
+        zone = escape(zone_words(prefs, org))
         quiet = (
             f"quiet hours {prefs.quiet_from:%H:%M}–{prefs.quiet_to:%H:%M} in {zone}: only P1 pages you then"
         )

@@ -45,6 +45,8 @@ class AtRiskDigests:
         orgs = [settings.org] if settings.org is not None else sorted(panel_org_ids(self.db))
 
         def message() -> Rendered:
-            return at_risk_message([at_risk_of(self.db, o, now) for o in orgs], self.config.zone_for, now)
+            return at_risk_message(
+                [at_risk_of(self.db, o, now) for o in orgs], self.config.shown_zone_for, now
+            )
 
         post_once(self.db, self.delivery, channel, key, message, "at-risk digest", now)

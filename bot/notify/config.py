@@ -71,7 +71,7 @@ from pydantic import (
 from bot.notify.at_risk_config import AtRiskDigest
 from core.alarms import Alarm, in_scope
 from core.config_sections import one_line
-from core.timefmt import org_zone
+from core.timefmt import host_zone, org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
 
@@ -344,6 +344,7 @@ class NotifyConfig(_Section):
     # posted, when its route sets none of its own
     escalation: dict[Literal["P1", "P2", "P3", "P4"], Escalation] = Field(default_factory=dict)
     _users_zone: Callable[[int | None], str | None] | None = PrivateAttr(default=None)
+    _shown: ZoneInfo | None = PrivateAttr(default=None)  # `on_console`: the machine's zone
 
     @field_validator("per_channel")
     @classmethod
@@ -381,7 +382,9 @@ class NotifyConfig(_Section):
         """The organization's zone, core's one reading of it (`core.timefmt.org_zone`): `timezones`, else
         `timezone` when the file sets it, else the zone most of its cached users have (when this process
         reads a cache: `reading_users_zones`), else UTC. The dashboard's default is the same zone."""
-        named = "timezone" in self.model_fields_set or (org_id is not None and org_id in self.timezones)
+        # With no organization, the one `timezones` names when it names one (core.timefmt.org_zone).
+        by_org = org_id in self.timezones if org_id is not None else len(self.timezones) == 1
+        named = "timezone" in self.model_fields_set or by_org
         if self._users_zone is None or named:
             return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
         return org_zone({"timezones": self.timezones}, org_id, fallback=self._users_zone(org_id))
@@ -392,6 +395,21 @@ class NotifyConfig(_Section):
         dashboard's default. The parsed model itself is left as it is."""
         reading = self.model_copy()
         reading._users_zone = users_zone
+        return reading
+
+    def shown_zone_for(self, org_id: int | None) -> ZoneInfo:
+        """The zone a message about `org_id` shows its times in: the organization's (`zone_for`), or the
+        machine's where the messages are read on its console (`on_console`). `zone_for` still says when a
+        handover, a digest, a maintenance window or quiet hours fall: the organization's clock."""
+        return self._shown or self.zone_for(org_id)
+
+    def on_console(self) -> NotifyConfig:
+        """This config for a notifier with no Slack, whose cards and digests are printed on the console of
+        the machine it runs on: shown in that machine's zone (`core.timefmt.host_zone`, TZ honoured), as
+        the log lines above them are, rather than the organization's."""
+        reading = self.model_copy()
+        host = host_zone()
+        reading._shown = host if isinstance(host, ZoneInfo) else None  # a nameless offset: the org's zone
         return reading
 
     def maintenance_zone(self, entry: MaintenanceEntry) -> ZoneInfo:

@@ -61,7 +61,7 @@ class Handovers:
         def message() -> Rendered:
             previous = shift_start(settings, self.config, due - 1)
             digest = handover(self.db, previous, due, settings.org, self.priorities)
-            zone = self.config.zone_for(settings.org)
-            return render.handover_digest(digest, zone, now, self.config.zone_for)
+            zone = self.config.shown_zone_for(settings.org)
+            return render.handover_digest(digest, zone, now, self.config.shown_zone_for)
 
         post_once(self.db, self.delivery, channel, key, message, "handover digest", now)

@@ -22,8 +22,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot import cards
 from bot.notify.config import NotifyConfig
@@ -32,7 +33,7 @@ from bot.notify.escalation import CATCH_UP_MS, Escalator, Thread, open_threads
 from bot.pace import TokenBucket
 from bot.render import alarms as render
 from bot.render.common import Rendered, section
-from core import cache, lifecycle, read
+from core import cache, lifecycle, read, timefmt
 from core.alarms import Alarm
 from core.paging import NEW_ALARM_LEVEL, PagePrefs
 from core.priorities import Priorities, Priority
@@ -119,11 +120,11 @@ class Pager:
             if (page.user, page.key, page.level) in done:
                 continue
             mine = prefs.get(page.user) or PagePrefs(page.user)
-            if not mine.allows(page.priority, now):
+            if not mine.allows(page.priority, now, self.config.zone_for(page.alarm.org_id)):
                 continue  # off, or quiet hours: not claimed, so it goes out after them if still open
             if not self.pace.can_take():
                 break
-            sent += self._send(page, now)
+            sent += self._send(page, now, mine)
         return sent
 
     # --- who is due a page ----------------------------------------------------------------------------
@@ -193,7 +194,7 @@ class Pager:
 
     # --- sending --------------------------------------------------------------------------------------
 
-    def _send(self, page: Page, now: int) -> int:
+    def _send(self, page: Page, now: int, prefs: PagePrefs) -> int:
         # Acknowledged since the look began (a click between cycles): no page after an acknowledgement.
         state = lifecycle.get(self.db, page.key)
         if state is not None and state.state is not lifecycle.State.OPEN:
@@ -202,7 +203,7 @@ class Pager:
             return 0
         assert isinstance(self.delivery, SlackDelivery)
         try:
-            channel, ts = self.delivery.post_direct(page.user, self._message(page))
+            channel, ts = self.delivery.post_direct(page.user, self._message(page, prefs))
         except (NotYet, DeliveryError) as err:
             cache.release_page(self.db, page.user, page.key, page.level)
             log.info("notify: page to %s about %s waits (%s)", page.user, page.key, err)
@@ -224,9 +225,16 @@ class Pager:
         log.info("notify: paged %s (%s) about %s, %s", page.user, page.why, page.key, what)
         return 1
 
-    def _message(self, page: Page) -> Rendered:
+    def _message(self, page: Page, prefs: PagePrefs) -> Rendered:
+        """The page: a lead line over the alarm's card, drawn on the person's clock (a direct message is
+        theirs alone): their Slack zone as last seen (`/sam notify-me`), else the organization's."""
         alarm = page.alarm
-        card = cards.draw_alarm(self.drawing(), alarm)
+        drawing = self.drawing()
+
+        def theirs(org_id: int | None) -> ZoneInfo:
+            return timefmt.person_zone(prefs.zone, drawing.zone_for(org_id))
+
+        card = cards.draw_alarm(replace(drawing, zone_for=theirs), alarm)
         lead = render.page_lead(page.level, page.why, alarm, len(page.thread.alarms))
         blocks = [section(lead).to_dict(), *card.blocks]
         return Rendered(text=f"{lead}\n{card.text}", attachments=card.attachments, blocks=blocks)

@@ -100,7 +100,7 @@ class QuietHours:
     def _summarize(self, window: QuietWindow, now: int) -> bool:
         """Post what `window` held back and no other window holds any more, one message per channel; True
         once all are out."""
-        zone = self.config.zone_for(window.organization)
+        zone = self.config.shown_zone_for(window.organization)
         # Handed on before its first message only: no alarm is told twice.
         if not self._begun(window):
             with write_transaction(self.db):

@@ -358,7 +358,7 @@ class Notifier:
         hours = self.config.summary_hours
         baseline = self.baseline()
         before = cache.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
-        message = render.first_start_summary(before, hours, self.config.zone_for(None))
+        message = render.first_start_summary(before, hours, self.config.shown_zone_for(None))
         channel = self.config.default_channel or CONSOLE_CHANNEL
         try:
             self.delivery.post(channel, message)
@@ -402,7 +402,7 @@ class Notifier:
 
     def drawing(self) -> cards.Drawing:
         """What the notifier draws cards with (bot/cards.py), with its source's freshness."""
-        zone_for = self.config.zone_for
+        zone_for = self.config.shown_zone_for
         data_as_of = self.source.data_as_of(self.db)
         return cards.Drawing(
             self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock, self.plans

@@ -95,7 +95,7 @@ class StormCards:
         per_reply = min(self.config.storm.details_per_reply, render.DETAILS_FIT)
         for card in self.recent_cards(channel):
             while batch := cache.undetailed(self.db, card, per_reply):
-                zone = self.config.zone_for(batch[0].alarm.org_id)
+                zone = self.config.shown_zone_for(batch[0].alarm.org_id)
                 details = render.storm_details([e.alarm for e in batch], zone)
                 self.delivery.post(channel, details, thread_ts=card.ts)
                 card = CardThread(

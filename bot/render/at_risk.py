@@ -11,7 +11,7 @@ from slack_sdk.models.blocks import Block
 from bot.render.common import MAX_BLOCKS, Rendered, context, escape, header, join_lines, section
 from core.read import AtRisk
 from core.text import counted
-from core.timefmt import age, local
+from core.timefmt import age, day, local
 
 
 def _read(what: str, at: int | None, now: int) -> str:
@@ -36,7 +36,7 @@ def org_sections(risk: AtRisk, zone: ZoneInfo, now: int) -> list[Block]:
     )
     blocks.append(context(f"{auth_age} (oldest) · {coverage}"))
     overdue = [
-        f"• bill {escape(b.bill_no or '?')} of subscription {b.subscription_id}: due {local(b.due_at, zone)}"
+        f"• bill {escape(b.bill_no or '?')} of subscription {b.subscription_id}: due {day(b.due_at)}"
         + (f", {b.amount:,.2f} {escape(b.unit or '')}".rstrip() if b.amount is not None else "")
         for b in risk.overdue
     ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, PlainTextObject
@@ -24,7 +23,7 @@ from bot.render.common import MAX_SECTION_TEXT, cap_blocks, clip, context, escap
 from bot.render.dispositions import resolved_as_line
 from core.incidents import ALARM, CAMERA_DISABLED, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
 from core.lifecycle import State, incident_state
-from core.timefmt import local
+from core.timefmt import clock, local
 
 ICONS = {
     ALARM: ":rotating_light:",
@@ -55,16 +54,12 @@ def title(view: IncidentView) -> str:
     return f"Incident on {view.panel_label}: {', '.join(view.kinds)}"
 
 
-def _clock(ms: int, zone: ZoneInfo) -> str:
-    return datetime.fromtimestamp(ms / 1000, zone).strftime("%H:%M:%S")
-
-
 def timeline_lines(timeline: Sequence[Evidence], zone: ZoneInfo) -> list[str]:
     """One line per piece of evidence; an activity's line ends with its eventId, which operators quote to the
     service's support, so the text is clipped rather than the id."""
     lines = []
     for e in timeline:
-        head = f"`{_clock(e.time, zone)}` {ICONS.get(e.kind, '•')} *{escape(e.kind)}* — "
+        head = f"`{clock(e.time, zone)}` {ICONS.get(e.kind, '•')} *{escape(e.kind)}* — "
         tail = f" (`{escape(e.event_id)}`)" if e.event_id is not None else ""
         lines.append(head + clip(escape(e.text), max(MAX_LINE - len(head) - len(tail), 20)) + tail)
     return lines

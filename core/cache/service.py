@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from core import timefmt
 from core.cache import records
 from core.cache.records import records_path
 from core.cache.sql import execute
+from core.clock import now_ms
 from core.private import sqlite_files
 from core.sqlite_lib import sqlite_utils
 
@@ -152,6 +154,7 @@ def stamp(db: sqlite_utils.Database, service: Service, switched: str | None) -> 
         records.set_meta(db, URL, service.url)
         records.set_meta(db, ACCOUNT, service.account)
     if switched is not None:
-        records.set_meta(db, SWITCHED, f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {switched}")
+        # Read by `samops status` on this machine's console: on its clock, named.
+        records.set_meta(db, SWITCHED, f"{timefmt.host(now_ms())}: {switched}")
     for key, value in ((URL, service.url), (ACCOUNT, service.account)):
         execute(db, "INSERT OR IGNORE INTO main.meta (key, value) VALUES (?, ?)", [key, value])

@@ -3,9 +3,8 @@
     samops audit [--limit N] [--user SLACK_ID] [--outcome OUTCOME] [--command WORDS] [--db PATH]
 
 The same rows as `/sam audit` and the dashboard's Audit page (`core.cache.audit.recent`); secrets were kept
-out when they were written and are masked again on the way out. Each row's time is in its organization's
-zone, named, read as the bot and the dashboard read it (`core.timefmt.org_zone` over the config's
-`[notify]`, else the zone most of its cached users have).
+out when they were written and are masked again on the way out. Times are on the clock of the machine
+it runs on (`core.timefmt.host_zone`, TZ honoured), the zone named once, in the column's header.
 
 Exit codes: 0 shown (also when there is nothing to show), 1 no cache there (or it cannot be read), 2 usage.
 """
@@ -86,21 +85,17 @@ def main(argv: list[str]) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from core.access_windows import notify_section
     from core.cache import audit
     from core.cache.db import CacheUnavailableError, open_reader
-    from core.read import users_zone
-    from core.timefmt import local, org_zone
+    from core.timefmt import host_zone, wall, zone_name
 
     found = existing_cache(PROG, args.db)
     if isinstance(found, int):
         return found
-    settings, path = found
-    notify = notify_section(settings.config_path)
+    _, path = found
     try:
         db = open_reader(path)
         rows = audit.recent(db, args.limit, args.user, args.command, outcome=args.outcome)
-        zones = {org: org_zone(notify, org, users_zone(db, org)) for org in {row.org_id for row in rows}}
         db.close()
     except (CacheUnavailableError, sqlite3.Error, OSError) as exc:
         print(f"{PROG}: cannot read the audit log in {path}: {exc}", file=sys.stderr)
@@ -111,12 +106,14 @@ def main(argv: list[str]) -> int:
         console.print("No audit rows" + (" match these filters." if filtered else " yet."))
         return 0
     table = Table(title=f"Audit log, newest first ({counted(len(rows), 'row')})", title_justify="left")
-    for column in ("when", "who", "command", "outcome", "summary", "reference"):
+    tz = host_zone()  # the console's reader is at this machine: its clock, named once in the header
+    when = f"when ({zone_name(tz)})"
+    for column in (when, "who", "command", "outcome", "summary", "reference"):
         table.add_column(column, overflow="fold")
     for row in rows:
         colour = "green" if row.outcome == "ok" else "yellow" if row.outcome == "unknown" else "red"
         outcome = f"[{colour}]{escape(row.outcome)}[/{colour}]"
         cells = (escape(row.slack_user), escape(row.command), outcome, escape(row.summary), row.reference)
-        table.add_row(local(row.at, zones[row.org_id]), *cells)
+        table.add_row(wall(row.at, tz), *cells)
     console.print(table)
     return 0

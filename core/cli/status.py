@@ -135,7 +135,7 @@ def main(argv: list[str]) -> int:
 
 def _history_line(backfill: Any, settings: Any) -> str:
     """Late events and the backfill of the dashboard's week (docs/history.md), in one line."""
-    from core.timefmt import utc
+    from core.timefmt import host, host_zone, wall
 
     window, every = settings.late_window / 3600, settings.reconcile_interval
     late = f"late events: the last {window:g} h reconciled every {every:g} s"
@@ -144,10 +144,10 @@ def _history_line(backfill: Any, settings: Any) -> str:
         return f"History: {late}; the backfill of {days:g} days waits for the alarm poller's first poll"
     panels = counted(backfill.panels, "panel")
     if backfill.done:
-        return f"History: {late}; backfill done ({panels}, from {utc(backfill.since)})"
+        return f"History: {late}; backfill done ({panels}, from {host(backfill.since)})"
     return (
         f"History: {late}; backfill {backfill.panels_done:,} of {panels} done; "
-        f"complete from {utc(backfill.until)}, filling back to {utc(backfill.since)}"
+        f"complete from {wall(backfill.until, host_zone())}, filling back to {host(backfill.since)}"
     )
 
 

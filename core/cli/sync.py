@@ -20,6 +20,7 @@ from core.cli.cache_file import add_db_option
 from core.redact import install
 from core.sync import DEFAULT_OVERLAP_MS, Progress, SyncOptions, SyncReport
 from core.text import counted, duration
+from core.timefmt import HostLogFormatter
 
 if TYPE_CHECKING:
     from core.client import SamClient
@@ -77,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _setup_logging(verbose: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(HostLogFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     install(handler)
     root = logging.getLogger()
     root.handlers[:] = [handler]

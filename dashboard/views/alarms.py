@@ -185,7 +185,7 @@ def incidents_section(org_id: int | None, resource_id: int | None) -> None:
             timeline = data.incident_timeline(path, incident.id)
             st.dataframe(
                 {
-                    "Time": [timefmt.local(e.time, tz, seconds=True) for e in timeline],
+                    ui.timed("Time"): [timefmt.wall(e.time, tz, seconds=True) for e in timeline],
                     "What": [e.kind for e in timeline],
                     "Detail": [e.text for e in timeline],
                 },

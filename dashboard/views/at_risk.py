@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from core.timefmt import age
+from core.timefmt import age, day
 from dashboard import boundary, data, filters, ui, zones
 
 path = ui.start_page("At risk")
@@ -50,7 +50,7 @@ def organization(risk: read.AtRisk, now: int) -> None:
                 "Who": [e.name for e in risk.expiring],
                 "Panel": [e.panel or f"panel {e.resource_id}" for e in risk.expiring],
                 "Panel id": [str(e.resource_id) for e in risk.expiring],
-                "Expires": [ui.when(e.expires_at) for e in risk.expiring],
+                ui.timed("Expires"): [ui.cell(e.expires_at) for e in risk.expiring],
             }
         ),
         "None.",
@@ -66,7 +66,7 @@ def organization(risk: read.AtRisk, now: int) -> None:
             {
                 "Bill": [b.bill_no or "" for b in risk.overdue],
                 "Subscription": [str(b.subscription_id) for b in risk.overdue],
-                "Due": [ui.when(b.due_at) for b in risk.overdue],
+                "Due": [day(b.due_at) for b in risk.overdue],  # a date: no time of day, no zone
                 "Amount": [
                     "" if b.amount is None else f"{b.amount:,.2f} {b.unit or ''}".strip()
                     for b in risk.overdue
@@ -82,7 +82,7 @@ def organization(risk: read.AtRisk, now: int) -> None:
             {
                 "Panel": [s.panel or f"panel {s.resource_id}" for s in risk.silent],
                 "Panel id": [str(s.resource_id) for s in risk.silent],
-                "Silent since": [ui.when(s.since) for s in risk.silent],
+                ui.timed("Silent since"): [ui.cell(s.since) for s in risk.silent],
                 "Now": ["silent" if s.now else "reported again" for s in risk.silent],
             }
         ),

@@ -44,3 +44,19 @@ def test_the_cached_users_zone_comes_after_the_config() -> None:
     assert org_zone({"timezones": {"1001": "Europe/Berlin"}}, 1001, fallback=kolkata) == BERLIN
     assert org_zone({"timezone": "Europe/Istanbul"}, 1001, fallback=kolkata) == ISTANBUL
     assert org_zone({}, 1001, fallback="Mars/Base") == UTC
+
+
+def test_no_organization_reads_the_one_the_config_names() -> None:
+    """A first-start summary, a reply or the dashboard with no organization of its own: the one organization
+    `[notify.timezones]` names, before `timezone` and the
+    users' zone (they read the simulator users' zone)."""
+    one = {"timezone": "UTC", "timezones": {"1001": "Europe/Berlin"}}
+    assert org_zone(one, None, fallback="Asia/Kolkata") == BERLIN
+    assert parse_notify(one).zone_for(None) == BERLIN
+    two = {"timezone": "UTC", "timezones": {"1001": "Europe/Berlin", "1002": "Europe/Istanbul"}}
+    assert org_zone(two, None) == UTC  # which one is not known: the default zone
+    assert org_zone({"timezones": {"1001": "Europe/Berlin", "1002": "Europe/Istanbul"}}, None) == UTC
+    users = parse_notify({"timezones": {"1001": "Europe/Berlin"}}).reading_users_zones(
+        lambda _org: "Asia/Kolkata"
+    )
+    assert users.zone_for(None) == BERLIN and users.zone_for(1002) == ZoneInfo("Asia/Kolkata")

@@ -50,3 +50,13 @@ def test_a_minute_is_quiet_exactly_when_it_falls_in_the_span(start: int, end: in
     moment = at("UTC", 2026, 11, 26, minute // 60, minute % 60)
     span = (end - start) % 24 * 60
     assert prefs.in_quiet_hours(moment) == ((minute - start * 60) % (24 * 60) < span)
+
+
+def test_with_no_zone_from_slack_quiet_hours_are_on_the_organizations_clock() -> None:
+    """Slack gave no zone: the organization's of the alarm (it was UTC)."""
+    nameless = PagePrefs("U1", quiet_from=time(22, 0), quiet_to=time(7, 0))
+    late_in_istanbul = at("Europe/Istanbul", 2026, 11, 26, 23, 30)  # 20:30 UTC
+    assert nameless.in_quiet_hours(late_in_istanbul, ZoneInfo("Europe/Istanbul"))
+    assert not nameless.in_quiet_hours(late_in_istanbul, ZoneInfo("UTC"))
+    assert not nameless.allows(Priority.P2, late_in_istanbul, ZoneInfo("Europe/Istanbul"))
+    assert NIGHT.in_quiet_hours(at("Europe/Berlin", 2026, 11, 26, 23, 30), ZoneInfo("America/Los_Angeles"))

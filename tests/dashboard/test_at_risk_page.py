@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from core import tiers
+from core import tiers, timefmt
 from core.bills import bill_row
 from core.cache.bills import replace_bills
 from core.cache.db import open_cache
@@ -51,14 +52,16 @@ def test_the_page_lists_each_section_from_the_cache(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("SAMOPS_DB", str(seed.path))
     at = open_page(PAGE, org=str(org))
     tables = {tuple(t.value.columns): t.value for t in at.dataframe}
-    expiring = tables[("Who", "Panel", "Panel id", "Expires")]
+    [zone] = [c.value.split("Times in ", 1)[1].split(".")[0] for c in at.caption if "Times in " in c.value]
+    expiring = tables[("Who", "Panel", "Panel id", f"Expires ({zone})")]
     assert list(expiring["Who"]) == [HOSTILE]  # as text, in a table cell
     assert list(expiring["Panel id"]) == [str(panel)]
-    [expires] = list(expiring["Expires"])
-    [zone] = [c.value.split("Times in ", 1)[1].split(".")[0] for c in at.caption if "Times in " in c.value]
-    assert expires.endswith(" " + zone)  # in the viewer's zone (the organization's by default), named
+    [expires] = list(expiring[f"Expires ({zone})"])
+    # In the viewer's zone (the organization's by default), named once in the header, not in each cell.
+    assert expires == timefmt.wall(soon, ZoneInfo(zone))
     bills = tables[("Bill", "Subscription", "Due", "Amount")]
     assert list(bills["Bill"]) == ["INV-LATE"] and list(bills["Subscription"]) == ["77"]
+    assert list(bills["Due"]) == ["2026-01-05"]  # a date, with no time of day (it read "2026-01-05 03:00")
     captions = " ".join(c.value for c in at.caption)
     assert "Bills read 3 h ago" in captions and "1 of 1 subscriptions read" in captions
     assert "from samops' supervision" in captions  # every section says how old its data is

@@ -79,9 +79,9 @@ def test_the_default_is_the_organization_zone_the_bot_uses(
     monkeypatch.setenv("SAM_ORGANIZATION_ID", str(org))
     at = open_page("views/alarms.py")
     assert zone_box(at) == "Europe/Berlin"
-    monkeypatch.delenv("SAM_ORGANIZATION_ID")  # no organization configured: the config's own default zone
+    monkeypatch.delenv("SAM_ORGANIZATION_ID")  # no organization configured: the one the config names
     other = open_page("views/alarms.py")
-    assert zone_box(other) == "UTC"
+    assert zone_box(other) == "Europe/Berlin"  # it was the users' zone, or `timezone`, not [notify.timezones]
 
 
 def captions(at: AppTest) -> str:

@@ -23,7 +23,8 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotProcess]:
     users = {"U_ANNA": None, "U_BEN": None}
     with (
         SlackStandIn(users=users, zones={"U_ANNA": "Asia/Tokyo"}) as slack,
-        run_bot(tmp, slack) as bot,
+        # The organization's zone, where Slack gives none of the person's own.
+        run_bot(tmp, slack, config='[notify]\ntimezone = "America/Los_Angeles"\n') as bot,
     ):
         yield bot
 
@@ -96,6 +97,8 @@ def _prefs(bot: BotProcess, user: str) -> object:
 
 
 def test_an_unknown_person_is_still_answered(bot: BotProcess) -> None:
-    """users.info answers user_not_found: the preferences are kept, read in UTC, and the answer says so."""
+    """users.info answers user_not_found: the preferences are kept, read in the organization's zone (it was
+    UTC), and the answer says so."""
     text = bot.send_command("notify-me quiet 22:00-06:00", user="U_GHOST").text
-    assert "UTC (Slack gave no time zone)" in text
+    assert "America/Los_Angeles, the organization's (Slack gave no time zone of yours)" in text
+    assert "UTC" not in text

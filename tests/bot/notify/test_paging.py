@@ -5,6 +5,7 @@ SQLite files and the Slack stand-in, with a fake clock."""
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core import cache as records
-from core import lifecycle
+from core import lifecycle, timefmt
 from core.clock import MINUTE_MS
 from core.lifecycle import Change
 from core.paging import PagePrefs
@@ -139,6 +140,10 @@ def test_quiet_hours_across_midnight_in_the_persons_zone(tmp_path: Path) -> None
         [p3] = add_alarms(db, 201, start, kind="warning")  # P3
         settle(n, lambda: len(set(alarm_cards(slack))) == 2)  # DMs carry the buttons too
         assert [lvl for _, lvl, _ in records.pages_sent(db, p1)] == [0]  # opted in to P1: paged at night
+        # The page is theirs alone: its card on their clock (the organization's is UTC here), named.
+        posted = slack.calls_to("chat.postMessage")
+        [page] = [c.params for c in posted if c.params.get("channel") == "U0NIGHT"]
+        assert timefmt.local(start, ZoneInfo(zone), seconds=True) in json.dumps(page["attachments"])
         assert records.pages_sent(db, p3) == []  # opted in to P3 too, but it is quiet hours
 
         clock.now = start + 2 * MINUTE_MS

@@ -72,9 +72,17 @@ def test_an_empty_log_is_not_called_filtered(tmp_path: Path) -> None:
     assert result.returncode == 0 and "No audit rows yet." in result.stdout
 
 
-def test_each_row_is_in_its_organizations_zone_named(tmp_path: Path) -> None:
-    """As the Audit page and `/sam audit` read it (`core.timefmt.org_zone`): the config's zone of the row's
-    organization, named; a row of no organization in the config's default zone (it said "when (UTC)")."""
+@pytest.mark.parametrize(
+    ("tz", "shown"),
+    [
+        ("UTC", "2026-11-18 11:06"),
+        ("Europe/Istanbul", "2026-11-18 14:06"),
+        ("America/Los_Angeles", "2026-11-18 03:06"),
+    ],
+)
+def test_times_are_on_the_machines_clock_named_once(tmp_path: Path, tz: str, shown: str) -> None:
+    """The console's reader is at the machine: its zone (TZ), named once in the header, whatever the row's
+    organization and the config's zones (it showed each row in its organization's zone)."""
     path = tmp_path / "cache.db"
     db = open_cache(path)
     audit.record(db, slack_user="U_TECH", command="alarm acknowledge EV-9", outcome="ok", summary="ny",
@@ -84,11 +92,10 @@ def test_each_row_is_in_its_organizations_zone_named(tmp_path: Path) -> None:
     db.close()
     config = tmp_path / "samops.toml"
     config.write_text('[notify]\ntimezone = "UTC"\n[notify.timezones]\n"1001" = "America/New_York"\n')
-    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "250", "SAMOPS_CONFIG": str(config)}
+    env = {"PATH": "/usr/bin:/bin", "COLUMNS": "250", "SAMOPS_CONFIG": str(config), "TZ": tz}
     result = subprocess.run(samops_cmd("audit", "--db", str(path)), cwd=ROOT, capture_output=True, text=True,
                             timeout=120, env=env)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    lines = {line.split("R-ZONE0")[1][:1]: line for line in result.stdout.splitlines() if "R-ZONE0" in line}
-    assert "2026-11-18 06:06 America/New_York" in lines["1"]  # 11:06 UTC
-    assert "2026-11-18 11:06 UTC" in lines["2"]
-    assert "(UTC)" not in result.stdout
+    lines = [line for line in result.stdout.splitlines() if "R-ZONE0" in line]
+    assert len(lines) == 2 and all(shown in line for line in lines), result.stdout
+    assert f"when ({tz})" in result.stdout and result.stdout.count(tz) == 1

@@ -3,6 +3,7 @@ of windows in force, the summary of what a window held back, and the handover di
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
@@ -16,6 +17,7 @@ from core.text import counted
 from core.timefmt import local
 
 LIFT = "quiet_lift"
+_SLACK_ID = re.compile(r"[UW][A-Z0-9]{1,40}")
 LISTED = MAX_BLOCKS - 5  # windows listed one block each; the rest are counted
 
 
@@ -35,6 +37,16 @@ def window_line(window: QuietWindow, zone: ZoneInfo, now: int) -> str:
     reason = f" — {typed(window.reason)}" if window.reason else ""
     state = "in maintenance" if window.kind == MAINTENANCE else "silenced"
     return f"{emoji} *{escape(window.scope())}* {state} {when}{who}{reason}"
+
+
+def slack_words(words: str, window: QuietWindow) -> str:
+    """core's words about a window (`QuietWindow.held_reason`, `during`) for Slack: escaped, and the person
+    who made it a mention."""
+    text = escape(words)
+    who = window.created_by
+    if who and _SLACK_ID.fullmatch(who):
+        text = text.replace(f" by @{who} ", f" by <@{who}> ", 1)
+    return text
 
 
 def lift_button(window: QuietWindow) -> ButtonElement:

@@ -49,7 +49,7 @@ def sim() -> Iterator[Simulator]:
         yield sim
 
 
-def inject(sim: Simulator, panel: int, name: str) -> str:
+def inject(sim: Simulator, panel: int | None, name: str) -> str:
     body = {"resourceId": panel, "count": 1, "violationType": "alarm", "violationName": name}
     [made] = httpx.post(f"{sim.root_url}/_sim/activities", json=body, timeout=10).json()
     return str(made["eventId"])

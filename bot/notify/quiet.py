@@ -151,7 +151,7 @@ class QuietHours:
         # Handed on before its first message only: no alarm is told twice.
         if not self._begun(window):
             with write_transaction(self.db):
-                cache.pass_on_held(self.db, window, now)
+                cache.pass_on_held(self.db, window, now, self.life_safety.is_life_safety)
         for channel, groups in render.group_by_channel(held_back(self.db, window.id)).items():
             key = f"quiet-summary:{window.id}:{channel}"
             if cache.get_state(self.db, key):

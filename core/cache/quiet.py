@@ -8,11 +8,13 @@ Functions run in the caller's transaction (`core.cache.writes.write_transaction`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import tzinfo
 from typing import Any
 
+from core.alarms import Alarm, alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.sql import execute, query
 from core.sqlite_lib import sqlite_utils
 from core.timefmt import local
@@ -269,24 +271,34 @@ def record_marked(db: sqlite_utils.Database, marked: Iterable[tuple[str, int]]) 
     )
 
 
-def pass_on_held(db: sqlite_utils.Database, ended: QuietWindow, now: int) -> int:
+def pass_on_held(
+    db: sqlite_utils.Database,
+    ended: QuietWindow,
+    now: int,
+    life_safety: Callable[[Alarm], bool] = lambda _alarm: False,
+) -> int:
     """Hand the alarms `ended` held back that another window, still in force at `now`, holds too (a panel's
     silence outlasting its organization's maintenance, lifted early) to the one of those that ends last, so
-    that they are summed up when no window holds them any more; returns how many were handed on."""
-    held = execute(
-        db,
-        "SELECT h.event_id, a.activity_time, a.resource_id, a.org_id FROM quiet_held h"
-        " JOIN activities a ON a.event_id = h.event_id WHERE h.window_id = ?",
-        [ended.id],
-    ).fetchall()
+    that they are summed up when no window holds them any more; returns how many were handed on. A
+    life-safety alarm (`life_safety`, core/life_safety.py) goes only to a window that holds such alarms."""
+    held = [
+        alarm_from(r)
+        for r in _query(
+            db,
+            f"SELECT {ALARM_COLUMNS} FROM quiet_held h JOIN activities a ON a.event_id = h.event_id"
+            " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE h.window_id = ?",
+            [ended.id],
+        )
+    ]
     if not held:
         return 0
-    times = [row[1] for row in held]
+    times = [a.activity_time for a in held]
     others = [w for w in overlapping(db, min(times), max(times)) if w.id != ended.id and w.end > now]
     moves: list[tuple[int, str]] = []
-    for event_id, at, resource_id, org_id in held:
-        if covering := [w for w in others if w.holds(at, resource_id, org_id)]:
-            moves.append((max(covering, key=lambda w: (w.end, w.id)).id, event_id))
+    for alarm in held:
+        at, vital = alarm.activity_time, life_safety(alarm)
+        if covering := [w for w in others if w.holds(at, alarm.resource_id, alarm.org_id, vital)]:
+            moves.append((max(covering, key=lambda w: (w.end, w.id)).id, alarm.event_id))
     db.conn.executemany("UPDATE quiet_held SET window_id = ? WHERE event_id = ?", moves)
     return len(moves)
 

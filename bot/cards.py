@@ -24,6 +24,7 @@ from bot.context import AppContext
 from bot.payloads import part
 from bot.render import alarms as render
 from bot.render import plans as plan_render
+from bot.render import quiet as quiet_render
 from bot.render.common import Rendered
 from bot.render.incidents import IncidentView, incident_card
 from core import cache, dispositions, lifecycle, read
@@ -107,6 +108,7 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     zone = d.zone_for(alarm.org_id)
     checklist = plan_blocks(d, alarm, state, zone)
     closed = dispositions.resolved_as(d.db, alarm.event_id)
+    window = read.marked_during(d.db, alarm.event_id)  # a life-safety alarm posted during maintenance
     return render.alarm_card(
         alarm,
         zone,
@@ -118,6 +120,7 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
         keyholders=context_of(d.db, alarm, zone),
         checklist=checklist,
         resolved_as=closed.label if closed is not None else None,
+        during=quiet_render.slack_words(window.during(zone), window) if window is not None else None,
     )
 
 

@@ -122,12 +122,14 @@ def alarms_html(
     states: Mapping[str, read.Standing] | None = None,
     keyholders: Mapping[str, str] | None = None,
     closed: Mapping[str, read.AlarmDisposition] | None = None,
+    held: Mapping[str, read.QuietWindow] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
     lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise; with
     `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a Keyholders column; with
-    `closed`, a last column: what each alarm was resolved as (core/dispositions.py)."""
-    states = states or {}
+    `closed`, a last column: what each alarm was resolved as (core/dispositions.py); the State of an alarm a
+    silence or maintenance window held back (`held`) says why."""
+    states, held = states or {}, held or {}
     extra = [
         *([KEYHOLDERS] if keyholders is not None else []),
         *([DISPOSITION] if closed is not None else []),
@@ -139,7 +141,7 @@ def alarms_html(
         + _time_cell(r.activity_time, tz)
         + _type_cell(r.violation_type)
         + _cells(
-            *ui.state_cells(states.get(r.event_id)),
+            *ui.state_cells(states.get(r.event_id), ui.held_words(held, r.event_id, tz)),
             r.violation_name or "",
             r.panel_name or "",
             "" if r.resource_id is None else r.resource_id,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import streamlit as st
@@ -131,12 +131,14 @@ def quiet_windows(path: str, now: int) -> list[QuietWindow]:
 @dataclass(frozen=True)
 class AlarmList:
     """The Alarms page's rows and what its table says of each, by event id: the lifecycle state
-    (core.read.standings), the keyholder line (core/keyholders.py) and the disposition it was resolved as."""
+    (core.read.standings), the keyholder line (core/keyholders.py), the disposition it was resolved as, and
+    the silence or maintenance window that held it back (core.read.held_reasons: never posted)."""
 
     rows: list[read.AlarmRow]
     states: dict[str, read.Standing]
     keyholders: dict[str, str]
     closed: dict[str, read.AlarmDisposition]
+    held: dict[str, QuietWindow] = field(default_factory=dict)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -153,6 +155,7 @@ def alarm_list(path: str, flt: read.AlarmFilter, limit: int, config_path: str) -
             read.standings(db, event_ids),
             _keyholder_lines(db, rows, config_path),
             read.dispositions_of(db, event_ids),
+            read.held_reasons(db, event_ids),
         )
 
 
@@ -240,6 +243,14 @@ def handling_times(path: str, since: int, until: int, by: str, zone: str) -> lis
     """The Handling page's time to acknowledge and to resolve, per day (the days of `zone`) or per panel."""
     with _reader(path) as db:
         return read.handling_times(db, since, until, by=by, zone=timefmt.zone(zone))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def held_alarms(path: str, since: int, until: int) -> list[read.HeldBack]:
+    """The alarms of [since, until) a silence or maintenance window held back, newest first, with the
+    window (the Handling page lists them beside the open ones)."""
+    with _reader(path) as db:
+        return read.held_alarms(db, since, until)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -135,22 +136,33 @@ def timestamps(values: list[int | None]) -> pd.Series:
     return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="ms", utc=True)
 
 
-def state_cells(state: read.Standing | None) -> tuple[str, str]:
+def state_cells(state: read.Standing | None, held: str = "") -> tuple[str, str]:
     """An alarm's State and Held by cells: open, acknowledged or resolved, and who holds it (the rule is
-    core/lifecycle.py's, read through core.read.standings); both blank for an alarm samops does not track
-    (one it never posted: older than samops, or held back by a silence or maintenance window)."""
+    core/lifecycle.py's, read through core.read.standings); for an alarm a silence or maintenance window held
+    back, `held`: why (`QuietWindow.held_reason`); both blank for an alarm samops does not track (older than
+    samops, or not delivered yet)."""
     if state is None:
-        return "", ""
+        return held, ""
     return state.state.value, state.holder or ""
 
 
+def held_words(held: Mapping[str, read.QuietWindow], event_id: str, tz: tzinfo) -> str:
+    """Why the alarm was held back, in the viewer's zone ("held: maintenance by @U… until …"), else ""."""
+    window = held.get(event_id)
+    return window.held_reason(tz) if window is not None else ""
+
+
 def alarms_frame(
-    rows: list[read.AlarmRow], states: Mapping[str, read.Standing] | None = None
+    rows: list[read.AlarmRow],
+    states: Mapping[str, read.Standing] | None = None,
+    held: Mapping[str, read.QuietWindow] | None = None,
 ) -> pd.DataFrame:
-    """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page)."""
+    """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page),
+    the State of one held back saying why (`held`, in the viewer's zone)."""
     lifecycle: dict[str, list[str]] = {}
     if states is not None:
-        cells = [state_cells(states.get(r.event_id)) for r in rows]
+        tz, held = zones.tz(), held or {}
+        cells = [state_cells(states.get(r.event_id), held_words(held, r.event_id, tz)) for r in rows]
         lifecycle = {"State": [c[0] for c in cells], "Held by": [c[1] for c in cells]}
     return pd.DataFrame(
         {

@@ -22,6 +22,7 @@ from core import cache, read
 from core.cache import write_transaction
 from core.clock import now_ms
 from core.read import QuietWindow
+from core.reference import new_reference
 from core.sqlite_lib import sqlite_utils
 from core.text import counted
 from core.timefmt import local
@@ -29,10 +30,18 @@ from core.timefmt import local
 log = logging.getLogger(__name__)
 
 
-def silence(db: sqlite_utils.Database, resource_id: int, minutes: int, user: str, at: int) -> QuietWindow:
-    """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence."""
+def silence(
+    db: sqlite_utils.Database,
+    resource_id: int,
+    minutes: int,
+    user: str,
+    at: int,
+    reference: str | None = None,
+) -> QuietWindow:
+    """Silence the panel (a quiet window: core/cache/quiet.py); returns the silence. `reference`: the R-… of
+    its audit row, which the reason of every alarm it holds names."""
     with write_transaction(db):
-        window_id = cache.silence_panel(db, resource_id, at + minutes * 60_000, user, at)
+        window_id = cache.silence_panel(db, resource_id, at + minutes * 60_000, user, at, reference)
         found = read.quiet_window(db, window_id)
     assert found is not None
     return found
@@ -131,10 +140,10 @@ def on_silence(
     at = now_ms()
     shown_until = local(at + minutes * 60_000, config.zone_for(detail.panel.org_id), seconds=True)
     # Nothing between the silence and its audit row can raise: the words are ready before the write.
-    window = silence(db, resource_id, minutes, user, at)
+    reference = new_reference()  # the audit row's, named by the reason of each alarm the silence holds
+    window = silence(db, resource_id, minutes, user, at, reference)
     summary = f"silenced panel {resource_id} until {shown_until}"
-    # Its audit row gets an R- reference like every other (record_cache_write).
-    record_cache_write(ctx, WriteRequest(user, command, summary, "", org_id))
+    record_cache_write(ctx, WriteRequest(user, command, summary, "", org_id, reference))
     # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
     card = quiet_render.window_card(window, config.zone_for(window.organization), at)
     respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig
 from core.action_plans import ActionPlans
+from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities
 from core.redact import install
 from core.settings import Settings, settings_or_report
@@ -76,7 +77,15 @@ def main(argv: list[str]) -> int:
         return 2
     url = whole.dashboard_url(settings.dashboard_url)
     return run(
-        settings, config, slack, args, url, whole.priority_book(), whole.plan_book(), whole.supervision
+        settings,
+        config,
+        slack,
+        args,
+        url,
+        whole.priority_book(),
+        whole.plan_book(),
+        whole.supervision,
+        whole.life_safety,
     )
 
 
@@ -89,6 +98,7 @@ def run(
     priorities: Priorities | None = None,
     plans: ActionPlans | None = None,
     supervision: SupervisionConfig | None = None,
+    life_safety: LifeSafetyConfig | None = None,
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
@@ -123,6 +133,7 @@ def run(
         priorities=priorities or Priorities(),
         plans=plans or ActionPlans(()),
         supervision_config=supervision or SupervisionConfig(),
+        life_safety=life_safety or LifeSafetyConfig(),
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -13,7 +13,7 @@ from bot.render.lists import alarms_blocks
 from bot.slash.panels_lookup import not_one_panel, resolve_panels
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
 from core.clock import DAY_MS, HOUR_MS, MINUTE_MS, WEEK_MS, now_ms
-from core.read import AlarmFilter, count_alarms, freshness, recent_alarms
+from core.read import AlarmFilter, count_alarms, freshness, held_reasons, recent_alarms
 from core.timefmt import local
 
 DEFAULT_SINCE_MS = DAY_MS
@@ -74,7 +74,8 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     total = len(rows) if len(rows) <= SHOWN else count_alarms(db, flt)
     fresh = next((f for f in freshness(db) if f.table == "activities"), None)
     zone_for = ctx.config.notify.zone_for
-    message = alarms_blocks(rows[:SHOWN], scope, total, fresh, now, zone_for, inv.org_id)
+    held = held_reasons(db, [r.event_id for r in rows[:SHOWN]])  # held back: said so, with the reason
+    message = alarms_blocks(rows[:SHOWN], scope, total, fresh, now, zone_for, inv.org_id, held)
     return Reply(text=message.text, blocks=message.blocks)
 
 

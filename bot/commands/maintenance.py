@@ -1,5 +1,6 @@
 """`/sam maintenance`: the maintenance windows in force or to come (each with End now), and, for
-technicians, `/sam maintenance <panel | org:ID> <from> <to> [reason]` to plan one.
+technicians, `/sam maintenance <panel | org:ID> <from> <to> [reason] [hold-life-safety]` to plan one
+(life-safety alarms are posted, marked, unless `hold-life-safety` is given: core/life_safety.py).
 
 `<from>`/`<to>` are read in the organization's time zone (`[notify.timezones]`): `now`; `HH:MM` (`from`:
 the next such time, today's up to a minute late; `to`: the first such time after `from`, so 22:00 06:00
@@ -29,11 +30,14 @@ from core import cache
 from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
 from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
+from core.reference import is_reference, new_reference
 from core.sqlite_lib import sqlite_utils
 from core.timefmt import local
 from core.windows import WhenError, parse_when
 
-USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
+USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason] [hold-life-safety]]"
+# The word that makes a window hold life-safety alarms too (a fire-system test: core/life_safety.py).
+HOLD_LIFE_SAFETY = render.HOLD_LIFE_SAFETY
 LONGEST_MS = 31 * DAY_MS
 FURTHEST_MS = 365 * DAY_MS
 HELD_MS = 31 * DAY_MS  # one organization or panel held back at most this long ...
@@ -53,6 +57,7 @@ _CLOCK = re.compile(r"\d{1,2}:\d{2}")
         "/sam maintenance 100101 now +2h replacing the siren",
         "/sam maintenance org:1001 22:00 06:00 network works",
         "/sam maintenance Warehouse 2026-12-01 08:00 2026-12-01 12:00",
+        "/sam maintenance 100101 now +1h fire system test hold-life-safety",
     ),
 )
 def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
@@ -79,7 +84,10 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     except WhenError as err:
         raise UsageError(str(err)) from None
     _check_span(start, end, now)
-    reason = _reason(reason_words)
+    hold_life_safety = any(w.lower() == HOLD_LIFE_SAFETY for w in reason_words)
+    reason = _reason([w for w in reason_words if w.lower() != HOLD_LIFE_SAFETY])
+    # The audit row's reference, which the reason of every alarm the window holds names.
+    reference = inv.reference if is_reference(inv.reference) else new_reference()
     db = ctx.db()
     if not cache.claim_once(db, slash_key(inv)):
         return Reply(text="This command was already run (a retry); nothing more was planned.")
@@ -101,6 +109,8 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
                 org_id=None if resource_id else org_id,
                 reason=reason,
                 created_by=inv.user_id,
+                hold_life_safety=hold_life_safety,
+                reference=reference,
             )
             made = quiet_window(db, window_id)
     if over:
@@ -111,9 +121,11 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.
     span = f"from {local(start, zone, seconds=True)} to {local(end, zone, seconds=True)}"
     summary = f"planned maintenance {made.id} of {scope} {span}" + (f" — {reason}" if reason else "")
+    if hold_life_safety:
+        summary = f"{summary} (holding life-safety alarms too)"
     command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
     record_cache_write(
-        ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, inv.reference), paced="maintenance"
+        ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, reference), paced="maintenance"
     )
     return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
 

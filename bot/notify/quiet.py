@@ -3,16 +3,19 @@ TOML's weekly `[[notify.maintenance]]` entries, and the one message per channel 
 
 An alarm is held back by a window in force at the alarm's own time (not at discovery), covering its panel
 or its organization; it is recorded in the outbox as 'silenced' and in `quiet_held` with the window (the one
-ending last). A window that ends early (lifted) hands its alarms that another window in force still holds on
-to that one: each alarm is summed up once, when no window holds it any more. A window that ended and whose
-summary is out holds nothing more: an alarm discovered that late is posted.
+ending last). A life-safety alarm (core/life_safety.py) is never held by a silence, and by a maintenance
+window only one planned to hold them (`hold_life_safety`): otherwise it is posted, recorded in
+`quiet_marked` with the window its card says it came during. A window that ends early (lifted) hands its
+alarms that another window in force still holds on to that one: each alarm is summed up once, when no
+window holds it any more. A window that ended and whose summary is out holds nothing more: an alarm
+discovered that late is posted.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from bot.notify.config import MaintenanceEntry, NotifyConfig
@@ -22,12 +25,35 @@ from core import cache, read
 from core.alarms import Alarm
 from core.cache import write_transaction
 from core.clock import MINUTE_MS
+from core.life_safety import LifeSafetyConfig
 from core.read import MAINTENANCE, QuietWindow, held_back
 from core.sqlite_lib import sqlite_utils
 
 CONSOLE_CHANNEL = "console"
+TOLD = 20  # console lines a discovery gives alarms held back (and as many to those posted marked)
 
 log = logging.getLogger(__name__)
+
+
+def _ends_last(window: QuietWindow) -> tuple[int, int]:
+    """Of the windows over one alarm, the one ending last is the one that kept it quiet."""
+    return window.end, window.id
+
+
+def _named(alarm: Alarm) -> str:
+    """`Burglary alarm on Depot (100101)`, as a console line names an alarm."""
+    what = alarm.violation_name or alarm.event_type or "alarm"
+    panel = f"{alarm.panel_name} ({alarm.resource_id})" if alarm.panel_name else f"panel {alarm.resource_id}"
+    return f"{what} on {panel}"
+
+
+@dataclass(frozen=True)
+class Quieted:
+    """What the windows in force did to one discovery's alarms, by event id: held back (not posted), or
+    posted marked as during maintenance (life-safety alarms), each with its window."""
+
+    held: dict[str, QuietWindow]
+    marked: dict[str, QuietWindow]
 
 
 @dataclass
@@ -36,24 +62,44 @@ class QuietHours:
     config: NotifyConfig
     delivery: Delivery
     clock: Callable[[], int]
+    life_safety: LifeSafetyConfig = field(default_factory=LifeSafetyConfig)
 
-    def holding(self, found: list[Alarm]) -> dict[str, int]:
-        """event_id -> the window holding it back, for the alarms of `found` inside one. Runs in the
-        discovery's transaction; records the TOML occurrences it meets."""
+    def holding(self, found: list[Alarm]) -> Quieted:
+        """The windows holding back (or, for a life-safety alarm, marking) the alarms of `found`. Runs in
+        the discovery's transaction; records the TOML occurrences it meets."""
         if not found:
-            return {}
+            return Quieted({}, {})
         times = [a.activity_time for a in found]
         self.record_occurrences(times)
         windows = cache.overlapping_windows(self.db, min(times), max(times))
-        held: dict[str, int] = {}
+        held: dict[str, QuietWindow] = {}
+        marked: dict[str, QuietWindow] = {}
         for alarm in found:
-            covering = [w for w in windows if w.holds(alarm.activity_time, alarm.resource_id, alarm.org_id)]
-            if covering:  # the one that ends last is the one that kept it quiet
-                held[alarm.event_id] = max(covering, key=lambda w: (w.end, w.id)).id
-        return held
+            vital = self.life_safety.is_life_safety(alarm)
+            at, panel, org = alarm.activity_time, alarm.resource_id, alarm.org_id
+            if covering := [w for w in windows if w.holds(at, panel, org, vital)]:
+                held[alarm.event_id] = max(covering, key=_ends_last)
+            elif during := [w for w in windows if w.marks(at, panel, org, vital)]:
+                marked[alarm.event_id] = max(during, key=_ends_last)
+        return Quieted(held, marked)
 
-    def record_held(self, held: dict[str, int]) -> None:
-        cache.record_held(self.db, held.items())
+    def record(self, quieted: Quieted) -> None:
+        cache.record_held(self.db, ((e, w.id) for e, w in quieted.held.items()))
+        cache.record_marked(self.db, ((e, w.id) for e, w in quieted.marked.items()))
+
+    def tell(self, found: list[Alarm], quieted: Quieted) -> None:
+        """A console line for each alarm held back, with its reason, and for each posted marked as during
+        maintenance (at most TOLD of each a cycle; the Alarms page lists every one)."""
+        for words, chosen in (("held", quieted.held), ("posted", quieted.marked)):
+            alarms = [a for a in found if a.event_id in chosen]
+            for alarm in alarms[:TOLD]:
+                window = chosen[alarm.event_id]
+                zone = self.config.zone_for(alarm.org_id)
+                why = window.held_reason(zone) if words == "held" else window.during(zone)
+                log.info("notify: %s %s (%s): %s", words, _named(alarm), alarm.event_id, why)
+            if len(alarms) > TOLD:
+                more = len(alarms) - TOLD
+                log.info("notify: and %d more %s (the dashboard's Alarms page lists them)", more, words)
 
     def record_occurrences(self, times: Iterable[int]) -> None:
         """A `quiet_windows` row for each occurrence of a TOML entry covering one of `times` (once each)."""
@@ -75,6 +121,7 @@ class QuietHours:
                         org_id=target if what == "org" else None,
                         reason=entry.reason,
                         config_key=f"config:{entry.key()}:{what}:{target}:{start}",
+                        hold_life_safety=entry.hold_life_safety,
                     )
 
     def _zone(self, entry: MaintenanceEntry, panel: int | None) -> ZoneInfo:
@@ -104,7 +151,7 @@ class QuietHours:
         # Handed on before its first message only: no alarm is told twice.
         if not self._begun(window):
             with write_transaction(self.db):
-                cache.pass_on_held(self.db, window, now)
+                cache.pass_on_held(self.db, window, now, self.life_safety.is_life_safety)
         for channel, groups in render.group_by_channel(held_back(self.db, window.id)).items():
             key = f"quiet-summary:{window.id}:{channel}"
             if cache.get_state(self.db, key):

@@ -39,6 +39,7 @@ from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
 from core.errors import SamError
+from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
 from core.supervision import SupervisionConfig
@@ -80,10 +81,12 @@ class Notifier:
     supervision_config: SupervisionConfig | None = None
     supervision: Supervision = field(init=False)
     pager: Pager = field(init=False)  # direct messages to people (bot/notify/paging.py)
+    # [life_safety] (core/life_safety.py): the alarms no silence holds, posted marked during maintenance.
+    life_safety: LifeSafetyConfig = field(default_factory=LifeSafetyConfig)
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
-        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock)
+        self.quiet = QuietHours(self.db, self.config, self.delivery, self.clock, self.life_safety)
         self.handovers = Handovers(self.db, self.config, self.delivery, self.clock, self.priorities)
         self.at_risk = AtRiskDigests(self.db, self.config, self.delivery, self.clock)
         self.incidents = IncidentCards(self.db, self.config, self.delivery, self.drawing, self.clock)
@@ -218,17 +221,22 @@ class Notifier:
             # samops' own alarms: panels newly silent ("communication lost", bot/notify/supervision.py).
             listed = {a.event_id for a in found}
             found += [a for a in self.supervision.raise_due() if a.event_id not in listed]
-            held = self.quiet.holding(found)  # in a silence or maintenance window: recorded, not posted
+            # In a silence or maintenance window: recorded, not posted (life-safety alarms: posted, marked).
+            quieted = self.quiet.holding(found)
+            held = {event_id: window.id for event_id, window in quieted.held.items()}
             entries = [
                 (a.event_id, self._channel_for(a), cache.SILENCED if a.event_id in held else cache.PENDING)
                 for a in found
             ]
             cache.enqueue(self.db, entries)
-            self.quiet.record_held(held)
+            self.quiet.record(quieted)
             self._open_lifecycle(found, held)
             self.incidents.discover(found, held, since)
         if entries:
-            log.info("notify: %d new alarms", len(entries))
+            # The held ones counted apart, and each told with its reason: none is held out of sight.
+            apart = f" ({len(held)} held back, {len(entries) - len(held)} to post)" if held else ""
+            log.info("notify: %d new alarms%s", len(entries), apart)
+            self.quiet.tell(found, quieted)
         return len(entries)
 
     # --- the alarm lifecycle -----------------------------------------------------------------------------

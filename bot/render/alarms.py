@@ -191,7 +191,10 @@ def alarm_card(
     keyholders: KeyholderContext | None = None,
     checklist: Sequence[Block] = (),
     resolved_as: str | None = None,
+    during: str | None = None,
 ) -> Rendered:
+    """An alarm's card; `during` (Slack text): the maintenance window a life-safety alarm came during, which
+    did not hold it (core/life_safety.py): said under the title, and in the notification's text."""
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
     title = f"{LEVELS[level].emoji} {name} on {panel_label(alarm)}"
@@ -204,6 +207,8 @@ def alarm_card(
     if urgency is not None:
         fields.append(priority_field(urgency))
     blocks: list[Block] = [section(f"*{escape(title)}*\n{escape(alarm.description or '')}", fields)]
+    if during is not None:
+        blocks.append(context(f":construction: *{during[0].upper()}{during[1:]}*"))
     if late_ms is not None:
         blocks.append(context(late_line(alarm, late_ms, zone)))
     if keyholders is not None:
@@ -217,7 +222,8 @@ def alarm_card(
     buttons = lifecycle_buttons(alarm.event_id, state) + panel_buttons(alarm.resource_id, dashboard_url)
     blocks.append(ActionsBlock(elements=buttons))
     blocks += checklist  # the action plan (bot/render/plans.py), below the buttons everyone knows
-    return Rendered(text=clip(escape(title), 300), attachments=[attachment(level, blocks)])
+    text = escape(title) + (" (during maintenance: a test?)" if during is not None else "")
+    return Rendered(text=clip(text, 300), attachments=[attachment(level, blocks)])
 
 
 def storm_card(

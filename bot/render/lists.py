@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import Block
 
 from bot.render.common import Rendered, cap_blocks, context, escape, header, join_lines, section
+from bot.render.quiet import slack_words
 from core.access_windows import time_of_day as ms_of_day
 from core.alarms import kind_of
 from core.models import Bill, CameraSummary, Customer, RolePrivilegeGroup, UserPrivileges
-from core.read import AlarmRow, TableFreshness
+from core.read import AlarmRow, QuietWindow, TableFreshness
 from core.text import counted
 from core.timefmt import UTC_TZ, hhmm, local
 
@@ -24,13 +25,16 @@ ZoneFor = Callable[[int | None], ZoneInfo]  # an organization's zone (NotifyConf
 # --- alarms ------------------------------------------------------------------------------------------
 
 
-def alarm_line(a: AlarmRow, zone: ZoneInfo = UTC_TZ) -> str:
+def alarm_line(a: AlarmRow, zone: ZoneInfo = UTC_TZ, held: QuietWindow | None = None) -> str:
+    """One alarm; `held`: the silence or maintenance window that held it back (never posted), said with its
+    reason."""
     kind = kind_of(a.violation_type)
     icon = kind.icon if kind else "•"
     panel = f"{escape(a.panel_name)} (`{a.resource_id}`)" if a.panel_name else f"panel `{a.resource_id}`"
     what = escape(a.violation_name or a.description or a.event_type or "alarm")
     kind = f" ({escape(a.violation_type)})" if a.violation_type else ""
-    return f"{icon} {local(a.activity_time, zone)} · *{what}*{kind} · {panel}"
+    line = f"{icon} {local(a.activity_time, zone)} · *{what}*{kind} · {panel}"
+    return line if held is None else f"{line} · :no_bell: _{slack_words(held.held_reason(zone), held)}_"
 
 
 def alarms_blocks(
@@ -41,15 +45,20 @@ def alarms_blocks(
     now: int,
     zone_for: ZoneFor,
     org_id: int | None = None,
+    held: Mapping[str, QuietWindow] | None = None,
 ) -> Rendered:
-    """Each alarm in its organization's zone; the freshness in that of `org_id` (the one asked about)."""
+    """Each alarm in its organization's zone, those a silence or maintenance window held back (`held`, by
+    event id) with the reason; the freshness in the zone of `org_id` (the one asked about)."""
+    held = held or {}
     by_type: dict[str, int] = {}
     for a in alarms:
         by_type[a.violation_type or "other"] = by_type.get(a.violation_type or "other", 0) + 1
     counts = ", ".join(f"{n} {escape(t)}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1]))
     title = f"{counted(total, 'alarm')} {scope}" + (f" — {counts}" if counts and total == len(alarms) else "")
-    lines = [alarm_line(a, zone_for(a.org_id)) for a in alarms]
+    lines = [alarm_line(a, zone_for(a.org_id), held.get(a.event_id)) for a in alarms]
     note = freshness_note(fresh, now, zone_for(org_id))
+    if shown_held := sum(1 for a in alarms if a.event_id in held):
+        note = f"{counted(shown_held, 'alarm')} held back (not posted) by a silence or maintenance. {note}"
     blocks: list[Block] = [
         header(f"Alarms {scope}"),
         section(join_lines(lines, total=total) if lines else "_No alarms in this period._"),

@@ -3,6 +3,7 @@ of windows in force, the summary of what a window held back, and the handover di
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from zoneinfo import ZoneInfo
@@ -11,11 +12,14 @@ from slack_sdk.models.blocks import Block, ButtonElement, PlainTextObject, Secti
 
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, header, join_lines, section, typed
 from bot.render.dispositions import dispositions_section
+from core.life_safety import WORDS as LIFE_SAFETY
 from core.read import MAINTENANCE, Handover, HeldGroup, QuietWindow
 from core.text import counted
 from core.timefmt import local
 
 LIFT = "quiet_lift"
+HOLD_LIFE_SAFETY = "hold-life-safety"  # the word of `/sam maintenance` (bot/commands/maintenance.py)
+_SLACK_ID = re.compile(r"[UW][A-Z0-9]{1,40}")
 LISTED = MAX_BLOCKS - 5  # windows listed one block each; the rest are counted
 
 
@@ -34,7 +38,18 @@ def window_line(window: QuietWindow, zone: ZoneInfo, now: int) -> str:
     who = f" by <@{escape(window.created_by)}>" if window.created_by else " (from the config)"
     reason = f" — {typed(window.reason)}" if window.reason else ""
     state = "in maintenance" if window.kind == MAINTENANCE else "silenced"
-    return f"{emoji} *{escape(window.scope())}* {state} {when}{who}{reason}"
+    holds = " · life-safety alarms held too" if window.hold_life_safety else ""
+    return f"{emoji} *{escape(window.scope())}* {state} {when}{who}{reason}{holds}"
+
+
+def slack_words(words: str, window: QuietWindow) -> str:
+    """core's words about a window (`QuietWindow.held_reason`, `during`) for Slack: escaped, and the person
+    who made it a mention."""
+    text = escape(words)
+    who = window.created_by
+    if who and _SLACK_ID.fullmatch(who):
+        text = text.replace(f" by @{who} ", f" by <@{who}> ", 1)
+    return text
 
 
 def lift_button(window: QuietWindow) -> ButtonElement:
@@ -42,10 +57,29 @@ def lift_button(window: QuietWindow) -> ButtonElement:
     return ButtonElement(text=PlainTextObject(text=label), action_id=LIFT, value=str(window.id))
 
 
+def what_it_holds(window: QuietWindow) -> str:
+    """What a window will hold back and what not (core/life_safety.py), as its confirmation says it."""
+    if window.kind != MAINTENANCE:
+        return (
+            f"its alarms are recorded, not posted, except life-safety ones ({LIFE_SAFETY}), which a silence"
+            " never holds; a summary follows when it ends."
+        )
+    if window.hold_life_safety:
+        return (
+            f"*every* alarm is recorded, not posted, life-safety ones ({LIFE_SAFETY}) too"
+            f" (`{HOLD_LIFE_SAFETY}`); a summary follows when it ends."
+        )
+    return (
+        "its alarms are recorded, not posted; a summary follows when it ends. Life-safety alarms"
+        f" ({LIFE_SAFETY}) are still posted, marked as during this maintenance (for a fire-system test, plan"
+        f" it with `{HOLD_LIFE_SAFETY}` to hold them too)."
+    )
+
+
 def window_card(window: QuietWindow, zone: ZoneInfo, now: int, intro: str = "") -> Rendered:
-    """A window just made: what it covers and a button to end it early."""
+    """A window just made: what it covers, what it will hold and what not, and a button to end it early."""
     line = window_line(window, zone, now)
-    text = f"{intro}{line}: its alarms are recorded, not posted; a summary follows when it ends."
+    text = f"{intro}{line}: {what_it_holds(window)}"
     block = SectionBlock(text=clip(text, 3000), accessory=lift_button(window))
     return Rendered(text=clip(text, 300), blocks=[block.to_dict()])
 
@@ -126,6 +160,9 @@ def handover_digest(
     if digest.late_received:
         # Counted apart: they happened before the shift's alarms, and were timed from their arrival.
         figures.insert(1, f"*Reported late*\n{digest.late_received} (timed from their arrival)")
+    if digest.held_back:
+        # Apart from those posted: nobody saw these in Slack (each is listed, with why, on `/sam alarms`).
+        figures.insert(1, f"*Held back*\n{digest.held_back} (silence or maintenance, not posted)")
     if digest.sla is not None and (digest.sla.within or digest.sla.past):
         figures.append(f"*Acknowledged within SLA*\n{digest.sla.within} · {digest.sla.past} past it")
     blocks.append(section("*This shift*", figures))
@@ -133,8 +170,9 @@ def handover_digest(
     blocks.append(
         context(
             f"Received: alarms whose own time is in this shift, {life.tracked} of them posted with buttons"
-            " (the rest came before samops notify first started, were held back by a silence, or are not"
-            " delivered yet). Acknowledged, resolved: in this shift, whenever the alarm came. Still open or"
+            f" and {digest.held_back} held back by a silence or maintenance (the rest came before samops"
+            " notify first started, or are not delivered yet). Acknowledged, resolved: in this shift,"
+            " whenever the alarm came. Still open or"
             " acknowledged: every alarm posted and not yet resolved, from this shift or before."
         )
     )
@@ -167,6 +205,8 @@ def handover_digest(
     text = f"Shift handover {span}: {counted(digest.alarms_received, 'alarm')} received"
     if digest.late_received:
         text += f", {digest.late_received} reported late"
+    if digest.held_back:
+        text += f", {digest.held_back} held back"
     return Rendered(text=clip(text, 300), blocks=[b.to_dict() for b in blocks])
 
 

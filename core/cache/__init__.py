@@ -95,6 +95,7 @@ from core.cache.quiet import (
     mark_summarized,
     pass_on_held,
     record_held,
+    record_marked,
     silence_panel,
 )
 from core.cache.quiet import lift as lift_window
@@ -176,6 +177,7 @@ __all__ = [
     "record_failure",
     "record_held",
     "record_login_refusal",
+    "record_marked",
     "record_plan_overrides",
     "release_claim",
     "release_page",

@@ -8,20 +8,34 @@ Functions run in the caller's transaction (`core.cache.writes.write_transaction`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import tzinfo
 from typing import Any
 
+from core.alarms import Alarm, alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.sql import execute, query
 from core.sqlite_lib import sqlite_utils
+from core.timefmt import local
 
 SILENCE, MAINTENANCE = "silence", "maintenance"
 
-WINDOW_COLUMNS = (
-    "w.id, w.kind, w.resource_id, w.org_id, w.starts_at, w.ends_at, w.reason, w.created_by, w.created_at,"
-    " w.config_key, w.lifted_at, w.lifted_by, w.summarized_at, p.name AS panel_name,"
-    " p.org_id AS panel_org_id"
-)
+# The window's own columns, in QuietWindow's order; its panel's name and organization follow.
+_OWN_COLUMNS = (
+    "id", "kind", "resource_id", "org_id", "starts_at", "ends_at", "reason", "created_by", "created_at",
+    "config_key", "lifted_at", "lifted_by", "summarized_at", "hold_life_safety", "reference",
+)  # fmt: skip
+
+
+def window_columns(prefix: str = "", panel: str = "p") -> str:
+    """The columns of a window `w` and its panel `panel`, each named `<prefix><field of QuietWindow>` (a
+    prefix keeps them apart from an alarm's columns in the same row); read back with `window_from`."""
+    own = [f"w.{c} AS {prefix}{c}" for c in _OWN_COLUMNS]
+    return ", ".join([*own, f"{panel}.name AS {prefix}panel_name", f"{panel}.org_id AS {prefix}panel_org_id"])
+
+
+WINDOW_COLUMNS = window_columns()
 WINDOW_FROM = "FROM quiet_windows w LEFT JOIN panels p ON p.resource_id = w.resource_id"
 
 
@@ -44,6 +58,10 @@ class QuietWindow:
     summarized_at: int | None
     panel_name: str | None = None
     panel_org_id: int | None = None
+    # A maintenance window planned to hold life-safety alarms too (a fire-system test: core/life_safety.py);
+    # otherwise they are posted, marked as during it. A silence never holds them.
+    hold_life_safety: bool = False
+    reference: str | None = None  # the R-… of the audit row it was made under, when it was made in Slack
 
     @property
     def organization(self) -> int | None:
@@ -58,13 +76,46 @@ class QuietWindow:
     def in_force(self, at: int) -> bool:
         return self.starts_at <= at < self.end
 
-    def holds(self, at: int, resource_id: int | None, org_id: int | None) -> bool:
-        """Whether an alarm of this panel (and organization) at `at` is held back by this window."""
+    def covers(self, at: int, resource_id: int | None, org_id: int | None) -> bool:
+        """Whether this window is in force at `at` over this panel (or its organization)."""
         if not self.in_force(at):
             return False
         if self.resource_id is not None:
             return self.resource_id == resource_id
         return self.org_id is not None and self.org_id == org_id
+
+    def holds(self, at: int, resource_id: int | None, org_id: int | None, life_safety: bool = False) -> bool:
+        """Whether an alarm of this panel (and organization) at `at` is held back by this window: a
+        life-safety alarm only by a maintenance window planned to hold them."""
+        if life_safety and not (self.kind == MAINTENANCE and self.hold_life_safety):
+            return False
+        return self.covers(at, resource_id, org_id)
+
+    def marks(self, at: int, resource_id: int | None, org_id: int | None, life_safety: bool) -> bool:
+        """Whether a life-safety alarm at `at` is posted marked as during this maintenance window."""
+        return life_safety and self.kind == MAINTENANCE and self.covers(at, resource_id, org_id)
+
+    def _by(self) -> str:
+        if self.created_by:
+            return f" by @{self.created_by}"
+        return f" ({self.reason}, from the config)" if self.reason else " (from the config)"
+
+    def held_reason(self, zone: tzinfo) -> str:
+        """Why an alarm this window held is not posted, the one wording of every surface (console, the
+        Alarms page, Handling, `/sam alarms`): "held: maintenance by @U0TECH until 2026-12-08 14:00 …",
+        "held: silence R-4K7Q2M by @U0TECH until …" (Slack makes the person a mention:
+        bot/render/quiet.py `slack_words`)."""
+        what = "silence" if self.kind == SILENCE else "maintenance"
+        if self.reference:
+            what += f" {self.reference}"
+        if self.hold_life_safety:
+            what += " (life-safety held too)"
+        return f"held: {what}{self._by()} until {local(self.end, zone)}"
+
+    def during(self, zone: tzinfo) -> str:
+        """What a life-safety alarm posted during this maintenance window says of it."""
+        by = self._by()
+        return f"during maintenance of {self.scope()}{by} until {local(self.end, zone)}: a test?"
 
     def scope(self) -> str:
         """What it covers, in words: `Depot (777)`, `panel 777` or `organization 1001`."""
@@ -75,10 +126,17 @@ class QuietWindow:
         return f"organization {self.org_id}"
 
 
+def window_from(row: Mapping[str, Any], prefix: str = "") -> QuietWindow:
+    """The window in a row selected with `window_columns(prefix)`."""
+    values = {f.name: row[prefix + f.name] for f in fields(QuietWindow)}
+    values["hold_life_safety"] = bool(values["hold_life_safety"])
+    return QuietWindow(**values)
+
+
 def window(db: sqlite_utils.Database, window_id: int) -> QuietWindow | None:
     """One window by id (None: no such window); read here, where the writes that return it are."""
     rows = _query(db, f"SELECT {WINDOW_COLUMNS} {WINDOW_FROM} WHERE w.id = ?", [window_id])
-    return QuietWindow(**rows[0]) if rows else None
+    return window_from(rows[0]) if rows else None
 
 
 def _query(db: sqlite_utils.Database, sql: str, params: list[object]) -> list[dict[str, Any]]:
@@ -97,15 +155,24 @@ def add_window(
     reason: str | None = None,
     created_by: str | None = None,
     config_key: str | None = None,
+    hold_life_safety: bool = False,
+    reference: str | None = None,
 ) -> int:
     """Record a window; returns its id. A `config_key` already recorded is that row (one per occurrence)."""
     if (resource_id is None) == (org_id is None):
         raise ValueError("a window covers one panel or one organization")
+    if hold_life_safety and kind != MAINTENANCE:
+        raise ValueError("only a maintenance window may hold life-safety alarms")
     cursor = execute(
         db,
         "INSERT INTO quiet_windows (kind, resource_id, org_id, starts_at, ends_at, reason, created_by,"
-        " created_at, config_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(config_key) DO NOTHING",
-        [kind, resource_id, org_id, starts_at, ends_at, reason, created_by, created_at, config_key],
+        " created_at, config_key, hold_life_safety, reference) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(config_key) DO NOTHING",
+        [
+            *(kind, resource_id, org_id, starts_at, ends_at, reason, created_by, created_at, config_key),
+            int(hold_life_safety),
+            reference,
+        ],
     )
     if cursor.rowcount == 1:
         return int(cursor.lastrowid or 0)
@@ -113,9 +180,17 @@ def add_window(
     return int(row[0])
 
 
-def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack_user: str, at: int) -> int:
+def silence_panel(
+    db: sqlite_utils.Database,
+    resource_id: int,
+    until: int,
+    slack_user: str,
+    at: int,
+    reference: str | None = None,
+) -> int:
     """Silence a panel until `until`: the silence in force is moved to the new end (30 min after 24 h
-    shortens it, as the buttons say), else a new one starts now. Returns the silence's id."""
+    shortens it, as the buttons say), else a new one starts now. Returns the silence's id. `reference`: the
+    R-… of the audit row of this click (the silence's reason reads it)."""
     row = execute(
         db,
         "SELECT id FROM quiet_windows WHERE kind = ? AND resource_id = ? AND lifted_at IS NULL"
@@ -131,9 +206,13 @@ def silence_panel(db: sqlite_utils.Database, resource_id: int, until: int, slack
             ends_at=until,
             created_by=slack_user,
             created_at=at,
+            reference=reference,
         )
     execute(
-        db, "UPDATE quiet_windows SET ends_at = ?, created_by = ? WHERE id = ?", [until, slack_user, row[0]]
+        db,
+        "UPDATE quiet_windows SET ends_at = ?, created_by = ?, reference = COALESCE(?, reference)"
+        " WHERE id = ?",
+        [until, slack_user, reference, row[0]],
     )
     return int(row[0])
 
@@ -174,7 +253,7 @@ def overlapping(db: sqlite_utils.Database, since: int, until: int) -> list[Quiet
         " AND (w.lifted_at IS NULL OR w.lifted_at > ?)",
         [until, since, since],
     )
-    return [QuietWindow(**r) for r in rows]
+    return [window_from(r) for r in rows]
 
 
 def record_held(db: sqlite_utils.Database, held: Iterable[tuple[str, int]]) -> None:
@@ -184,24 +263,42 @@ def record_held(db: sqlite_utils.Database, held: Iterable[tuple[str, int]]) -> N
     )
 
 
-def pass_on_held(db: sqlite_utils.Database, ended: QuietWindow, now: int) -> int:
+def record_marked(db: sqlite_utils.Database, marked: Iterable[tuple[str, int]]) -> None:
+    """(event_id, window_id) of life-safety alarms posted during a maintenance window, marked so."""
+    db.conn.executemany(
+        "INSERT INTO quiet_marked (event_id, window_id) VALUES (?, ?) ON CONFLICT(event_id) DO NOTHING",
+        marked,
+    )
+
+
+def pass_on_held(
+    db: sqlite_utils.Database,
+    ended: QuietWindow,
+    now: int,
+    life_safety: Callable[[Alarm], bool] = lambda _alarm: False,
+) -> int:
     """Hand the alarms `ended` held back that another window, still in force at `now`, holds too (a panel's
     silence outlasting its organization's maintenance, lifted early) to the one of those that ends last, so
-    that they are summed up when no window holds them any more; returns how many were handed on."""
-    held = execute(
-        db,
-        "SELECT h.event_id, a.activity_time, a.resource_id, a.org_id FROM quiet_held h"
-        " JOIN activities a ON a.event_id = h.event_id WHERE h.window_id = ?",
-        [ended.id],
-    ).fetchall()
+    that they are summed up when no window holds them any more; returns how many were handed on. A
+    life-safety alarm (`life_safety`, core/life_safety.py) goes only to a window that holds such alarms."""
+    held = [
+        alarm_from(r)
+        for r in _query(
+            db,
+            f"SELECT {ALARM_COLUMNS} FROM quiet_held h JOIN activities a ON a.event_id = h.event_id"
+            " LEFT JOIN panels p ON p.resource_id = a.resource_id WHERE h.window_id = ?",
+            [ended.id],
+        )
+    ]
     if not held:
         return 0
-    times = [row[1] for row in held]
+    times = [a.activity_time for a in held]
     others = [w for w in overlapping(db, min(times), max(times)) if w.id != ended.id and w.end > now]
     moves: list[tuple[int, str]] = []
-    for event_id, at, resource_id, org_id in held:
-        if covering := [w for w in others if w.holds(at, resource_id, org_id)]:
-            moves.append((max(covering, key=lambda w: (w.end, w.id)).id, event_id))
+    for alarm in held:
+        at, vital = alarm.activity_time, life_safety(alarm)
+        if covering := [w for w in others if w.holds(at, alarm.resource_id, alarm.org_id, vital)]:
+            moves.append((max(covering, key=lambda w: (w.end, w.id)).id, alarm.event_id))
     db.conn.executemany("UPDATE quiet_held SET window_id = ? WHERE event_id = ?", moves)
     return len(moves)
 
@@ -215,7 +312,7 @@ def ended_unsummarized(db: sqlite_utils.Database, at: int) -> list[QuietWindow]:
         " ORDER BY min(w.ends_at, COALESCE(w.lifted_at, w.ends_at)), w.id",
         [at],
     )
-    return [QuietWindow(**r) for r in rows]
+    return [window_from(r) for r in rows]
 
 
 def mark_summarized(db: sqlite_utils.Database, window_id: int, at: int) -> None:

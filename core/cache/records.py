@@ -134,8 +134,29 @@ def _r4_paging(db: sqlite_utils.Database) -> None:
     db.conn.execute(f"CREATE INDEX IF NOT EXISTS {SCHEMA}.pages_sent_by_message ON pages_sent (channel, ts)")
 
 
+def _r5_life_safety(db: sqlite_utils.Database) -> None:
+    """Life-safety alarms (core/life_safety.py): a maintenance window holds them only when planned to
+    (`hold_life_safety`); a window remembers the audit reference it was made under (a silence's reason reads
+    "held: silence R-…"); and the life-safety alarms posted during a window, marked so on their card, are
+    recorded with it (`quiet_marked`, as `quiet_held` records those held)."""
+    db.conn.execute(
+        f"ALTER TABLE {SCHEMA}.quiet_windows ADD COLUMN hold_life_safety INTEGER NOT NULL DEFAULT 0"
+    )
+    db.conn.execute(f"ALTER TABLE {SCHEMA}.quiet_windows ADD COLUMN reference TEXT")
+    db.conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {SCHEMA}.quiet_marked (event_id TEXT PRIMARY KEY,"
+        " window_id INTEGER NOT NULL)"
+    )
+
+
 RecordsMigration = Callable[[sqlite_utils.Database], None]
-RECORDS_MIGRATIONS: list[RecordsMigration] = [_r1_tables, _r2_action_plans, _r3_dispositions, _r4_paging]
+RECORDS_MIGRATIONS: list[RecordsMigration] = [
+    _r1_tables,
+    _r2_action_plans,
+    _r3_dispositions,
+    _r4_paging,
+    _r5_life_safety,
+]
 RECORDS_VERSION = len(RECORDS_MIGRATIONS)
 
 

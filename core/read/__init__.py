@@ -84,7 +84,19 @@ from core.read.plans import Checklist, ChecklistStep, StepData
 from core.read.plans import adherence as plan_adherence
 from core.read.plans import checklist as plan_checklist
 from core.read.plans import mandatory_left as plan_steps_left
-from core.read.quiet import MAINTENANCE, SILENCE, HeldGroup, QuietWindow, held_back, windows_in_force
+from core.read.quiet import (
+    MAINTENANCE,
+    SILENCE,
+    HeldBack,
+    HeldGroup,
+    QuietWindow,
+    held_alarms,
+    held_back,
+    held_count,
+    held_reasons,
+    marked_during,
+    windows_in_force,
+)
 from core.read.quiet import window as quiet_window
 from core.read.rows import (
     AlarmRow,
@@ -127,6 +139,7 @@ __all__ = [
     "Grouping",
     "HandlingFigures",
     "Handover",
+    "HeldBack",
     "HeldGroup",
     "HomeAlarm",
     "HomeData",
@@ -173,7 +186,10 @@ __all__ = [
     "freshness",
     "handling_times",
     "handover",
+    "held_alarms",
     "held_back",
+    "held_count",
+    "held_reasons",
     "home_data",
     "home_fingerprint",
     "hourly_counts",
@@ -185,6 +201,7 @@ __all__ = [
     "kpi_hours",
     "kpis",
     "late_by",
+    "marked_during",
     "newest_activity",
     "noisiest_panels",
     "open_alarms",

@@ -19,7 +19,7 @@ from core.read.alarms import AlarmFilter, count_alarms
 from core.read.cameras import DISABLED, OFFLINE, camera_down, camera_summary
 from core.read.false_alarms import ShiftDispositions, shift_dispositions
 from core.read.history import LATE_AFTER_MS
-from core.read.quiet import QuietWindow, windows_in_force
+from core.read.quiet import QuietWindow, held_count, windows_in_force
 from core.read.rows import CameraRow, query, scalar, tuples
 from core.sqlite_lib import sqlite_utils
 
@@ -92,6 +92,8 @@ class Handover:
     sla: SlaCounts | None = None  # when the digest was given the priorities
     # Alarms resolved in the shift per disposition class, and the panels with most closed as false.
     dispositions: ShiftDispositions | None = None
+    # Alarms of the shift a silence or maintenance window held back (never posted): counted apart.
+    held_back: int = 0
 
 
 def handover(
@@ -119,6 +121,7 @@ def handover(
         late_received=_late(db, since, until, org_id),
         sla=_sla(db, since, until, org_id, priorities) if priorities is not None else None,
         dispositions=shift_dispositions(db, since, until, org_id),
+        held_back=held_count(db, since, until, org_id),
     )
 
 

@@ -4,11 +4,23 @@ window held back. The notifier writes them through `core.cache.quiet`; the bot a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.cache.quiet import MAINTENANCE, SILENCE, WINDOW_COLUMNS, WINDOW_FROM, QuietWindow, window
+from core.alarms import Alarm, alarm_from
+from core.cache.alarm_sql import ALARM_COLUMNS
+from core.cache.quiet import (
+    MAINTENANCE,
+    SILENCE,
+    WINDOW_COLUMNS,
+    WINDOW_FROM,
+    QuietWindow,
+    window,
+    window_columns,
+    window_from,
+)
 from core.cache.sql import has_table
-from core.read.rows import query
+from core.read.rows import query, scalar
 from core.sqlite_lib import sqlite_utils
 
 
@@ -44,7 +56,7 @@ def windows_in_force(
         sql += " AND (w.org_id = ? OR p.org_id = ?)"
         params += [org_id, org_id]
     rows = query(db, sql + " ORDER BY w.starts_at > ?, w.ends_at, w.id", [*params, at])
-    return [QuietWindow(**r) for r in rows]
+    return [window_from(r) for r in rows]
 
 
 def held_back(db: sqlite_utils.Database, window_id: int) -> list[HeldGroup]:
@@ -63,13 +75,97 @@ def held_back(db: sqlite_utils.Database, window_id: int) -> list[HeldGroup]:
     return [HeldGroup(**r) for r in rows]
 
 
+def held_reasons(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, QuietWindow]:
+    """The window that held back each of these alarms (not posted: a silence or a maintenance window), by
+    event id; an alarm posted is absent. Its words are `QuietWindow.held_reason`, the same everywhere."""
+    ids = list(dict.fromkeys(event_ids))
+    if not ids or not _has_table(db):
+        return {}
+    found: dict[str, QuietWindow] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = query(
+            db,
+            f"SELECT h.event_id AS event_id, {window_columns('w_')} FROM quiet_held h"
+            " JOIN quiet_windows w ON w.id = h.window_id LEFT JOIN panels p ON p.resource_id = w.resource_id"
+            f" WHERE h.event_id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        found |= {str(r["event_id"]): window_from(r, "w_") for r in rows}
+    return found
+
+
+def marked_during(db: sqlite_utils.Database, event_id: str) -> QuietWindow | None:
+    """The maintenance window a life-safety alarm was posted during (its card says so), if any."""
+    if not has_table(db, "quiet_marked"):
+        return None
+    rows = query(
+        db,
+        f"SELECT {window_columns('w_')} FROM quiet_marked m JOIN quiet_windows w ON w.id = m.window_id"
+        " LEFT JOIN panels p ON p.resource_id = w.resource_id WHERE m.event_id = ?",
+        [event_id],
+    )
+    return window_from(rows[0], "w_") if rows else None
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """An alarm a silence or maintenance window held back (not posted), and the window."""
+
+    alarm: Alarm
+    window: QuietWindow
+
+
+def _held_where(org_id: int | None) -> tuple[str, list[object]]:
+    org = " AND a.org_id = ?" if org_id is not None else ""
+    return (
+        "FROM quiet_held h JOIN activities a ON a.event_id = h.event_id"
+        " JOIN quiet_windows w ON w.id = h.window_id LEFT JOIN panels p ON p.resource_id = a.resource_id"
+        # The window's panel, under a name of its own: `p` is the alarm's.
+        " LEFT JOIN panels wp ON wp.resource_id = w.resource_id"
+        f" WHERE a.activity_time >= ? AND a.activity_time < ?{org}",
+        [org_id] if org_id is not None else [],
+    )
+
+
+def held_alarms(
+    db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None, limit: int = 1000
+) -> list[HeldBack]:
+    """The alarms of [since, until) held back by a silence or maintenance window, newest first (the Handling
+    page lists them beside the open ones: they never got a card, and must not be out of sight)."""
+    if not _has_table(db):
+        return []
+    where, org = _held_where(org_id)
+    rows = query(
+        db,
+        f"SELECT {ALARM_COLUMNS}, {window_columns('w_', panel='wp')} {where}"
+        " ORDER BY a.activity_time DESC, a.event_id LIMIT ?",
+        [since, until, *org, limit],
+    )
+    return [HeldBack(alarm_from(r), window_from(r, "w_")) for r in rows]
+
+
+def held_count(db: sqlite_utils.Database, since: int, until: int, org_id: int | None = None) -> int:
+    """How many alarms of [since, until) a silence or maintenance window held back (the handover counts
+    them apart from those posted)."""
+    if not _has_table(db):
+        return 0
+    where, org = _held_where(org_id)
+    return int(scalar(db, f"SELECT count(*) {where}", [since, until, *org]))
+
+
 __all__ = [
     "MAINTENANCE",
     "SILENCE",
     "WINDOW_COLUMNS",
+    "HeldBack",
     "HeldGroup",
     "QuietWindow",
+    "held_alarms",
     "held_back",
+    "held_count",
+    "held_reasons",
+    "marked_during",
     "window",
     "windows_in_force",
 ]

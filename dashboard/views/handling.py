@@ -110,6 +110,37 @@ def open_by_age() -> None:
     )
 
 
+@boundary.fragment(run_every=data.REFRESH_SECONDS)
+def held_back(period: str) -> None:
+    """The alarms a silence or maintenance window held back: never posted, so in no list above, and never
+    out of sight (each with why: `QuietWindow.held_reason`)."""
+    st.header("Held back by a silence or maintenance")
+    now = data.now_ms()
+    until = data.floor_to(now, 60_000) + 60_000
+    since = zones.day_start(until - PERIODS[period] * data.DAY_MS)
+    held = data.held_alarms(path, since, until)
+    if not held:
+        st.info("No alarm was held back by a silence or maintenance window in this period.")
+        return
+    shown, tz = held[:OLDEST_SHOWN], zones.tz()
+    st.caption(
+        f"{counted(len(held), 'alarm')} held back in this period, newest first: recorded, not posted to Slack"
+        " (life-safety alarms are never held by a silence, and by maintenance only when planned to)."
+        + (f" The newest {len(shown)} are listed." if len(held) > len(shown) else "")
+    )
+    frame = pd.DataFrame(
+        {
+            "Time": ui.timestamps([h.alarm.activity_time for h in shown]),
+            "State": [h.window.held_reason(tz) for h in shown],
+            "Alarm": [h.alarm.violation_name or h.alarm.event_type or "alarm" for h in shown],
+            "Panel": [f"{h.alarm.panel_name or 'panel'} ({h.alarm.resource_id})" for h in shown],
+            "Event": [h.alarm.event_id for h in shown],
+        }
+    )
+    columns = {"Time": ui.time_column()}
+    st.dataframe(frame, hide_index=True, placeholder=ui.EMPTY, width="stretch", column_config=columns)
+
+
 def adherence_frame(rows: list[read.PlanAdherence], label: str, person: bool = False) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
@@ -161,4 +192,5 @@ def plan_adherence(period: str) -> None:
 
 handling_figures(period)
 open_by_age()
+held_back(period)
 plan_adherence(period)

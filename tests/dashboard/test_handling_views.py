@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 from core import lifecycle
-from core.cache import audit
+from core.cache import audit, quiet
 from core.cache.db import open_cache
-from core.clock import MINUTE_MS, now_ms
+from core.cache.writes import write_transaction
+from core.clock import DAY_MS, MINUTE_MS, now_ms
 from core.lifecycle import Change
 from dashboard import export
 from tests.support.apptest import open_page
@@ -138,3 +139,25 @@ def test_sam_audit_is_for_admins(cache: Path, tmp_path: Path) -> None:
         assert "admin" in refused.text and "R-AAAAA" not in refused.text
         usage = bot.send_command("audit many", user="U_ADMIN")
         assert "Usage: `/sam audit [n]`" in usage.text
+
+
+def test_handling_lists_the_alarms_held_back_with_why(cache: Path) -> None:
+    """Issue 33: an alarm a maintenance window held was in no list of the page; now it is, with why."""
+    db = open_cache(cache)
+    now = now_ms()
+    row = db.execute(
+        "SELECT event_id, resource_id FROM activities WHERE event_type = 'violation'"
+        " AND event_id NOT IN (SELECT event_id FROM alarm_state) ORDER BY activity_time DESC LIMIT 1"
+    ).fetchone()
+    with write_transaction(db):
+        window = quiet.add_window(db, kind=quiet.MAINTENANCE, resource_id=row[1], starts_at=now - DAY_MS,
+                                  ends_at=now + DAY_MS, created_at=now, created_by="U0TECH",
+                                  reference="R-BBBBB1")  # fmt: skip
+        quiet.record_held(db, [(row[0], window)])
+    db.close()
+    at = open_page("views/handling.py")
+    [held] = [d.value for d in at.dataframe if "Event" in d.value and row[0] in list(d.value["Event"])]
+    [state] = list(held.loc[held["Event"] == row[0], "State"])
+    assert state.startswith("held: maintenance R-BBBBB1 by @U0TECH until ")
+    assert "Held back by a silence or maintenance" in [h.value for h in at.header]
+    assert not at.error

@@ -23,7 +23,7 @@ from core.read.quiet import windows_in_force
 from tests.support.bot import BotProcess, blocks_text, run_bot, usage
 from tests.support.slack_standin import SlackStandIn
 
-USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason]]"
+USAGE = "/sam maintenance [<panel | org:ID> <from> <to> [reason] [hold-life-safety]]"
 CONFIG = """[roles]
 technicians = ["U_TECH"]
 [audit]

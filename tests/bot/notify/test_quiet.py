@@ -7,13 +7,24 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
+from core import read
 from core.cache import outbox, quiet
-from core.cache.writes import write_transaction
+from core.cache.writes import upsert_activities, write_transaction
 from core.clock import HOUR_MS, MINUTE_MS
 from core.read.quiet import MAINTENANCE, windows_in_force
-from tests.bot.notify.support import FakeClock, add_alarms, alarm_cards, cache, notifier, posts, settle
+from tests.bot.notify.support import (
+    PANELS,
+    FakeClock,
+    add_alarms,
+    alarm_cards,
+    cache,
+    notifier,
+    posts,
+    settle,
+)
 from tests.support.slack_standin import SlackStandIn
 
 
@@ -100,3 +111,51 @@ def test_an_org_window_holds_every_panel_of_the_org_and_a_lift_ends_it_early(tmp
         after = add_alarms(db, 102, now_ms())
         settle(n, lambda: len(alarm_cards(slack)) > 1)
         assert alarm_cards(slack) == other_org + after
+
+
+def fire_alarm(db: Any, rid: int, at: int) -> str:
+    """A fire alarm on panel `rid`, as the sync writes it (violationName "Fire alarm": life-safety)."""
+    org, name = PANELS[rid]
+    event_id = f"EV-{rid}-FIRE-{at}"
+    row = (event_id, rid, org, at, f"Fire alarm on {name}", "violation", "Fire alarm", "alarm", 2, 1, 2)
+    with write_transaction(db):
+        upsert_activities(db, "activities", [row])
+    return event_id
+
+
+def test_a_silence_never_holds_a_life_safety_alarm_and_says_why_it_holds_the_rest(tmp_path: Path) -> None:
+    db = cache(tmp_path)
+    clock = FakeClock(now_ms())
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, clock)
+        with write_transaction(db):
+            quiet.silence_panel(db, 101, clock.now + HOUR_MS, "U0TECH", clock.now - MINUTE_MS, "R-ABC123")
+        burglary = add_alarms(db, 101, now_ms())
+        fire = fire_alarm(db, 101, now_ms())
+        settle(n, lambda: alarm_cards(slack))
+        assert alarm_cards(slack) == [fire]  # posted, and not marked: a silence is no maintenance
+        assert posts(slack, "C_ALL", "During maintenance") == []
+        reasons = read.held_reasons(db, [*burglary, fire])
+        assert list(reasons) == burglary
+        words = reasons[burglary[0]].held_reason(ZoneInfo("Europe/Istanbul"))
+        assert words.startswith("held: silence R-ABC123 by @U0TECH until ") and "Europe/Istanbul" in words
+        digest = read.handover(db, clock.now - HOUR_MS, clock.now + HOUR_MS)
+        assert digest.held_back == 1  # counted apart from the alarms posted with buttons
+
+
+def test_a_weekly_window_with_hold_life_safety_holds_the_fire_alarm(tmp_path: Path) -> None:
+    db = cache(tmp_path)
+    start = now_ms()
+    zone, yesterday = zone_just_past_midnight(start)
+    entry = {"panels": [101], "days": [yesterday], "from": "22:00", "to": "03:00", "hold_life_safety": True}
+    clock = FakeClock(start)
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, clock, timezones={"1001": zone}, maintenance=[entry])
+        n.cycle()
+        fire = fire_alarm(db, 101, now_ms())
+        loud = add_alarms(db, 102, now_ms())
+        settle(n, lambda: alarm_cards(slack))
+        assert alarm_cards(slack) == loud
+        [window] = read.held_reasons(db, [fire]).values()
+        assert window.hold_life_safety and "(life-safety held too)" in window.held_reason(ZoneInfo(zone))
+        assert "from the config" in window.held_reason(ZoneInfo(zone))

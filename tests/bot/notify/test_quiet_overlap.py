@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from core.cache import quiet
-from core.cache.writes import write_transaction
+from core.cache.writes import upsert_activities, write_transaction
 from core.clock import HOUR_MS, MINUTE_MS
 from core.read.quiet import MAINTENANCE
 from tests.bot.notify.support import FakeClock, add_alarms, alarm_cards, cache, notifier, posts, settle
@@ -50,3 +50,27 @@ def test_lifting_an_org_window_sums_up_only_what_no_window_holds_any_more(tmp_pa
         assert "Warehouse (101)" in ended and "held back 2 alarms:" in ended and "Office" not in ended
         assert db.execute("SELECT count(*) FROM quiet_held WHERE window_id = ?", [silence]).fetchone()[0] == 2
         assert alarm_cards(slack) == loud  # nothing held back was posted as a card
+
+
+def test_a_fire_alarm_held_by_a_fire_test_is_not_handed_on_to_a_silence(tmp_path: Path) -> None:
+    """A silence never holds a life-safety alarm: lifting the window that held one sums it up at once."""
+    db = cache(tmp_path)
+    clock = FakeClock(now_ms())
+    with SlackStandIn() as slack:
+        n = notifier(db, slack, clock)
+        with write_transaction(db):
+            test_window = quiet.add_window(db, kind=MAINTENANCE, org_id=1001, starts_at=clock.now - MINUTE_MS,
+                                           ends_at=clock.now + 2 * HOUR_MS, created_at=clock.now,
+                                           created_by="U_TECH", hold_life_safety=True)  # fmt: skip
+            quiet.silence_panel(db, 101, clock.now + HOUR_MS, "U_TECH", clock.now - MINUTE_MS)
+        fire = ("EV-101-FIRE", 101, 1001, now_ms(), "Fire", "violation", "Fire alarm", "alarm", 2, 1, 2)
+        with write_transaction(db):
+            upsert_activities(db, "activities", [fire])
+        add_alarms(db, 101, now_ms())  # a burglary: the silence goes on holding it
+        settle(n, lambda: True)
+        assert alarm_cards(slack) == []
+        with write_transaction(db):
+            assert quiet.lift(db, test_window, "U_TECH", clock.now)
+        settle(n, lambda: posts(slack, "C_ALL", "held back"))
+        [lifted] = posts(slack, "C_ALL", "held back")
+        assert "held back 1 alarm:" in lifted and "Fire alarm" in lifted and "Alarm name" not in lifted

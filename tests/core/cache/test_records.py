@@ -58,10 +58,19 @@ def old_layout(path: Path) -> None:
     old.close()
 
 
+# Columns later records migrations added (with their defaults): not in the old layout, so not compared.
+ADDED_LATER = {"quiet_windows": {"hold_life_safety", "reference"}}
+
+
 def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
     with contextlib.closing(connect(path)) as conn:
         tables = FROM_CACHE_TABLES  # what the old layout held
-        return {t: conn.execute(f"SELECT rowid, * FROM [{t}] ORDER BY rowid").fetchall() for t in tables}
+        found: dict[str, list[tuple[object, ...]]] = {}
+        for t in tables:
+            columns = [r[1] for r in conn.execute(f"PRAGMA table_info([{t}])")]
+            kept = ", ".join(f"[{c}]" for c in columns if c not in ADDED_LATER.get(t, set()))
+            found[t] = conn.execute(f"SELECT rowid, {kept} FROM [{t}] ORDER BY rowid").fetchall()
+        return found
 
 
 def tables_of(path: Path) -> set[str]:

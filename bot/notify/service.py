@@ -2,10 +2,14 @@
 and send health notices.
 
 Exactly once: an alarm is recorded 'pending' in the same transaction that discovers it, posted, then
-recorded 'posted' with its ts. A crash between the post and the record repeats that one message on the
-next start; nothing is lost because discovery is "every alarm after the watermark (minus an overlap, never
-before the baseline or what the source may still write) not in the outbox yet". The watermark keeps a
-poll's cost that of the overlap window, not of the install's history.
+recorded 'posted' with its ts. Before a notifier posts anything in a channel (cards, storm and incident cards,
+their threads, the behind notice) it leases the channel's deliveries in the records (`deliver:<channel>`,
+core/cache/claims.py) and reads what is pending only then, so a second notifier on the same records (a
+standby, or one started by hand with `--beside`) never posts what the first is posting or has recorded. A
+kill between Slack's answer and the record repeats that one message once the lease is free (at once on this
+machine: its owner's pid is gone); nothing is lost because discovery is "every alarm after the watermark
+(minus an overlap, never before the baseline or what the source may still write) not in the outbox yet".
+The watermark keeps a poll's cost that of the overlap window, not of the install's history.
 """
 
 from __future__ import annotations
@@ -46,6 +50,11 @@ from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
+# A channel's deliveries are leased (core/cache/claims.py) for this long: far longer than one delivery takes
+# with Slack slow (its client's 30 s timeout, a retry), so a live notifier never loses its lease midway; a
+# dead one's is free at once on this machine (its pid is gone).
+DELIVERY_LEASE_MS = 10 * 60_000
+LEASE_RETRY_S = 0.5  # another notifier delivers the channel: look again this soon
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +89,7 @@ class Notifier:
     supervision_config: SupervisionConfig | None = None
     supervision: Supervision = field(init=False)
     pager: Pager = field(init=False)  # direct messages to people (bot/notify/paging.py)
+    owner: str = field(default_factory=cache.process_owner)  # whose leases this notifier takes
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -273,6 +283,12 @@ class Notifier:
             if self._backoff.get(channel, (0.0, 0.0))[0] > time.monotonic():
                 waits.append(self._backoff[channel][0] - time.monotonic())
                 continue
+            # Claimed before anything is posted there: another notifier on these records leaves the channel
+            # alone meanwhile, and reads what is still to post only after this one recorded what it posted.
+            lease = f"deliver:{channel}"
+            if not cache.take_lease(self.db, lease, self.owner, now_ms(), DELIVERY_LEASE_MS):
+                waits.append(LEASE_RETRY_S)
+                continue
             try:
                 self._deliver_channel(channel)
                 self._backoff.pop(channel, None)
@@ -283,6 +299,8 @@ class Notifier:
                 self._backoff[channel] = (time.monotonic() + seconds, seconds)
                 log.warning("notify: delivery to %s failed (%s); retrying in %.0f s", channel, err, seconds)
                 waits.append(seconds)
+            finally:
+                cache.end_lease(self.db, lease, self.owner)
         return min(waits)
 
     def _deliver_channel(self, channel: str) -> None:
@@ -360,13 +378,21 @@ class Notifier:
         before = cache.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
         message = render.first_start_summary(before, hours, self.config.zone_for(None))
         channel = self.config.default_channel or CONSOLE_CHANNEL
+        # Claimed first, and looked at again once claimed: two notifiers starting together post it once.
+        if not cache.take_lease(self.db, "summary", self.owner, now_ms(), DELIVERY_LEASE_MS):
+            return
+        posted = False
         try:
-            self.delivery.post(channel, message)
+            if cache.get_state(self.db, "summary") == "pending":
+                self.delivery.post(channel, message)
+                posted = True
         except (NotYet, DeliveryError) as err:
             log.info("notify: the first-start summary waits (%s)", err)
-            return
-        with write_transaction(self.db):
-            cache.set_state(self.db, "summary", "posted")
+        finally:
+            with write_transaction(self.db):  # the record and the lease's end together
+                if posted:
+                    cache.set_state(self.db, "summary", "posted")
+                cache.end_lease(self.db, "summary", self.owner)
 
     def _check_health(self) -> None:
         now = now_ms()

@@ -8,7 +8,9 @@ kill -9 too), so it never goes stale as a pid file would. The file's text (one J
 the holder; the lock is what counts. Roles: `up` (held by `samops up`), `notify` (`samops notify`, which
 `samops up` starts as its child) and `sync` (`samops sync --every`); each part takes its own role's lock, so
 `samops up`'s children do not refuse themselves, and `samops up` looks at its children's locks before it
-starts them. Imports nothing of ours: `samops up` uses it before anything else.
+starts them. Imports nothing of ours: `samops up` uses it before anything else. (Not
+`core.cache.service.folder_lock`: that one is held for a moment, while the processes starting together
+decide a switch of service; this one for a whole run.)
 """
 
 from __future__ import annotations

@@ -405,9 +405,18 @@ class Notifier:
             since, error = sync_failing_since(self.db, self.started_at, now, after_ms)
             checks.append(("sync", since, error))
         for name, since, detail in checks:
-            notice = monitor.check(name, since, detail, now)
-            if notice is not None and self._send_notice(notice):
-                monitor.sent(notice, now)
+            if monitor.check(name, since, detail, now) is None:
+                continue  # a read first: no write lock taken for nothing
+            # Claimed, then looked at again: two notifiers on these records send a notice once.
+            lease = f"health:{name}"
+            if not cache.take_lease(self.db, lease, self.owner, now, DELIVERY_LEASE_MS):
+                continue
+            try:
+                notice = monitor.check(name, since, detail, now)
+                if notice is not None and self._send_notice(notice):
+                    monitor.sent(notice, now)
+            finally:
+                cache.end_lease(self.db, lease, self.owner)
 
     def _send_notice(self, notice: Notice) -> bool:
         channel = self.config.health.channel

@@ -7,7 +7,8 @@ restarting a child that crashes with backoff. Ctrl-C (or SIGTERM) stops everythi
 each child runs in its own process group, so grandchildren (Streamlit under `samops dashboard`) go with it.
 
 It composes `samops` subcommands as processes and imports none of their packages, only the one
-configuration (`core.settings`), which it resolves once and hands to every child.
+configuration (`core.settings`), which it resolves once and hands to every child, and the data folder's lock
+(`core.run_lock`): a second `samops up` on the same data folder is refused, whatever its ports (exit 3).
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 from typing import IO
 
+from core.run_lock import ALREADY_RUNNING, RunLock, hold, holder_of, refusal
 from core.settings import (
     DEMO_PASSWORD,
     DEMO_SCREEN_NAME,
@@ -192,6 +195,9 @@ class Supervisor:
                 if code == USAGE_ERROR:
                     log(f"{child.name} refused its configuration (exit code {code}, reason above); stopping")
                     return USAGE_ERROR
+                if code == ALREADY_RUNNING:
+                    log(f"{child.name} found another samops on this data folder (reason above); stopping")
+                    return ALREADY_RUNNING
                 if child.restart_at is None:
                     delay = min(2.0**child.failures, BACKOFF_MAX_S)
                     child.failures += 1
@@ -265,6 +271,7 @@ class Plan:
     dashboard_port: int
     cache: str
     problem: str | None = None  # why up cannot start, in one line
+    sim_port: int | None = None  # the embedded simulator's, once chosen
 
 
 def plan(args: argparse.Namespace, settings: Settings) -> Plan:
@@ -304,6 +311,10 @@ def main(argv: list[str]) -> int:
     if problem is not None:
         print(f"samops up: {problem}", file=sys.stderr)
         return 2
+    folder = hold_folder(args, settings, where)  # held until up ends (the kernel frees it however it ends)
+    if isinstance(folder, str):
+        print(f"samops up: {folder}", file=sys.stderr)
+        return ALREADY_RUNNING
     busy = busy_ports(args, settings, where)
     if busy:
         print(f"samops up: {busy}", file=sys.stderr)
@@ -318,6 +329,8 @@ def main(argv: list[str]) -> int:
     try:
         if not start_service(args, where, settings, supervisor):
             return 1
+        if where.sim_port is not None:
+            folder.describe_as(folder_ports(args, settings, where) | {"simulator": where.sim_port})
         if not where.embedded and (refused := login_refused(settings)) is not None:
             print(f"samops up: {refused}", file=sys.stderr)
             return USAGE_ERROR
@@ -338,6 +351,32 @@ def main(argv: list[str]) -> int:
         return code
     finally:
         supervisor.stop()
+
+
+def folder_ports(args: argparse.Namespace, settings: Settings, where: Plan) -> dict[str, int]:
+    """The ports this `samops up` listens on, to name it to a second one."""
+    ports = {}
+    if not args.no_bot and settings.slack_app_token is None:  # Socket Mode listens on no port
+        ports["bot"] = where.bot_port
+    if not args.no_dashboard:
+        ports["dashboard"] = where.dashboard_port
+    return ports
+
+
+def hold_folder(args: argparse.Namespace, settings: Settings, where: Plan) -> RunLock | str:
+    """One samops per data folder (core/run_lock.py): up's own lock, held for its lifetime, and the parts it
+    is about to start looked at first (a notifier or sync loop started by hand there): the lock, or the line
+    refusing to start."""
+    cache = Path(where.cache)
+    lock = hold(cache, "up", "samops up", folder_ports(args, settings, where))
+    if isinstance(lock, str):
+        return lock
+    for role in ("sync", *(() if args.no_notify else ("notify",))):
+        found = holder_of(cache, role)
+        if found is not None:
+            lock.release()
+            return refusal(cache, role, found)
+    return lock
 
 
 def busy_ports(args: argparse.Namespace, settings: Settings, where: Plan) -> str | None:
@@ -366,7 +405,7 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
         log(f"using the service at {settings.base_url} (SAM_BASE_URL from the {source})")
         log(f"account: {settings.screen_name}")
         return True
-    port = simulator_port(args.sim_port)
+    port = where.sim_port = simulator_port(args.sim_port)
     options = [opt for raw in args.simulator_option for opt in raw.split("=", 1)]
     sim = supervisor.add("simulator", samops("simulator", "--port", str(port), *options))
     if not wait_http(f"http://{LOOPBACK}:{port}/healthz", sim, timeout=60):

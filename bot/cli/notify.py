@@ -42,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
         "--check-config", action="store_true", help="print the rules and check them, then exit"
     )
     parser.add_argument("--db", type=Path, help="the cache file (default: SAMOPS_DB)")
+    parser.add_argument(
+        "--beside",
+        action="store_true",
+        help="run beside another notifier on the same cache on purpose (without it, a second one is refused);"
+        " each card, escalation level and page is still posted once",
+    )
     parser.add_argument("--config", type=Path, help="the TOML config (default: SAMOPS_CONFIG, samops.toml)")
     return parser
 
@@ -76,6 +82,13 @@ def main(argv: list[str]) -> int:
         print("samops notify: notify.default_channel is required to post into Slack", file=sys.stderr)
         return 2
     url = whole.dashboard_url(settings.dashboard_url)
+    if not args.beside:
+        from core.run_lock import ALREADY_RUNNING, hold
+
+        lock = hold(args.db or settings.db_path, "notify", "samops notify")
+        if isinstance(lock, str):
+            print(f"samops notify: {lock}", file=sys.stderr)
+            return ALREADY_RUNNING
     return run(
         settings,
         config,

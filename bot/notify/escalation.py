@@ -6,9 +6,11 @@ for its open alarms, and so does an incident card (its alarms share its thread) 
 or resolved any alarm of the incident: the incident is handled as one, so a later alarm joining it does not
 escalate alone.
 
-A level happens once: the alarms' `alarm_changes` record it ('escalated', the note naming the level), and a
-`claim_once` key per (card, level) keeps two notifiers from posting it both. As with alarm cards, a crash
-between the post and its record repeats that one post on the next start; nothing is skipped.
+A level happens once: it is leased in the records (`escalate:<channel>:<ts>:<level>`, core/cache/claims.py)
+before it is posted, the alarms' `alarm_changes` record it ('escalated', the note naming the level) in the
+transaction that ends the lease, and a notifier that gets the lease looks at the record again before posting:
+two notifiers never post a level both. As with alarm cards, a kill between Slack's answer and the record
+repeats that one post once the lease is free; nothing is skipped.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ MAX_CHECKED = 5000  # open alarms looked at per cycle, oldest first
 # An alarm is looked at until this long after its last level was due: long enough for a notifier that was
 # down to catch up, short enough that years of alarms nobody closed do not crowd out today's.
 CATCH_UP_MS = DAY_MS
+# A level is leased while it is posted (core/cache/claims.py): longer than a post takes with Slack slow; a
+# dead notifier's lease is free at once on this machine.
+LEVEL_LEASE_MS = 10 * MINUTE_MS
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +78,12 @@ def level_note(level: int) -> str:
     return f"level {level}"
 
 
+def level_of(note: str | None) -> int | None:
+    """The level an 'escalated' record's note names (`level_note`'s), None for any other note."""
+    number = (note or "").removeprefix("level ")
+    return int(number) if number != note and number.isdigit() else None
+
+
 @dataclass
 class Escalator:
     db: sqlite_utils.Database
@@ -80,6 +91,7 @@ class Escalator:
     delivery: Delivery
     clock: Callable[[], int]
     priorities: Priorities = field(default_factory=Priorities)
+    owner: str = field(default_factory=cache.process_owner)  # whose leases it takes (core/cache/claims.py)
 
     def run(self) -> int:
         """Post every escalation level that is due; returns how many were posted."""
@@ -122,18 +134,28 @@ class Escalator:
         if now - thread.opened_at < level.after_minutes * MINUTE_MS:
             return 0
         number = done + 1
-        message = render.escalation(
-            number, level.targets, level.after_minutes, thread.alarms[0], len(thread.alarms)
-        )
+        # Claimed before it is posted, and looked at again once claimed: another notifier that posted this
+        # level recorded it before giving its lease back.
+        lease = f"escalate:{thread.channel}:{thread.ts}:{number}"
+        if not cache.take_lease(self.db, lease, self.owner, now, LEVEL_LEASE_MS):
+            return 0
+        posted = False
         try:
+            if max(lifecycle.escalated_levels(self.db, a.event_id) for a in thread.alarms) >= number:
+                return 0
+            message = render.escalation(
+                number, level.targets, level.after_minutes, thread.alarms[0], len(thread.alarms)
+            )
             self.delivery.post(thread.channel, message, thread_ts=thread.ts)
+            posted = True
         except (NotYet, DeliveryError) as err:
             log.info("notify: escalation level %d in %s waits (%s)", number, thread.channel, err)
             return 0
-        if not cache.claim_once(self.db, f"escalate:{thread.channel}:{thread.ts}:{number}", now):
-            log.info("notify: escalation level %d of %s was already recorded", number, thread.ts)
-            return 1
-        with write_transaction(self.db):
+        finally:
+            if not posted:
+                cache.end_lease(self.db, lease, self.owner)
+        with write_transaction(self.db):  # the level's record and the lease's end commit together
+            cache.end_lease(self.db, lease, self.owner)
             for alarm in thread.alarms:
                 lifecycle.apply(
                     self.db,

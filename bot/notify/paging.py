@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo
 from bot import cards
 from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
-from bot.notify.escalation import CATCH_UP_MS, Escalator, Thread, open_threads
+from bot.notify.escalation import CATCH_UP_MS, Escalator, Thread, level_of, open_threads
 from bot.pace import TokenBucket
 from bot.render import alarms as render
 from bot.render.common import Rendered, section
@@ -145,9 +145,13 @@ class Pager:
             levels = escalator.levels(thread)  # the one rule of which levels apply
             priority = min(self.priorities.of(a) for a in thread.alarms)
             holders = self._holders(thread)
+            reached = self._reached(thread)
             lead = self._lead(thread)
             for number, level in enumerate(levels[:done], start=1):
-                people = dict.fromkeys(holders, "taken")
+                # A taker is paged from the first level reached after they took it: a level already passed
+                # when they took it is no news to them.
+                since = reached.get(number)
+                people = {h: "taken" for h, took in holders.items() if since is None or since > took}
                 for user in self._people(level.targets):
                     people.setdefault(user, "target")
                 pages += [Page(u, lead, number, why, priority, thread) for u, why in people.items()]
@@ -173,14 +177,38 @@ class Pager:
         on the alarm it carries, so that is the one that made the thread escalate."""
         return min(thread.alarms, key=lambda a: (self.priorities.of(a), a.activity_time, a.event_id))
 
-    def _holders(self, thread: Thread) -> list[str]:
-        """Who took an alarm of the thread's card: a single card's taker, or whoever took any alarm of a storm
-        card (taking does not acknowledge, so a taken alarm escalates until someone acknowledges it)."""
+    def _holders(self, thread: Thread) -> dict[str, int]:
+        """Who took an alarm of the thread's card, and when they took it: a single card's taker, or whoever
+        took any alarm of a storm card (taking does not acknowledge, so a taken alarm escalates until someone
+        acknowledges it)."""
         ids = [e for e, _ in read.card_alarms(self.db, thread.channel, thread.ts)] or [
             a.event_id for a in thread.alarms
         ]
-        holders = (s.holder for s in lifecycle.states(self.db, ids).values())
-        return list(dict.fromkeys(h for h in holders if h and h != lifecycle.SAMOPS))
+        holders: dict[str, int] = {}
+        for event_id, state in lifecycle.states(self.db, ids).items():
+            holder = state.holder
+            if not holder or holder == lifecycle.SAMOPS:
+                continue
+            took = max(
+                (
+                    at
+                    for at, by, change, _ in lifecycle.changes(self.db, event_id)
+                    if change == lifecycle.Change.ASSIGNED.value and by == holder
+                ),
+                default=0,
+            )
+            holders[holder] = min(holders.get(holder, took), took)
+        return holders
+
+    def _reached(self, thread: Thread) -> dict[int, int]:
+        """When the thread reached each escalation level (its alarms' 'escalated' records)."""
+        reached: dict[int, int] = {}
+        for alarm in thread.alarms:
+            for at, _, change, note in lifecycle.changes(self.db, alarm.event_id):
+                level = level_of(note) if change == lifecycle.Change.ESCALATED.value else None
+                if level is not None:
+                    reached[level] = min(reached.get(level, at), at)
+        return reached
 
     def _people(self, targets: Iterable[str]) -> list[str]:
         """The people among escalation targets (mentions): users as they are, user groups' members."""

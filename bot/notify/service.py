@@ -2,10 +2,14 @@
 and send health notices.
 
 Exactly once: an alarm is recorded 'pending' in the same transaction that discovers it, posted, then
-recorded 'posted' with its ts. A crash between the post and the record repeats that one message on the
-next start; nothing is lost because discovery is "every alarm after the watermark (minus an overlap, never
-before the baseline or what the source may still write) not in the outbox yet". The watermark keeps a
-poll's cost that of the overlap window, not of the install's history.
+recorded 'posted' with its ts. Before a notifier posts anything in a channel (cards, storm and incident cards,
+their threads, the behind notice) it leases the channel's deliveries in the records (`deliver:<channel>`,
+core/cache/claims.py) and reads what is pending only then, so a second notifier on the same records (a
+standby, or one started by hand with `--beside`) never posts what the first is posting or has recorded. A
+kill between Slack's answer and the record repeats that one message once the lease is free (at once on this
+machine: its owner's pid is gone); nothing is lost because discovery is "every alarm after the watermark
+(minus an overlap, never before the baseline or what the source may still write) not in the outbox yet".
+The watermark keeps a poll's cost that of the overlap window, not of the install's history.
 """
 
 from __future__ import annotations
@@ -47,6 +51,11 @@ from core.text import counted, duration
 
 CONSOLE_CHANNEL = "console"
 MAX_BACKOFF_S = 60.0
+# A channel's deliveries are leased (core/cache/claims.py) for this long: far longer than one delivery takes
+# with Slack slow (its client's 30 s timeout, a retry), so a live notifier never loses its lease midway; a
+# dead one's is free at once on this machine (its pid is gone).
+DELIVERY_LEASE_MS = 10 * 60_000
+LEASE_RETRY_S = 0.5  # another notifier delivers the channel: look again this soon
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +92,7 @@ class Notifier:
     pager: Pager = field(init=False)  # direct messages to people (bot/notify/paging.py)
     # [life_safety] (core/life_safety.py): the alarms no silence holds, posted marked during maintenance.
     life_safety: LifeSafetyConfig = field(default_factory=LifeSafetyConfig)
+    owner: str = field(default_factory=cache.process_owner)  # whose leases this notifier takes
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -281,6 +291,12 @@ class Notifier:
             if self._backoff.get(channel, (0.0, 0.0))[0] > time.monotonic():
                 waits.append(self._backoff[channel][0] - time.monotonic())
                 continue
+            # Claimed before anything is posted there: another notifier on these records leaves the channel
+            # alone meanwhile, and reads what is still to post only after this one recorded what it posted.
+            lease = f"deliver:{channel}"
+            if not cache.take_lease(self.db, lease, self.owner, now_ms(), DELIVERY_LEASE_MS):
+                waits.append(LEASE_RETRY_S)
+                continue
             try:
                 self._deliver_channel(channel)
                 self._backoff.pop(channel, None)
@@ -291,6 +307,8 @@ class Notifier:
                 self._backoff[channel] = (time.monotonic() + seconds, seconds)
                 log.warning("notify: delivery to %s failed (%s); retrying in %.0f s", channel, err, seconds)
                 waits.append(seconds)
+            finally:
+                cache.end_lease(self.db, lease, self.owner)
         return min(waits)
 
     def _deliver_channel(self, channel: str) -> None:
@@ -368,13 +386,21 @@ class Notifier:
         before = cache.alarms_before(self.db, baseline - int(hours * 3_600_000), baseline)
         message = render.first_start_summary(before, hours, self.config.shown_zone_for(None))
         channel = self.config.default_channel or CONSOLE_CHANNEL
+        # Claimed first, and looked at again once claimed: two notifiers starting together post it once.
+        if not cache.take_lease(self.db, "summary", self.owner, now_ms(), DELIVERY_LEASE_MS):
+            return
+        posted = False
         try:
-            self.delivery.post(channel, message)
+            if cache.get_state(self.db, "summary") == "pending":
+                self.delivery.post(channel, message)
+                posted = True
         except (NotYet, DeliveryError) as err:
             log.info("notify: the first-start summary waits (%s)", err)
-            return
-        with write_transaction(self.db):
-            cache.set_state(self.db, "summary", "posted")
+        finally:
+            with write_transaction(self.db):  # the record and the lease's end together
+                if posted:
+                    cache.set_state(self.db, "summary", "posted")
+                cache.end_lease(self.db, "summary", self.owner)
 
     def _check_health(self) -> None:
         now = now_ms()
@@ -387,9 +413,18 @@ class Notifier:
             since, error = sync_failing_since(self.db, self.started_at, now, after_ms)
             checks.append(("sync", since, error))
         for name, since, detail in checks:
-            notice = monitor.check(name, since, detail, now)
-            if notice is not None and self._send_notice(notice):
-                monitor.sent(notice, now)
+            if monitor.check(name, since, detail, now) is None:
+                continue  # a read first: no write lock taken for nothing
+            # Claimed, then looked at again: two notifiers on these records send a notice once.
+            lease = f"health:{name}"
+            if not cache.take_lease(self.db, lease, self.owner, now, DELIVERY_LEASE_MS):
+                continue
+            try:
+                notice = monitor.check(name, since, detail, now)
+                if notice is not None and self._send_notice(notice):
+                    monitor.sent(notice, now)
+            finally:
+                cache.end_lease(self.db, lease, self.owner)
 
     def _send_notice(self, notice: Notice) -> bool:
         channel = self.config.health.channel

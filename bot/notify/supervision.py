@@ -8,7 +8,8 @@ panel that reported again, audits it, says "restored after 26 h" in the card's t
 through the one refresh (bot/cards.py). Everything is read from the cache: no request to the service.
 
 Telling is once: a restored episode stays in the records until its thread post and card edit are done; an
-edit Slack defers (pacing, a rate limit) is tried on a later cycle, as alarm posts are.
+edit Slack defers (pacing, a rate limit) is tried on a later cycle, as alarm posts are. It is leased in the
+records while it is told (`restored:<event id>`, core/cache/claims.py), so two notifiers tell it once.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from core.supervision import Episode, SupervisionConfig
 SUPERVISE_EVERY_MS = MINUTE_MS // 2
 CONSOLE_CHANNEL = "console"
 MAX_TRIES = 5  # tellings Slack refuses before samops gives up on one (the alarm is resolved either way)
+TELL_LEASE_MS = 10 * MINUTE_MS  # a telling's lease: longer than its post and edit take with Slack slow
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ class Supervision:
     # silence would be samops' own; nothing is raised until it answers again (and the poller caught up).
     listening: Callable[[], bool] = lambda: True
     _due: int = field(default=0, init=False)
+    owner: str = field(default_factory=cache.process_owner)  # whose leases it takes (core/cache/claims.py)
 
     @property
     def on(self) -> bool:
@@ -106,22 +109,35 @@ class Supervision:
         for episode in supervision.untold(self.db):
             if supervision.awaiting_post(self.db, episode.event_id):
                 continue  # its card is not posted yet: it will be drawn resolved; the thread waits for it
-            try:
-                self._tell_one(episode)
-            except NotYet as err:
-                log.info("notify: the restored note of %s waits (%s)", episode.event_id, err)
+            # Claimed before it is told, and read again once claimed: a second notifier on these records
+            # (docs/notifier.md) tells it once, and finds it told.
+            lease = f"restored:{episode.event_id}"
+            if not cache.take_lease(self.db, lease, self.owner, self.clock(), TELL_LEASE_MS):
                 continue
-            except DeliveryError as err:
-                # Slack refused or was out of reach: tried again on later cycles, a few times (a card deleted
-                # or the bot removed from the channel would not change).
-                tries = episode.attempts + 1
-                log.warning(
-                    "notify: could not tell %s was restored (try %d): %s", episode.event_id, tries, err
+            try:
+                current = next(
+                    (e for e in supervision.untold(self.db) if e.event_id == episode.event_id), None
                 )
-                if tries < MAX_TRIES:
-                    supervision.telling(self.db, replace(episode, attempts=tries))
-                    continue
-            supervision.told(self.db, episode)
+                if current is not None:
+                    self._tell_claimed(current)
+            finally:
+                cache.end_lease(self.db, lease, self.owner)
+
+    def _tell_claimed(self, episode: Episode) -> None:
+        try:
+            self._tell_one(episode)
+        except NotYet as err:
+            log.info("notify: the restored note of %s waits (%s)", episode.event_id, err)
+            return
+        except DeliveryError as err:
+            # Slack refused or was out of reach: tried again on later cycles, a few times (a card deleted or
+            # the bot removed from the channel would not change).
+            tries = episode.attempts + 1
+            log.warning("notify: could not tell %s was restored (try %d): %s", episode.event_id, tries, err)
+            if tries < MAX_TRIES:
+                supervision.telling(self.db, replace(episode, attempts=tries))
+                return
+        supervision.told(self.db, episode)
 
     def _tell_one(self, episode: Episode) -> None:
         text = (

@@ -23,7 +23,7 @@ from core.cache.audit import OUTCOMES as AUDIT_OUTCOMES
 from core.cache.audit import AuditEntry
 from core.cache.audit import recent as recent_audit
 from core.cache.audit import record as record_audit
-from core.cache.claims import claim_once, is_claimed
+from core.cache.claims import claim_once, end_lease, is_claimed, process_owner, take_lease
 from core.cache.claims import release as release_claim
 from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
 from core.cache.incidents import IncidentRow, camera_changes_since, note_camera_changes
@@ -139,6 +139,7 @@ __all__ = [
     "clear_states",
     "delivered_since",
     "discovery_since",
+    "end_lease",
     "ended_unsummarized",
     "enqueue",
     "get_alarm",
@@ -171,6 +172,7 @@ __all__ = [
     "plan_ticks",
     "prefs_of",
     "prefs_of_all",
+    "process_owner",
     "recent_audit",
     "record_audit",
     "record_evidence",
@@ -190,6 +192,7 @@ __all__ = [
     "set_state",
     "silence_panel",
     "silence_until",
+    "take_lease",
     "tick_plan_step",
     "track_card",
     "undetailed",

@@ -2,7 +2,8 @@
 
     samops sync [--once | --every SECONDS] [--full] [--no-activities] [--db PATH] [--concurrency N]
 
-Exit codes: 0 everything synced, 1 something failed (recorded in sync_state, see `samops status`), 2 usage.
+Exit codes: 0 everything synced, 1 something failed (recorded in sync_state, see `samops status`), 2 usage,
+3 another `samops sync --every` (or `samops up`'s) already runs on this cache (core/run_lock.py).
 """
 
 from __future__ import annotations
@@ -188,6 +189,13 @@ def main(argv: list[str]) -> int:
     if settings is None:
         return 2
     path = args.db or settings.db_path
+    if args.every is not None:  # the loop: one per data folder (a sync --once beside it is fine)
+        from core.run_lock import ALREADY_RUNNING, hold
+
+        lock = hold(path, "sync", "samops sync --every")
+        if isinstance(lock, str):
+            print(f"{PROG}: {lock}", file=sys.stderr)
+            return ALREADY_RUNNING
     owner_only(settings.data_dir)  # the cache's own files are tightened by open_cache
     try:
         db = open_cache(path, service=Service.of(settings))

@@ -5,7 +5,7 @@
   `samops status` says so too; the logins are counted at the simulator;
 - an outage is one line when it starts and one when it ends, not a line per cycle;
 - `samops up`'s summary comes once the bot and the dashboard listen; on the embedded simulator the user of
-  `samops slash` is an admin of the demo, and a second `samops up` on the same ports names samops itself.
+  `samops slash` is an admin of the demo, and a second `samops up` in the same folder names the first.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def test_an_outage_is_one_line_when_it_starts_and_one_when_it_ends(tmp_path: Pat
 @pytest.mark.slow
 def test_the_embedded_first_hour(tmp_path: Path) -> None:
     """`make run` as a new user: the summary once everything listens, the demo's admin, every form through
-    `samops slash`, and a second `samops up` told that samops itself holds the port."""
+    `samops slash`, and a second `samops up` in the same folder told that samops already runs there."""
     ports = {"--sim-port": free_port(), "--bot-port": free_port(), "--dashboard-port": free_port()}
     argv = [arg for option, port in ports.items() for arg in (option, str(port))]
     env = samops_free_env(PYTHONPATH=str(ROOT), SAMOPS_BOT_PORT=str(ports["--bot-port"]))
@@ -205,9 +205,9 @@ def test_the_embedded_first_hour(tmp_path: Path) -> None:
         again = subprocess.run(
             samops_cmd("up", *argv), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
         )
-        assert again.returncode == 1
-        assert "is in use by samops itself (`samops up`, pid" in again.stderr, again.stderr
-        assert str(tmp_path) in again.stderr and "another program" not in again.stderr
+        assert again.returncode == 3  # the folder lock, before any port (tests/samops/test_one_per_folder.py)
+        assert f"samops already runs on this data folder ({tmp_path}" in again.stderr, again.stderr
+        assert f"`samops up`, pid {proc.pid}" in again.stderr and "another program" not in again.stderr
     finally:
         ctrl_c(proc)
     assert proc.returncode == 0, log.read_text()[-3000:]

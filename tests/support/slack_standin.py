@@ -136,19 +136,23 @@ class SlackStandIn:
         memberships: Mapping[str, Iterable[str]] | None = None,
         usergroups: Mapping[str, Iterable[str]] | None = None,
         zones: Mapping[str, str] | None = None,
+        delay: float = 0.0,
     ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
         channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests).
         `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set).
         `memberships`: the channels each user is in, for `users.conversations`.
         `usergroups`: each user group's members, for `usergroups.users.list` (others: no members).
-        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example)."""
+        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example).
+        `delay`: seconds every answer waits (Slack slow to answer); the call is taken and recorded when it
+        arrives, as Slack acts on a request before its answer reaches the caller. Settable while running."""
         self.channels = channels
         self.scopes = frozenset(manifest_bot_scopes() if scopes is None else scopes)
         self.users = dict(users or {})
         self.memberships = {user: list(ids) for user, ids in (memberships or {}).items()}
         self.usergroups = {group: list(ids) for group, ids in (usergroups or {}).items()}
         self.zones = dict(zones or {})
+        self.delay = delay
         self.calls: list[Call] = []
         self.socket_acks: list[SocketAck] = []
         self._lock = threading.Lock()
@@ -502,6 +506,8 @@ class SlackStandIn:
                 status, headers, body = standin._answer(method, params, token or params.get("token"))
                 with standin._lock:
                     standin.calls.append(Call(method, params, dict(self.headers.items()), status=status))
+                if standin.delay:
+                    time.sleep(standin.delay)  # taken already; only the answer is late
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")

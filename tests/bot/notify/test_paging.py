@@ -194,6 +194,38 @@ def test_the_taker_gets_the_escalations_and_nothing_once_it_is_acknowledged(tmp_
         assert all(level == 1 for _, level, _ in records.pages_sent(db, alarm))
 
 
+def test_a_late_taker_is_paged_from_the_next_level_on(tmp_path: Path) -> None:
+    """Someone who takes an alarm after its level 1 has escalated is not paged "level 1 … you took it" for a
+    level already passed (issue 33): their first page is level 2's."""
+    db = cache(tmp_path)
+    clock = FakeClock(int(time.time() * 1000))
+    notify = {"escalation": {"P1": {"escalate_after": [5, 10], "escalate_to": [["U0LEAD"], ["U0BOSS"]]}}}
+    with SlackStandIn() as slack:
+        n = priority_notifier(db, slack, clock, notify_extra=notify)
+        start = clock.now = int(time.time() * 1000) + 1
+        [alarm] = add_alarms(db, 101, start)
+        settle(n, lambda: alarm in alarm_cards(slack))
+        clock.now = start + 5 * MINUTE_MS + 10
+        settle(n, lambda: ("U0LEAD", 1, "target") in records.pages_sent(db, alarm))
+
+        clock.now += 60_000  # a minute after level 1, U0LATE takes it
+        lifecycle.apply(db, alarm, Change.ASSIGNED, "U0LATE", clock.now, opened_at=start)
+        for _ in range(3):
+            time.sleep(0.05)
+            n.cycle()
+        assert [u for u, _ in dms(slack)] == ["U0LEAD"]  # nothing about the level passed before the take
+
+        clock.now = start + 10 * MINUTE_MS + 10
+        settle(n, lambda: len(records.pages_sent(db, alarm)) >= 3)
+        time.sleep(0.05)
+        n.cycle()
+        assert sorted(records.pages_sent(db, alarm)) == [
+            ("U0BOSS", 2, "target"), ("U0LATE", 2, "taken"), ("U0LEAD", 1, "target")
+        ]  # fmt: skip
+        [late] = [t for u, t in dms(slack) if u == "U0LATE"]
+        assert "Escalation level 2" in late and "you took it" in late
+
+
 # Every alarm after a panel's first on a storm card; P1 escalates to U0LEAD after 5 minutes.
 STORM_P1_TO_LEAD = {
     "storm": {"posts_per_second": 100, "threshold": 1},

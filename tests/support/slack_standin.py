@@ -135,14 +135,15 @@ class SlackStandIn:
         users: Mapping[str, str | None] | None = None,
         memberships: Mapping[str, Iterable[str]] | None = None,
         usergroups: Mapping[str, Iterable[str]] | None = None,
-        zones: Mapping[str, str] | None = None,
+        zones: Mapping[str, str | None] | None = None,
     ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
         channel the bot is not in. `scopes`: the bot token's scopes (default: those manifest.yml requests).
         `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set).
         `memberships`: the channels each user is in, for `users.conversations`.
         `usergroups`: each user group's members, for `usergroups.users.list` (others: no members).
-        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example)."""
+        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example:
+        real Slack gives every person one); None: a user whose answer has no `tz`: the org's zone."""
         self.channels = channels
         self.scopes = frozenset(manifest_bot_scopes() if scopes is None else scopes)
         self.users = dict(users or {})
@@ -470,7 +471,8 @@ class SlackStandIn:
         user = {"id": user_id, "team_id": TEAM_ID, "name": user_id.lower(), "deleted": False, "is_bot": False}
         # The zone fields as Slack gives them (tz may be absent for some users: callers must cope).
         zone = self.zones.get(user_id, "America/Los_Angeles")
-        user |= {"tz": zone, "tz_label": zone, "tz_offset": _offset_s(zone)}
+        if zone is not None:
+            user |= {"tz": zone, "tz_label": zone, "tz_offset": _offset_s(zone)}
         return {"ok": True, "user": {**user, "profile": profile}}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:

@@ -147,6 +147,7 @@ def build_context(
             config.roles, web_client, demo_admin=demo_admin if settings.demo_account else None
         ),
     )
+    ctx.zones.on_zone = partial(_follow_zone, ctx)
     if ctx.roles.maps_service_roles:
         ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client, seen=ctx.zones.learn)
     from core.read import UsersZones
@@ -154,6 +155,17 @@ def build_context(
     # Where the config names no zone for an organization, its cached users' zone (as the dashboard's).
     ctx.config = config.model_copy(update={"notify": config.notify.reading_users_zones(UsersZones(ctx.db))})
     return ctx
+
+
+def _follow_zone(ctx: AppContext, user: str, zone: str) -> None:
+    """A person's Slack zone, just read, into their paging preferences (if they have any): their pages and
+    quiet hours are on the clock their `/sam` answers and App Home show."""
+    from core import cache
+
+    try:
+        cache.follow_zone(ctx.db(), user, zone)
+    except sqlite3.Error as err:  # the pages keep the zone recorded before; the answer is not held up
+        log.warning("could not record a person's Slack zone for their pages: %s", err)
 
 
 def with_context(func: Callable[..., Any], ctx: AppContext) -> Callable[..., Any]:

@@ -50,6 +50,8 @@ class PersonZones:
         self._asks = TokenBucket(ASKS_PER_S, ASKS_BURST, clock)
         self._lock = threading.Lock()
         self._known: dict[str, tuple[str | None, float]] = {}  # user -> (zone name or None, asked at)
+        # Told each zone Slack gave for a person (once per TTL): `AppContext` records it for their pages.
+        self.on_zone: Callable[[str, str], None] | None = None
 
     def slack_zone(self, user: str) -> str | None:
         """The person's Slack zone name (users.info `tz`), None where Slack gives none or was not reached."""
@@ -65,16 +67,21 @@ class PersonZones:
             return before
         answered, found = self._ask(user)
         zone = found if answered else before  # a failed ask keeps what was known, until the next TTL
-        with self._lock:
-            self._known[user] = (zone, now)
+        self._keep(user, zone if answered else None, zone, now)
         return zone
 
     def learn(self, user: str, record: object) -> None:
         """A users.info answer's `user` record read elsewhere (a role lookup): its `tz` kept as if asked."""
         found = record.get("tz") if isinstance(record, dict) else None
         zone = found if isinstance(found, str) and timefmt.zone(found) is not None else None
+        self._keep(user, zone, zone, self.clock())
+
+    def _keep(self, user: str, given: str | None, zone: str | None, at: float) -> None:
+        """Remember `zone` for `user`; tell `on_zone` of a zone Slack just `given`."""
         with self._lock:
-            self._known[user] = (zone, self.clock())
+            self._known[user] = (zone, at)
+        if given is not None and self.on_zone is not None:
+            self.on_zone(user, given)
 
     def reader(self, user: str, zone_for: ZoneFor) -> ZoneFor:
         """`zone_for` as `user` reads it: their own zone for every organization where Slack gives one

@@ -141,6 +141,8 @@ class ServiceRoles:
                 self._warn_once("scope", NO_SCOPE, needed)
                 return ServiceLookup(why="samops may not read Slack profiles (scope users:read)"), self._ttl
             if error == "user_not_found":
+                if self._seen is not None:
+                    self._seen(slack_user, None)  # an answer too: no zone of theirs, not worth asking again
                 return ServiceLookup(why="Slack does not know this user"), self._ttl
             log.warning("users.info of %s failed: %s", slack_user, error or err)
             return ServiceLookup(why="Slack did not answer users.info"), self._failed_ttl

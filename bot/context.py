@@ -16,6 +16,7 @@ from slack_sdk import WebClient
 from bot.ack_first import AcksInFlight
 from bot.config import BotConfig, load_config
 from bot.live_budget import LiveBudget
+from bot.person_zones import PersonZones, ZoneFor
 from bot.roles import RoleResolver
 from bot.roles_service import ServiceRoles
 from bot.secrets import local_signing_secret
@@ -46,6 +47,9 @@ class AppContext:
     live: LiveBudget = field(default_factory=LiveBudget, repr=False)
     # The signed requests the HTTP front is answering: lazy listeners start after them (bot/ack_first.py).
     acks: AcksInFlight = field(default_factory=AcksInFlight, repr=False)
+    # Each person's Slack zone (users.info `tz`), asked once per TTL: what a person reads themselves is on
+    # their clock (`reader_zones`). None to ask: a local run, everyone on the organization's clock.
+    zones: PersonZones = field(default_factory=lambda: PersonZones(None), repr=False)
     _client: SamClient | None = field(default=None, repr=False)
     _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
@@ -81,6 +85,12 @@ class AppContext:
                 cache.record_login_refusal(db, "bot", refusal.to_json() if refusal is not None else None)
         except sqlite3.Error as err:  # status loses a line; the login's own WARNING line was said
             log.warning("could not record the login back-off for samops status: %s", err)
+
+    def reader_zones(self, user: str) -> ZoneFor:
+        """The zone each organization's times are shown in to `user` in what they alone read (a `/sam`
+        answer, their App Home): their own Slack zone where Slack gives it, else the organization's
+        (`core.timefmt.person_zone` over `NotifyConfig.zone_for`). Channel cards stay on `zone_for`."""
+        return self.zones.reader(user, self.config.notify.zone_for)
 
     @property
     def dashboard_url(self) -> str:
@@ -131,18 +141,31 @@ def build_context(
         config=config,
         signing_secret=signing_secret,
         web_client=web_client,
+        zones=PersonZones(web_client if settings.slack_bot_token is not None else None),
         # The demo's admin only with the demo account: never an admin by flag on a service of your own.
         roles=RoleResolver(
             config.roles, web_client, demo_admin=demo_admin if settings.demo_account else None
         ),
     )
+    ctx.zones.on_zone = partial(_follow_zone, ctx)
     if ctx.roles.maps_service_roles:
-        ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client)
+        ctx.roles.service = ServiceRoles(web_client, lambda: ctx.client, seen=ctx.zones.learn)
     from core.read import UsersZones
 
     # Where the config names no zone for an organization, its cached users' zone (as the dashboard's).
     ctx.config = config.model_copy(update={"notify": config.notify.reading_users_zones(UsersZones(ctx.db))})
     return ctx
+
+
+def _follow_zone(ctx: AppContext, user: str, zone: str) -> None:
+    """A person's Slack zone, just read, into their paging preferences (if they have any): their pages and
+    quiet hours are on the clock their `/sam` answers and App Home show."""
+    from core import cache
+
+    try:
+        cache.follow_zone(ctx.db(), user, zone)
+    except sqlite3.Error as err:  # the pages keep the zone recorded before; the answer is not held up
+        log.warning("could not record a person's Slack zone for their pages: %s", err)
 
 
 def with_context(func: Callable[..., Any], ctx: AppContext) -> Callable[..., Any]:

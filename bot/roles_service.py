@@ -70,8 +70,11 @@ class ServiceRoles:
         ttl: float = SERVICE_TTL_S,
         failed_ttl: float = FAILED_TTL_S,
         lookups_per_s: float = LOOKUPS_PER_S,
+        seen: Callable[[str, object], None] | None = None,
     ) -> None:
         self._web = web_client
+        # Told each users.info answer's user record (bot/person_zones.py reads its `tz`): one call, two uses.
+        self._seen = seen
         self._sam = sam_client
         self._ttl = ttl
         self._failed_ttl = failed_ttl
@@ -138,6 +141,8 @@ class ServiceRoles:
                 self._warn_once("scope", NO_SCOPE, needed)
                 return ServiceLookup(why="samops may not read Slack profiles (scope users:read)"), self._ttl
             if error == "user_not_found":
+                if self._seen is not None:
+                    self._seen(slack_user, None)  # an answer too: no zone of theirs, not worth asking again
                 return ServiceLookup(why="Slack does not know this user"), self._ttl
             log.warning("users.info of %s failed: %s", slack_user, error or err)
             return ServiceLookup(why="Slack did not answer users.info"), self._failed_ttl
@@ -145,6 +150,8 @@ class ServiceRoles:
             log.warning("users.info of %s failed: %s", slack_user, type(err).__name__)
             return ServiceLookup(why="Slack did not answer users.info"), self._failed_ttl
         user = answer.get("user")
+        if self._seen is not None:
+            self._seen(slack_user, user)
         profile = user.get("profile") if isinstance(user, dict) else None
         email = profile.get("email") if isinstance(profile, dict) else None
         if not isinstance(email, str) or "@" not in email:

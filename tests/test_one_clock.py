@@ -2,8 +2,9 @@
 instant with a fake clock in three zones of distinct offsets, shows it on its reader's clock and on no other.
 
 - Slack (cards, thread details, the first-start summary, `/sam alarms`, handovers, windows, at-risk,
-  keyholder windows, `/sam notify-me`): the organization's zone (`[notify.timezones]`); a person's own where
-  Slack gives it, the organization's where it does not.
+  keyholder windows, `/sam notify-me`): the organization's zone (`[notify.timezones]`) on what a channel
+  reads; what a person reads alone (a `/sam` answer, their App Home, the task screens) on their own Slack zone
+  (users.info `tz`, asked of the Slack stand-in) where Slack gives it, the organization's where it does not.
 - The console (the notifier's log lines and the cards it prints without Slack), `samops status`,
   `samops audit`, the backfill line and the logs: the machine's zone (TZ), named once per line or heading.
 - The dashboard: the viewer's zone, named once in a column's header, not in each cell.
@@ -26,20 +27,28 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from slack_sdk import WebClient
 
+from bot.commands.alarms import alarms as sam_alarms
 from bot.commands.notify_me import describe
+from bot.commands.silences import silences as sam_silences
+from bot.commands.task import task_form, update_task
+from bot.events.home import HomeTabs
 from bot.notify.config import parse_notify
 from bot.notify.delivery import ConsoleDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
+from bot.person_zones import PersonZones
 from bot.render.alarms import alarm_card, first_start_summary, late_line, storm_details
 from bot.render.at_risk import org_sections
 from bot.render.common import blocks_to_dicts
 from bot.render.lists import alarms_blocks
 from bot.render.quiet import handover_digest, window_card
-from core import timefmt
+from bot.roles import RoleResolver
+from bot.slash.registry import Invocation
+from core import lifecycle, timefmt
 from core.alarms import Alarm
-from core.cache import audit, set_state
+from core.cache import add_window, audit, save_task, set_state
 from core.cache.db import open_cache
 from core.cache.quiet import QuietWindow
 from core.cache.writes import write_transaction
@@ -47,12 +56,14 @@ from core.cli import audit as audit_cli
 from core.cli.status import _history_line
 from core.lifecycle import AlarmState, State
 from core.paging import PagePrefs
-from core.read import AlarmFilter, recent_alarms
+from core.read import SILENCE, AlarmFilter, recent_alarms
 from core.read.at_risk import AtRisk, Expiring, Overdue
 from core.read.handover import Handover
 from core.read.rows import TableFreshness
 from dashboard import alarm_table
 from tests.bot.notify.support import FakeClock, add_alarms, cache
+from tests.support.bot import local_context
+from tests.support.slack_standin import SlackStandIn
 
 ZONES = ("UTC", "Europe/Istanbul", "America/Los_Angeles")  # +00, +03, -08 in November
 ORG_ZONE = "Asia/Tokyo"  # +09: the organization's, where a reader is on the machine's clock instead
@@ -78,7 +89,7 @@ def on_clock_of(text: str, zone: str, *moments: int) -> None:
 def shown(rendered: Any) -> str:
     """A Rendered's text, blocks and attachments, as Slack would get them."""
     parts = [rendered.text or "", json.dumps(blocks_to_dicts(rendered.blocks or []))]
-    parts.append(json.dumps(rendered.attachments or []))
+    parts.append(json.dumps(getattr(rendered, "attachments", None) or []))  # a Reply has none
     return "\n".join(parts)
 
 
@@ -133,6 +144,66 @@ def test_a_persons_own_zone_where_slack_gives_it_else_the_organizations(zone: st
     eleven_pm = int(datetime(2026, 11, 18, 23, 0, tzinfo=ZoneInfo(zone)).timestamp() * 1000)
     assert nameless.in_quiet_hours(eleven_pm, org)  # on the organization's clock
     assert not own.in_quiet_hours(eleven_pm, org)  # 23:00 there is not 22:00-23:30 in Tokyo: theirs
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_what_a_person_reads_alone_is_on_their_own_slack_clock(
+    zone: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `/sam` answer, the App Home and the task screens, read by U_ANA whose Slack zone is `zone` while
+    her organization's is Tokyo, are on her clock; U_NOTZ, whose users.info has no `tz`, reads Tokyo's."""
+    import core.clock
+
+    monkeypatch.setattr(core.clock, "time", SimpleNamespace(time=lambda: NOW / 1000))  # the fake clock
+    until = NOW + 3 * 3_600_000  # the silence's end: a third moment
+    people = {"U_ANA": ["C_ALARMS"], "U_NOTZ": ["C_ALARMS"]}
+    with SlackStandIn(
+        users=dict.fromkeys(people), memberships=people, zones={"U_ANA": zone, "U_NOTZ": None}
+    ) as slack:
+        ctx = local_context(tmp_path, {"technicians": list(people)}, {"timezones": {"1001": ORG_ZONE}})
+        web = WebClient(token="xoxb-x", base_url=slack.api_url)
+        ctx.web_client, ctx.roles, ctx.zones = web, RoleResolver(ctx.config.roles, web), PersonZones(web)
+        db = ctx.db()
+        [event_id] = add_alarms(db, 101, T)
+        with write_transaction(db):
+            db.execute(
+                "INSERT INTO notify_outbox (event_id, channel, state, ts, posted_at, attempts)"
+                " VALUES (?, 'C_ALARMS', 'posted', '1.000001', ?, 0)",
+                [event_id, T],
+            )
+            lifecycle.open_alarms(db, [(event_id, T)], T)
+            add_window(
+                db, kind=SILENCE, starts_at=T, ends_at=until, created_at=T, resource_id=101, created_by="U1"
+            )
+        save_task(
+            db, 42, {"taskName": "Night patrol", "taskDates": ["2026-12-01"]}, org_id=1001, at=T, by="U1"
+        )
+
+        for user, theirs in (("U_ANA", zone), ("U_NOTZ", ORG_ZONE)):
+
+            def inv(text: str, user: str = user) -> Invocation:
+                words = tuple(text.split()[1:] if text.startswith("alarms") else text.split()[2:])
+                return Invocation(user, "C_ALARMS", "T1", text, words, None, ctx.roles.role_of(user))
+
+            # `/sam alarms` and `/sam silences`: ephemeral answers to one person.
+            answer = sam_alarms(inv("alarms"), ctx)
+            on_clock_of(shown(answer), theirs, T)
+            answer = sam_silences(
+                Invocation(user, "C_ALARMS", "T1", "silences", (), None, ctx.roles.role_of(user)), ctx
+            )
+            on_clock_of(shown(answer), theirs, until)
+            # The App Home: the alarm's time and the silence's end on the reader's clock.
+            home = json.dumps(HomeTabs(ctx).build(user).to_dict())
+            assert event_id in home, home
+            on_clock_of(home, theirs, T, until)
+            # The task screens: when samops last set the task (the modal; the answer where no modal opens).
+            modal = task_form(ctx, inv("task update 42"), 42).to_dict()
+            # Not shown: the zone the dates typed are read in, the organization's, whoever types them.
+            assert json.loads(modal.pop("private_metadata"))["tz"] == ORG_ZONE
+            on_clock_of(json.dumps(modal), theirs, T)
+            on_clock_of(shown(update_task(inv("task update 42"), ctx)), theirs, T)
+    # One users.info per person, whatever they read (the rest from PersonZones' memory).
+    assert sorted(c.params["user"] for c in slack.calls_to("users.info")) == ["U_ANA", "U_NOTZ"]
 
 
 # --- the console: the machine's zone --------------------------------------------------------------------

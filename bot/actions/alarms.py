@@ -12,8 +12,8 @@ from slack_bolt import Ack, Respond
 from bot.cards import CardKind, card_at, claimed
 from bot.context import AppContext
 from bot.listener_errors import respond_privately
-from bot.notify.config import NotifyConfig
 from bot.payloads import PayloadError, SilenceValue, read_id, read_json, slack_user
+from bot.person_zones import ZoneFor
 from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
@@ -47,11 +47,11 @@ def silence(
     return found
 
 
-def panel_summary(db: sqlite_utils.Database, resource_id: int, config: NotifyConfig) -> str:
+def panel_summary(db: sqlite_utils.Database, resource_id: int, zone_for: ZoneFor) -> str:
     detail = read.panel_detail(db, resource_id, activities=5)
     if detail is None:
         return f"Panel {resource_id} is not in the cache (yet)."
-    zone = config.zone_for(detail.panel.org_id)
+    zone = zone_for(detail.panel.org_id)
     sensors = sum(len(group) for group in detail.sensors_by_type.values())
     enabled = {True: "enabled", False: "disabled"}.get(detail.panel.enabled, "state unknown")  # type: ignore[arg-type]  # None (not reported) is a key .get may miss
     model = escape(detail.panel.model or "model unknown")
@@ -96,8 +96,7 @@ def on_panel_status(
     resource_id = viewed_panel(ctx, body, action, respond, "This card names no panel.")
     if resource_id is None:
         return
-    config = ctx.config.notify
-    text = panel_summary(ctx.db(), resource_id, config)
+    text = panel_summary(ctx.db(), resource_id, ctx.reader_zones(slack_user(body)))  # for this person alone
     respond_privately(respond, text)
 
 

@@ -150,9 +150,10 @@ def _refusal(db: sqlite_utils.Database, event_id: str, change: Change, user: str
     return lifecycle.refusal(before, change, user) if before is not None else ""
 
 
-def unchanged_text(state: AlarmState, reason: str, ctx: AppContext) -> str:
-    alarm = cache.get_alarm(ctx.db(), state.event_id)  # its organization's zone, as on its card
-    zone = ctx.config.notify.zone_for(alarm.org_id if alarm is not None else None)
+def unchanged_text(state: AlarmState, reason: str, ctx: AppContext, user: str) -> str:
+    """The answer to `user` alone: on their clock (their Slack zone, else the alarm's organization's)."""
+    alarm = cache.get_alarm(ctx.db(), state.event_id)
+    zone = ctx.reader_zones(user)(alarm.org_id if alarm is not None else None)
     if reason == "already acknowledged" and state.acknowledged_at is not None:
         when = local(state.acknowledged_at, zone, seconds=True)
         return f"Already acknowledged by <@{state.acknowledged_by}> at {when}."
@@ -232,7 +233,7 @@ def _on_change(
     if result is None:
         answer(outcome.message)
     elif not result.changed:
-        answer(unchanged_text(result.state, result.reason, ctx))
+        answer(unchanged_text(result.state, result.reason, ctx, user))
     else:
         # A page's reader is answered: the card that changed is elsewhere.
         _after_change(ctx, result, target.card, claim.home or claim.page_of is not None, answer)
@@ -550,7 +551,7 @@ def on_resolve(
         return
     state = lifecycle.get(ctx.db(), target.event_id)
     if state is not None and state.state is lifecycle.State.RESOLVED:
-        answer(unchanged_text(state, "already resolved", ctx))
+        answer(unchanged_text(state, "already resolved", ctx, user))
         return
     if (plan := plan_gate.at_click(ctx, user, [target.event_id], answer)) is None:
         return
@@ -711,7 +712,7 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
     if result is None:
         answer(outcome.message)
     elif not result.changed:
-        answer(unchanged_text(result.state, result.reason, ctx))
+        answer(unchanged_text(result.state, result.reason, ctx, user))
     else:
         if meta.home:
             _after_change(ctx, result, card, True, answer)

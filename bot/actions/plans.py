@@ -103,7 +103,7 @@ def on_step(
         return
     step, at = plan.steps[value.s], now_ms()
     tick = cache.tick_plan_step(db, alarm.event_id, step.label, plan.name, user, at)
-    zone = ctx.config.notify.zone_for(org)
+    zone = ctx.reader_zones(user)(org)  # an answer to this person alone: their clock
     if (tick.by_user, tick.at) != (user, at):
         answer(f"Already done by <@{tick.by_user}> at {local(tick.at, zone, seconds=True)}.")
         return

@@ -54,14 +54,14 @@ def on_lift(
         respond_privately(respond, text)
         return
     window, lifted = result
-    config = ctx.config.notify
-    zone = config.zone_for(window.organization)
+    zone = ctx.config.notify.zone_for(window.organization)  # the card, which the channel reads
     if not lifted:
+        mine = ctx.reader_zones(user)(window.organization)  # an answer to this person alone: their clock
         if window.lifted_at is not None:
-            when = local(window.lifted_at, zone, seconds=True)
+            when = local(window.lifted_at, mine, seconds=True)
             text = f"Already lifted by <@{window.lifted_by}> at {when}."
         else:
-            text = f"It already ended at {local(window.end, zone, seconds=True)}."
+            text = f"It already ended at {local(window.end, mine, seconds=True)}."
         respond_privately(respond, text)
         return
     summary = f"lifted the {window.kind} of {window.scope()}"

@@ -52,7 +52,8 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
         since = now - DEFAULT_SINCE_MS
     if since > now:
         raise UsageError("`since` is in the future")
-    zone = ctx.config.notify.zone_for(inv.org_id)
+    zone_for = ctx.reader_zones(inv.user_id)  # the person's clock: their Slack zone, else the org's
+    zone = zone_for(inv.org_id)
     resource_id, scope = None, f"since {escape(_since_words(since, now, zone))}"
     if words:
         wanted = " ".join(words)
@@ -73,7 +74,6 @@ def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     rows = recent_alarms(db, flt, limit=SHOWN + 1)
     total = len(rows) if len(rows) <= SHOWN else count_alarms(db, flt)
     fresh = next((f for f in freshness(db) if f.table == "activities"), None)
-    zone_for = ctx.config.notify.zone_for
     held = held_reasons(db, [r.event_id for r in rows[:SHOWN]])  # held back: said so, with the reason
     message = alarms_blocks(rows[:SHOWN], scope, total, fresh, now, zone_for, inv.org_id, held)
     return Reply(text=message.text, blocks=message.blocks)

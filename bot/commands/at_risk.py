@@ -27,5 +27,5 @@ def at_risk(inv: Invocation, ctx: AppContext) -> Reply:
     known_org(inv.org_id, known)
     orgs = [org] if org is not None else known
     now = now_ms()
-    message = at_risk_message([at_risk_of(db, o, now) for o in orgs], config.zone_for, now)
+    message = at_risk_message([at_risk_of(db, o, now) for o in orgs], ctx.reader_zones(inv.user_id), now)
     return Reply(text=message.text, blocks=message.blocks)

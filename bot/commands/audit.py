@@ -54,9 +54,10 @@ def show_audit(inv: Invocation, ctx: AppContext) -> Reply:
     if not entries:
         return Reply(text="The audit log is empty: nothing has been written through the bot yet.")
     title = f"Audit log: the latest {counted(len(entries), 'row')}, newest first"
+    zone_for = ctx.reader_zones(inv.user_id)  # the admin's clock: their Slack zone, else each org's
     blocks: list[Block] = [
         header(title),
-        *sections(audit_line(e, ctx.config.notify.zone_for(e.org_id)) for e in entries),
+        *sections(audit_line(e, zone_for(e.org_id)) for e in entries),
     ][: MAX_BLOCKS - 1]
     blocks.append(
         context("The same rows: `samops audit` on the console, the dashboard's Audit page (filters, CSV).")

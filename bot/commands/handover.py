@@ -29,5 +29,6 @@ def handover_now(inv: Invocation, ctx: AppContext) -> Reply:
     now = now_ms()
     # The shift began at this channel's last handover time; a channel without any: the last 24 hours.
     digest = handover(db, shift_start(settings, config, now), now, org_id, ctx.config.priority_book())
-    message = render.handover_digest(digest, config.zone_for(org_id), now, config.zone_for)
+    zone_for = ctx.reader_zones(inv.user_id)  # an answer to one person: on their clock
+    message = render.handover_digest(digest, zone_for(org_id), now, zone_for)
     return Reply(text=message.text, blocks=message.blocks)

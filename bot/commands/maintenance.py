@@ -133,10 +133,10 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
 def _list(inv: Invocation, ctx: AppContext) -> Reply:
     now = now_ms()
     windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id, upcoming=True) if w.kind == MAINTENANCE]
-    config = ctx.config.notify
+    zone_for = ctx.reader_zones(inv.user_id)  # the list is an answer to one person: on their clock
     message = render.windows_list(
         windows,
-        lambda w: config.zone_for(w.organization),
+        lambda w: zone_for(w.organization),
         now,
         "Maintenance windows",
         f"No maintenance window is in force or planned. Plan one: `{USAGE}`",

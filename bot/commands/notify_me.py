@@ -5,14 +5,10 @@ organization's), when only P1 pages. Stored in records.db (core/cache/paging.py)
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 from datetime import time, tzinfo
 
-from slack_sdk.errors import SlackApiError, SlackClientError
-
 from bot.context import AppContext
-from bot.pace import TokenBucket
 from bot.render.common import escape
 from bot.roles import Role
 from bot.slash.parse import as_typed
@@ -24,11 +20,6 @@ from core.priorities import Priority, parse_priority
 from core.windows import parse_clock
 
 USAGE = "/sam notify-me [on | off | priorities P1 P2 … | priorities none | quiet 22:00-07:00 | quiet off]"
-
-log = logging.getLogger(__name__)
-# users.info is Tier 4 (100+ a minute): one ask per preference set, at most 1 a second past a burst of 20, so
-# a flood of `/sam notify-me` stays within it (past it, the zone known from before is kept).
-_ZONE_ASKS = TokenBucket(1.0, 20)
 
 
 @subcommand(
@@ -51,7 +42,8 @@ def notify_me(inv: Invocation, ctx: AppContext) -> Reply:
     if not inv.args:
         return Reply(text=describe(current, org))
     wanted = _changed(current, [w.lower() for w in inv.args])
-    wanted = replace(wanted, zone=_zone(ctx, inv.user_id) or current.zone)
+    # the zone PersonZones knows (pages and `/sam` answers read the same), else the one recorded before
+    wanted = replace(wanted, zone=ctx.zones.slack_zone(inv.user_id) or current.zone)
     now = now_ms()
     cache.set_page_prefs(db, wanted, now)
     summary = f"paging preferences set: {plain(wanted, org)}"
@@ -110,23 +102,6 @@ def _quiet(values: list[str]) -> tuple[time | None, time | None]:
     if start == end:
         raise UsageError("quiet: from and to are the same time; give a span like 22:00-07:00")
     return start, end
-
-
-def _zone(ctx: AppContext, user: str) -> str | None:
-    """The person's Slack time zone (users.info `tz`); None when Slack does not say (then the organization's,
-    and said)."""
-    if ctx.local_mode or not _ZONE_ASKS.take():
-        return None
-    try:
-        answer = ctx.web_client.users_info(user=user)
-    except SlackApiError as err:
-        log.warning("users.info of %s failed: %s", user, err.response.get("error") or "error")
-        return None
-    except (SlackClientError, OSError) as err:
-        log.warning("users.info of %s failed: %s", user, type(err).__name__)
-        return None
-    zone = (answer.get("user") or {}).get("tz")
-    return str(zone) if isinstance(zone, str) and zone else None
 
 
 def zone_words(prefs: PagePrefs, org: tzinfo) -> str:

@@ -96,6 +96,6 @@ def panel_status(inv: Invocation, ctx: AppContext) -> Reply:
     if not ctx.live.take(org, PANEL_COST):
         return Reply(text=ctx.live.busy_text(org, PANEL_COST))
     status = with_false_alarms(ctx, fetch_status(ctx, picked, org))
-    zone = ctx.config.notify.zone_for(status.org_id if status.org_id is not None else org)
+    zone = ctx.reader_zones(inv.user_id)(status.org_id if status.org_id is not None else org)
     message = panel_blocks(status, zone)
     return Reply(text=message.text, blocks=message.blocks)

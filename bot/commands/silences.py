@@ -20,10 +20,10 @@ def silences(inv: Invocation, ctx: AppContext) -> Reply:
     no_words_but_org(inv.args, "silences")
     now = now_ms()
     windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id) if w.kind == SILENCE]
-    config = ctx.config.notify
+    zone_for = ctx.reader_zones(inv.user_id)  # an answer to one person: on their clock
     message = render.windows_list(
         windows,
-        lambda w: config.zone_for(w.organization),
+        lambda w: zone_for(w.organization),
         now,
         "Silences in force",
         "No silence is in force.",

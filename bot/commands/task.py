@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
+
 from slack_sdk.models.views import View
 
 from bot.context import AppContext
@@ -14,7 +16,7 @@ from bot.roles import Role
 from bot.slash.registry import Invocation, Reply, subcommand
 from bot.writes import outcome_text, slash_key
 from core.cache import KnownTask, load_task
-from core.timefmt import utc
+from core.timefmt import local
 
 
 @subcommand(
@@ -38,7 +40,9 @@ def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:
             inv,
             f"Update task {update.task_id}",
             lambda: task_form(ctx, inv, update.task_id),
-            without_slack=lambda: task_without_form(update.task_id, load_task(ctx.db(), update.task_id)),
+            without_slack=lambda: task_without_form(
+                update.task_id, load_task(ctx.db(), update.task_id), ctx.reader_zones(inv.user_id)(inv.org_id)
+            ),
         )
     refuse_past_dates(update, ctx.config.notify.zone_for(inv.org_id))
     known = load_task(ctx.db(), update.task_id)
@@ -64,18 +68,19 @@ def task_form(ctx: AppContext, inv: Invocation, task_id: int) -> View:
         known.body if known else None,
         known.updated_at if known else None,
         known.updated_by if known else None,
+        ctx.reader_zones(inv.user_id)(inv.org_id),  # when samops last set it: on the reader's clock
     )
 
 
-def task_without_form(task_id: int, known: KnownTask | None) -> Reply:
+def task_without_form(task_id: int, known: KnownTask | None, zone: tzinfo) -> Reply:
     """What `/sam task update <id>` answers where no modal can open (`samops slash`): the known state and
-    the one-line form."""
+    the one-line form, when samops last set it on the reader's clock (`zone`)."""
     usage = f"Forms need Slack; here, change fields with the one-line form: `{TASK_USAGE}`"
     if known is None:
         text = f"Nothing is known about task {task_id} yet (the service cannot read a task).\n{usage}"
         return Reply(text=text, blocks=[section(text)])
     lines = task_answer_lines(known.body)
-    title = f"*Task {task_id}* — last set by samops {utc(known.updated_at)}"
+    title = f"*Task {task_id}* — last set by samops {local(known.updated_at, zone)}"
     return Reply(
         text=f"Task {task_id}: " + "; ".join(lines),
         blocks=[section("\n".join([title, *lines])), context(usage)],

@@ -185,16 +185,19 @@ class HomeTabs:
         scope, why = self.scope_of(user)
         config, url = ctx.config.notify, ctx.dashboard_url
         data = home_data(ctx.db(), user, scope, now_ms(), priorities=ctx.config.priority_book())
+        # Access windows are the service's, read on each organization's clock (the card's rule); every other
+        # time on the person's own (their Slack zone, else the organization's).
         lines = keyholder_contexts(ctx.db(), [a.alarm for a in data.alarms + data.assigned], config.zone_for)
         view = home_view(
             data,
             answer.sentence(),
-            config.zone_for,
+            ctx.reader_zones(user),
             url,
             why,
             note,
             can_act=answer.role >= Role.TECHNICIAN,
             keyholders=lines,
+            windows_zone_for=config.zone_for,
         )
         return view
 

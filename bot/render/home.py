@@ -21,13 +21,14 @@ from slack_sdk.models.views import View
 from bot.render.alarms import dashboard_link, lifecycle_buttons, panel_label, sensor_or_zone
 from bot.render.common import clip, context, divider, escape, header, join_lines, section, typed
 from bot.render.keyholders import keyholder_line
-from core.alarms import LEVELS, level_of
+from core.alarms import LEVELS, Alarm, level_of
 from core.keyholders import KeyholderContext
 from core.lifecycle import State
 from core.read import MAINTENANCE, HomeAlarm, HomeData
-from core.timefmt import local
+from core.timefmt import local, zone_name
 
-# Each time is shown in its organization's zone, as on its card ([notify.timezones]); None: the default zone.
+# The zone each organization's times are shown in to the Home's reader (`AppContext.reader_zones`: their own
+# Slack zone, else the organization's, [notify.timezones]); None: no organization of its own.
 ZoneFor = Callable[[int | None], ZoneInfo]
 MAX_HOME_BLOCKS = 100  # Slack's limit for a Home view
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9_]{1,63}")
@@ -43,12 +44,15 @@ def home_view(
     note: str | None = None,
     can_act: bool = True,
     keyholders: Mapping[str, KeyholderContext] | None = None,
+    windows_zone_for: ZoneFor | None = None,
 ) -> View:
     """The Home of `data.user`. `role_line` says their role and why (`RoleAnswer.sentence`); `why_scope`
     says how their alarms were chosen; `note` answers their last click here; `can_act` (technicians and
     admins) adds the card's lifecycle buttons to each alarm (the listeners check the role again);
-    `keyholders` is each alarm's keyholder line by event id (core/keyholders.py), as on its card."""
-    lines = keyholders or {}
+    `keyholders` is each alarm's keyholder line by event id (core/keyholders.py), as on its card, its
+    access windows on the clock `windows_zone_for` gives (the organization's, which the service's windows
+    are read in), named where it is not the reader's."""
+    lines = _Keyholders(keyholders or {}, windows_zone_for or zone_for)
     blocks: list[Block] = [header("samops"), context(role_line)]
     if note:
         blocks.append(section(f":information_source: {escape(clip(note, 1000))}"))
@@ -99,14 +103,14 @@ def _alarms_blocks(
     dashboard_url: str,
     empty: str,
     can_act: bool,
-    keyholders: Mapping[str, KeyholderContext],
+    keyholders: _Keyholders,
 ) -> list[Block]:
     blocks: list[Block] = [divider(), section(f"*{escape(title)}* ({total})")]
     if not alarms:
         return [*blocks, context(empty)]
     for item in alarms:
         blocks.append(
-            section(_alarm_line(item, zone_for(item.alarm.org_id), keyholders.get(item.alarm.event_id)))
+            section(_alarm_line(item, zone_for(item.alarm.org_id), keyholders.line(item.alarm, zone_for)))
         )
         buttons = lifecycle_buttons(item.alarm.event_id, item.state) if can_act else []
         if buttons:
@@ -135,7 +139,25 @@ def _incidents_blocks(data: HomeData, zone_for: ZoneFor) -> list[Block]:
     return [divider(), section(f"*Site incidents* ({len(data.incidents)})"), section(join_lines(lines))]
 
 
-def _alarm_line(item: HomeAlarm, zone: ZoneInfo, keyholders: KeyholderContext | None = None) -> str:
+class _Keyholders:
+    """Each alarm's keyholder line, its windows' zone named where the reader's clock is another."""
+
+    def __init__(self, found: Mapping[str, KeyholderContext], windows_zone_for: ZoneFor) -> None:
+        self.found = found
+        self.windows_zone_for = windows_zone_for
+
+    def line(self, alarm: Alarm, zone_for: ZoneFor) -> str | None:
+        found = self.found.get(alarm.event_id)
+        if found is None:
+            return None
+        line = keyholder_line(found)
+        windows = zone_name(self.windows_zone_for(alarm.org_id))
+        if found.inside and windows != zone_name(zone_for(alarm.org_id)):
+            line += f" (windows on {windows}'s clock)"
+        return line
+
+
+def _alarm_line(item: HomeAlarm, zone: ZoneInfo, keyholders: str | None = None) -> str:
     alarm = item.alarm
     level = LEVELS[level_of(alarm.violation_type, alarm.event_type).name]
     # Each part clipped on its own, so a long name never pushes the state and the buttons' context out.
@@ -155,7 +177,7 @@ def _alarm_line(item: HomeAlarm, zone: ZoneInfo, keyholders: KeyholderContext | 
     if state is not None and state.holder:
         parts.append(f"held by <@{escape(state.holder)}>")
     parts.append(f"`{escape(alarm.event_id)}`")
-    tail = f"\n{keyholder_line(keyholders)}" if keyholders is not None else ""
+    tail = f"\n{keyholders}" if keyholders is not None else ""
     return clip(f"{head}\n{' · '.join(parts)}", 2900 - len(tail)) + tail
 
 

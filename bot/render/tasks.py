@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from typing import Any
 
 from slack_sdk.models.blocks import Block
@@ -9,7 +10,7 @@ from slack_sdk.models.views import View
 
 from bot.render.common import context, escape, section
 from bot.render.forms import modal, text_input
-from core.timefmt import utc
+from core.timefmt import local
 
 TASK_UPDATE = "sam_task_update"
 
@@ -54,13 +55,15 @@ def task_modal(
     known: dict[str, Any] | None,
     known_at: int | None = None,
     known_by: str | None = None,
+    zone: tzinfo | None = None,
 ) -> View:
-    """The edit form, prefilled with the last state samops sent for this task, if any."""
+    """The edit form, prefilled with the last state samops sent for this task, if any; when that was is
+    shown in `zone`, the reader's (`AppContext.reader_zones`; UTC when None)."""
     values = known_values(known)
     if known:
-        note = (
-            f"Prefilled with the last update samops made ({utc(known_at)}, by <@{escape(known_by or '?')}>)."
-        )
+        by = escape(known_by or "?")
+        note = f"Prefilled with the last update samops made ({local(known_at, zone)}, by <@{by}>)."
+
     else:
         note = (
             "Nothing is known about this task yet: the service has no way to read a task, and samops has not "

@@ -75,6 +75,7 @@ from core.cache.outbox import (
 from core.cache.paging import (
     claim_page,
     claimed_pages,
+    follow_zone,
     mark_page_sent,
     page_at,
     pages_sent,
@@ -142,6 +143,7 @@ __all__ = [
     "end_lease",
     "ended_unsummarized",
     "enqueue",
+    "follow_zone",
     "get_alarm",
     "get_incident",
     "get_state",

@@ -66,6 +66,22 @@ def set_prefs(db: sqlite_utils.Database, prefs: PagePrefs, at: int) -> None:
         )
 
 
+def follow_zone(db: sqlite_utils.Database, slack_user: str, zone: str) -> bool:
+    """The person's Slack zone as the bot last read it (users.info `tz`), into their preferences if they
+    have any and it changed: their pages and quiet hours then follow the clock their `/sam` answers and
+    App Home show, not the one of their last `/sam notify-me`. True when a row changed."""
+    current = prefs_of(db, slack_user)
+    if current is None or current.zone == zone:  # read first: no write lock taken for nothing
+        return False
+    with write_transaction(db):
+        changed = execute(
+            db,
+            "UPDATE page_prefs SET zone = ? WHERE slack_user = ? AND zone IS NOT ?",
+            [zone, slack_user, zone],
+        ).rowcount
+    return changed > 0
+
+
 def claim_page(
     db: sqlite_utils.Database, slack_user: str, event_id: str, level: int, why: str, at: int
 ) -> bool:

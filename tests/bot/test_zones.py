@@ -50,11 +50,11 @@ def test_already_acknowledged_is_told_in_the_alarms_organization_zone(tmp_path: 
         upsert_activities(db, "activities", [("EV-1", 777, 1001, T, "Burglary alarm on Depot - Door",
                                              "violation", "Burglary alarm", "alarm", 2, 1, 1)])  # fmt: skip
     state = AlarmState("EV-1", State.ACKNOWLEDGED, None, T, T, "U1", None, None, None, T)
-    assert unchanged_text(state, "already acknowledged", ctx) == (
+    assert unchanged_text(state, "already acknowledged", ctx, "U1") == (
         "Already acknowledged by <@U1> at 2026-11-18 16:36:40 Asia/Kolkata."
     )
     resolved = AlarmState("EV-1", State.RESOLVED, None, T, None, None, T, "U2", None, T)
-    assert "at 2026-11-18 16:36:40 Asia/Kolkata." in unchanged_text(resolved, "already resolved", ctx)
+    assert "at 2026-11-18 16:36:40 Asia/Kolkata." in unchanged_text(resolved, "already resolved", ctx, "U1")
     # /sam alarms: each alarm in its organization's zone; the freshness in that of the one asked about.
     rows = recent_alarms(ctx.db(), AlarmFilter())
     blocks = alarms_blocks(rows, "since 1 h ago", len(rows), None, T, ctx.config.notify.zone_for, 1001).blocks

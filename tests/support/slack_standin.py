@@ -135,7 +135,7 @@ class SlackStandIn:
         users: Mapping[str, str | None] | None = None,
         memberships: Mapping[str, Iterable[str]] | None = None,
         usergroups: Mapping[str, Iterable[str]] | None = None,
-        zones: Mapping[str, str] | None = None,
+        zones: Mapping[str, str | None] | None = None,
         delay: float = 0.0,
     ) -> None:
         """`channels`: if given, posting anywhere else answers `channel_not_found`, as Slack does for a
@@ -143,7 +143,8 @@ class SlackStandIn:
         `users`: the workspace's members for `users.info`, Slack user id -> e-mail (None: no e-mail set).
         `memberships`: the channels each user is in, for `users.conversations`.
         `usergroups`: each user group's members, for `usergroups.users.list` (others: no members).
-        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example).
+        `zones`: a user's time zone for `users.info`'s `tz` (default America/Los_Angeles, Slack's example:
+        real Slack gives every person one); None: a user whose answer has no `tz`: the org's zone.
         `delay`: seconds every answer waits (Slack slow to answer); the call is taken and recorded when it
         arrives, as Slack acts on a request before its answer reaches the caller. Settable while running."""
         self.channels = channels
@@ -474,7 +475,8 @@ class SlackStandIn:
         user = {"id": user_id, "team_id": TEAM_ID, "name": user_id.lower(), "deleted": False, "is_bot": False}
         # The zone fields as Slack gives them (tz may be absent for some users: callers must cope).
         zone = self.zones.get(user_id, "America/Los_Angeles")
-        user |= {"tz": zone, "tz_label": zone, "tz_offset": _offset_s(zone)}
+        if zone is not None:
+            user |= {"tz": zone, "tz_label": zone, "tz_offset": _offset_s(zone)}
         return {"ok": True, "user": {**user, "profile": profile}}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:

@@ -119,6 +119,7 @@ def change_alarm(
         ctx,
         request,
         lambda: apply_change(db, event_id, change, user, now_ms(), opened_at, note, disposition),
+        local=True,  # samops' own record: the change and its audit row in one transaction
     )
     return outcome, outcome.result if isinstance(outcome.result, Outcome) else None
 
@@ -300,14 +301,14 @@ def change_card(
     def apply_all() -> list[tuple[str, int]]:
         at = now_ms()
         changed = []
-        with write_transaction(db):
+        with write_transaction(db):  # joins run_write's, with the claim and the audit row
             for event_id, opened_at in alarms:
                 result = apply_change(db, event_id, change, user, at, opened_at, note, disposition)
                 if result.changed:
                     changed.append((event_id, opened_at))
         return changed
 
-    outcome = run_write(ctx, request, apply_all)
+    outcome = run_write(ctx, request, apply_all, local=True)
     return outcome, outcome.result if isinstance(outcome.result, list) else []
 
 

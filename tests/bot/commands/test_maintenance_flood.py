@@ -1,0 +1,120 @@
+"""Issue 33, item 4: no act without its record. A flood of `/sam maintenance` commands reaches the running bot
+(signed requests) while another process holds samops' records (records.db) locked for stretches longer than
+the bot's busy timeout. Every command is answered either "planned" or "busy, try again"; every window the
+bot said it planned has exactly one audit row, every refused command left no window and no "ok" row behind,
+and the bot logs no ERROR or traceback for it (before: `database is locked` tracebacks, and a window created
+without its audit row: "AUDIT ROW NOT WRITTEN")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from core.cache import audit
+from core.cache.db import open_cache
+from core.cache.records import records_path
+from core.cache.writes import upsert_dicts, write_transaction
+from core.read import MAINTENANCE, windows_in_force
+from tests.support.bot import BotProcess, run_bot
+from tests.support.slack_standin import SlackStandIn
+
+pytestmark = pytest.mark.slow
+
+USERS = [f"U_TECH{i}" for i in range(8)]  # at most OPEN_PER_PERSON (20) windows each
+CONFIG = f"""[roles]
+technicians = {USERS!r}
+""".replace("'", '"')
+COMMANDS = 96  # over about 24 s: two stretches of the records held, and the gaps between them
+PER_SECOND = 4.0
+HOLD_S = 12.5  # longer than the bot's busy timeout (10 s): a write waiting from its start is refused
+GAP_S = 1.5
+
+# Another process taking the records' write lock and keeping it, again and again: what a busy machine's
+# backup, `samops sync` or a second tool on the same files does to the bot.
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+end = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < end:
+    conn.execute("BEGIN IMMEDIATE")
+    print("held", flush=True)
+    time.sleep(float(sys.argv[3]))
+    conn.execute("COMMIT")
+    time.sleep(float(sys.argv[4]))
+"""
+
+
+@pytest.fixture(scope="module")
+def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterator[BotProcess]:
+    tmp = tmp_path_factory.mktemp("maintenance-flood")
+    db = open_cache(tmp / "cache.db")
+    with write_transaction(db):
+        upsert_dicts(db, "organizations", [{"id": 1001, "name": "Acme"}], "id")
+        upsert_dicts(db, "panels", [{"resource_id": 777, "org_id": 1001, "name": "Depot"}], "resource_id")
+    db.close()
+    with run_bot(tmp, slack, db_path=tmp / "cache.db", config=CONFIG) as bot:
+        yield bot
+
+
+def holder(db_path: Path, seconds: float) -> subprocess.Popen[str]:
+    args = [sys.executable, "-c", HOLDER, str(records_path(db_path)), str(seconds), str(HOLD_S), str(GAP_S)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_nothing(
+    bot: BotProcess, slack: SlackStandIn
+) -> None:
+    locker = holder(bot.db_path, COMMANDS / PER_SECOND)
+    sent: dict[str, str] = {}  # token -> response_url name
+    try:
+        for i in range(COMMANDS):
+            token = f"flood{i:03d}"
+            form = bot.command_form(f"maintenance 777 now +10m {token}", user=USERS[i % len(USERS)])
+            response = bot.post_signed(urlencode(form).encode())
+            assert response.status_code == 200
+            sent[token] = form["response_url"].rsplit("/", 1)[1]
+            time.sleep(1 / PER_SECOND)
+        slack.wait_for(lambda: all(slack.responses(name) for name in sent.values()), timeout=90)
+    finally:
+        locker.kill()
+        locker.wait()
+    answers: dict[str, list[dict[str, Any]]] = {
+        t: [c.params for c in slack.responses(n)] for t, n in sent.items()
+    }
+    # Planned: the window's card, in the channel. Refused: only the person is told, that nothing was done.
+    done = {t for t, said in answers.items() if said[0].get("response_type") == "in_channel"}
+    busy = {
+        t
+        for t, said in answers.items()
+        if "records are busy" in said[0]["text"] and "nothing was done" in said[0]["text"]
+    }
+    assert set(answers) == done | busy, {t: a for t, a in answers.items() if t not in done | busy}
+    assert all(len(said) == 1 for said in answers.values())
+    assert done and busy, (len(done), len(busy))  # the flood did meet the lock, and got through it too
+
+    db = open_cache(bot.db_path)
+    try:
+        rows = audit.recent(db, 1000)
+        windows = [w for w in windows_in_force(db, 0, upcoming=True) if w.kind == MAINTENANCE]
+    finally:
+        db.close()
+    for token in sent:
+        ok_rows = [r for r in rows if token in r.command and r.outcome == "ok"]
+        made = [w for w in windows if w.reason == token]
+        if token in done:
+            assert len(ok_rows) == 1 and len(made) == 1, (token, ok_rows, made)
+            assert f"planned maintenance {made[0].id} " in ok_rows[0].summary
+        else:
+            assert not ok_rows and not made, (token, ok_rows, made)
+            assert all(r.outcome == "busy" for r in rows if token in r.command)
+    log = bot.output()
+    assert " ERROR " not in log and "Traceback" not in log and "AUDIT ROW NOT WRITTEN" not in log

@@ -1,9 +1,10 @@
-"""Issue 33, item 4: no act without its record. A flood of `/sam maintenance` commands reaches the running bot
-(signed requests) while another process holds samops' records (records.db) locked for stretches longer than
-the bot's busy timeout. Every command is answered either "planned" or "busy, try again"; every window the
-bot said it planned has exactly one audit row, every refused command left no window and no "ok" row behind,
-and the bot logs no ERROR or traceback for it (before: `database is locked` tracebacks, and a window created
-without its audit row: "AUDIT ROW NOT WRITTEN")."""
+"""Issue 33, item 4: no act without its record. A flood of writes reaches the running bot (signed requests)
+while another process holds samops' records (records.db) locked for stretches longer than the bot's busy
+timeout: `/sam maintenance` (an act on samops' own records) and `/sam sensor rename` (a write to the
+simulator, operation 9). Every command is answered either done or "busy, try again"; every act the bot said
+it did has exactly one audit row, every refused command left no window, no request to the service and no
+"ok" row behind, and the bot logs no ERROR or traceback for it (before: `database is locked` tracebacks, and
+a window created without its audit row: "AUDIT ROW NOT WRITTEN")."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from core.cache.db import open_cache
 from core.cache.records import records_path
 from core.cache.writes import upsert_dicts, write_transaction
 from core.read import MAINTENANCE, windows_in_force
-from tests.support.bot import BotProcess, run_bot
+from tests.support.bot import BotProcess, requests_to, run_bot
+from tests.support.processes import Simulator, run_simulator
 from tests.support.slack_standin import SlackStandIn
 
 pytestmark = pytest.mark.slow
@@ -31,6 +33,7 @@ USERS = [f"U_TECH{i}" for i in range(8)]  # at most OPEN_PER_PERSON (20) windows
 CONFIG = f"""[roles]
 technicians = {USERS!r}
 """.replace("'", '"')
+SENSOR = 10010102  # a sensor of the simulator's panel 100101 (seed 5)
 COMMANDS = 96  # over about 24 s: two stretches of the records held, and the gaps between them
 PER_SECOND = 4.0
 HOLD_S = 12.5  # longer than the bot's busy timeout (10 s): a write waiting from its start is refused
@@ -52,15 +55,20 @@ while time.monotonic() < end:
 
 
 @pytest.fixture(scope="module")
-def bot(tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn) -> Iterator[BotProcess]:
+def bot(
+    tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn
+) -> Iterator[tuple[BotProcess, Simulator]]:
     tmp = tmp_path_factory.mktemp("maintenance-flood")
     db = open_cache(tmp / "cache.db")
     with write_transaction(db):
         upsert_dicts(db, "organizations", [{"id": 1001, "name": "Acme"}], "id")
         upsert_dicts(db, "panels", [{"resource_id": 777, "org_id": 1001, "name": "Depot"}], "resource_id")
     db.close()
-    with run_bot(tmp, slack, db_path=tmp / "cache.db", config=CONFIG) as bot:
-        yield bot
+    with (
+        run_simulator(seed=5) as sim,
+        run_bot(tmp, slack, simulator=sim, db_path=tmp / "cache.db", config=CONFIG) as bot,
+    ):
+        yield bot, sim
 
 
 def holder(db_path: Path, seconds: float) -> subprocess.Popen[str]:
@@ -71,14 +79,17 @@ def holder(db_path: Path, seconds: float) -> subprocess.Popen[str]:
 
 
 def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_nothing(
-    bot: BotProcess, slack: SlackStandIn
+    bot: tuple[BotProcess, Simulator], slack: SlackStandIn
 ) -> None:
+    bot, sim = bot
     locker = holder(bot.db_path, COMMANDS / PER_SECOND)
     sent: dict[str, str] = {}  # token -> response_url name
     try:
         for i in range(COMMANDS):
             token = f"flood{i:03d}"
-            form = bot.command_form(f"maintenance 777 now +10m {token}", user=USERS[i % len(USERS)])
+            # Every third a write to the service; the rest maintenance windows, planned in samops' records.
+            text = f"sensor rename {SENSOR} {token}" if i % 3 == 0 else f"maintenance 777 now +10m {token}"
+            form = bot.command_form(text, user=USERS[i % len(USERS)])
             response = bot.post_signed(urlencode(form).encode())
             assert response.status_code == 200
             sent[token] = form["response_url"].rsplit("/", 1)[1]
@@ -90,8 +101,13 @@ def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_
     answers: dict[str, list[dict[str, Any]]] = {
         t: [c.params for c in slack.responses(n)] for t, n in sent.items()
     }
-    # Planned: the window's card, in the channel. Refused: only the person is told, that nothing was done.
-    done = {t for t, said in answers.items() if said[0].get("response_type") == "in_channel"}
+    # Done: a window's card, in the channel, or "Sensor … renamed". Refused: only the person is told that
+    # nothing was done.
+    done = {
+        t
+        for t, said in answers.items()
+        if said[0].get("response_type") == "in_channel" or f"Sensor {SENSOR} renamed" in said[0]["text"]
+    }
     busy = {
         t
         for t, said in answers.items()
@@ -107,14 +123,18 @@ def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_
         windows = [w for w in windows_in_force(db, 0, upcoming=True) if w.kind == MAINTENANCE]
     finally:
         db.close()
+    renames = [
+        str(r.get("body")) for r in requests_to(sim, "PUT", f"/panel/sensor/{SENSOR}/update-description")
+    ]
     for token in sent:
-        ok_rows = [r for r in rows if token in r.command and r.outcome == "ok"]
-        made = [w for w in windows if w.reason == token]
+        ok_rows = [r for r in rows if token in r.summary and r.outcome == "ok"]
+        made = [w for w in windows if w.reason == token] + [b for b in renames if token in b]
         if token in done:
             assert len(ok_rows) == 1 and len(made) == 1, (token, ok_rows, made)
-            assert f"planned maintenance {made[0].id} " in ok_rows[0].summary
         else:
             assert not ok_rows and not made, (token, ok_rows, made)
             assert all(r.outcome == "busy" for r in rows if token in r.command)
+    renamed = [t for t in list(sent)[::3] if t in done]
+    assert renamed and len(renamed) < len(list(sent)[::3])  # writes to the service were done, and refused
     log = bot.output()
     assert " ERROR " not in log and "Traceback" not in log and "AUDIT ROW NOT WRITTEN" not in log

@@ -138,3 +138,56 @@ def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_
     assert renamed and len(renamed) < len(list(sent)[::3])  # writes to the service were done, and refused
     log = bot.output()
     assert " ERROR " not in log and "Traceback" not in log and "AUDIT ROW NOT WRITTEN" not in log
+
+
+def test_a_button_refused_as_busy_changed_nothing_and_one_done_has_one_row(
+    bot: tuple[BotProcess, Simulator], slack: SlackStandIn
+) -> None:
+    """The same through a button (Lift / End now on a maintenance card), whose failures take the bolt error
+    handler's path rather than the router's."""
+    bot, _ = bot
+    values = []
+    for i in range(16):
+        made = bot.send_command(f"maintenance 777 now +20m lift{i:02d}", user=USERS[i % len(USERS)])
+        [value] = [b["accessory"]["value"] for b in made.blocks if "accessory" in b]
+        values.append(value)
+    locker = holder(bot.db_path, 14)
+    names = {}
+    try:
+        for i, value in enumerate(values):
+            name = f"lift-click-{i}"
+            payload = {
+                "user": {"id": USERS[0], "name": "tech"},
+                "channel": {"id": "C_TEST"},
+                "container": {
+                    "type": "message",
+                    "message_ts": f"17000000{i:02d}.000200",
+                    "channel_id": "C_TEST",
+                },
+                "response_url": bot.slack.response_url(name),
+                "trigger_id": f"trigger-{name}",
+                "actions": [{"action_id": "quiet_lift", "block_id": "b", "value": value, "type": "button"}],
+            }
+            assert bot.send_action(payload).status_code == 200
+            names[value] = name
+            time.sleep(0.5)
+        slack.wait_for(lambda: all(slack.responses(n) for n in names.values()), timeout=60)
+    finally:
+        locker.kill()
+        locker.wait()
+    said = {value: slack.responses(name)[0].params["text"] for value, name in names.items()}
+    lifted = {v for v, text in said.items() if " lifted by " in text}
+    busy = {v for v, text in said.items() if "records are busy" in text and "nothing was done" in text}
+    assert lifted | busy == set(said) and lifted and busy, said
+    db = open_cache(bot.db_path)
+    try:
+        rows = audit.recent(db, 1000, command="quiet lift")
+        still = {str(w.id) for w in windows_in_force(db, 0, upcoming=True) if w.kind == MAINTENANCE}
+    finally:
+        db.close()
+    for value in said:
+        ok_rows = [r for r in rows if r.command == f"quiet lift {value}" and r.outcome == "ok"]
+        assert len(ok_rows) == (1 if value in lifted else 0), (value, ok_rows)
+        assert (value in still) == (value in busy), value
+    log = bot.output()
+    assert " ERROR " not in log and "Traceback" not in log

@@ -218,10 +218,6 @@ def _duplicate(request: WriteRequest, reference: str) -> WriteOutcome:
     return WriteOutcome(False, True, "Already done (this request was received before).", reference)
 
 
-class _Undone(Exception):
-    """The local act failed: its changes are rolled back to the savepoint, its claim and row kept."""
-
-
 def _run_local(
     ctx: AppContext,
     db: sqlite_utils.Database,

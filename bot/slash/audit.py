@@ -39,5 +39,5 @@ def record_refused(ctx: AppContext, inv: Invocation, cmd: Subcommand, outcome: s
             reference=inv.reference,
         )
     except cache.BusyError:  # a refusal: nothing was done; the line says who was refused
-        log.warning("%s: %s by %s was %s; its audit row was not written: records busy", inv.reference,
-                    command, inv.user_id, outcome)  # fmt: skip
+        why = "its audit row was not written: records busy"
+        log.warning("%s: %s by %s was %s; %s", inv.reference, command, inv.user_id, outcome, why)

@@ -93,11 +93,11 @@ def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., BoltResponse
         what = described(body)
         if isinstance(error, BusyError):  # records locked past the wait: nothing was done; not a bug
             user = str(_dict(body.get("user")).get("id") or body.get("user_id") or "")
-            record_busy(ctx.db(), slack_user=user, command=what, org_id=None, reference=reference)
             try:
+                record_busy(ctx.db(), slack_user=user, command=what, org_id=None, reference=reference)
                 tell(ctx, home, body, context, respond, reference, busy_text(reference))
-            except Exception as err:  # noqa: BLE001  # the refusal is logged above
-                log.warning("%s: could not tell the person it was busy: %s", reference, type(err).__name__)
+            except Exception as err:  # noqa: BLE001  # a busy refusal is never an ERROR: one WARNING line
+                log.warning("%s: %s refused, records busy; not told: %s", reference, what, type(err).__name__)
         elif is_answer_failure(error):
             log.warning(
                 "%s: could not answer %s through the request's response_url: %s",

@@ -55,7 +55,7 @@ while time.monotonic() < end:
 
 
 @pytest.fixture(scope="module")
-def bot(
+def running(
     tmp_path_factory: pytest.TempPathFactory, slack: SlackStandIn
 ) -> Iterator[tuple[BotProcess, Simulator]]:
     tmp = tmp_path_factory.mktemp("maintenance-flood")
@@ -79,9 +79,9 @@ def holder(db_path: Path, seconds: float) -> subprocess.Popen[str]:
 
 
 def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_nothing(
-    bot: tuple[BotProcess, Simulator], slack: SlackStandIn
+    running: tuple[BotProcess, Simulator], slack: SlackStandIn
 ) -> None:
-    bot, sim = bot
+    bot, sim = running
     locker = holder(bot.db_path, COMMANDS / PER_SECOND)
     sent: dict[str, str] = {}  # token -> response_url name
     try:
@@ -141,11 +141,11 @@ def test_every_act_the_bot_says_it_did_has_one_audit_row_and_every_refusal_left_
 
 
 def test_a_button_refused_as_busy_changed_nothing_and_one_done_has_one_row(
-    bot: tuple[BotProcess, Simulator], slack: SlackStandIn
+    running: tuple[BotProcess, Simulator], slack: SlackStandIn
 ) -> None:
     """The same through a button (Lift / End now on a maintenance card), whose failures take the bolt error
     handler's path rather than the router's."""
-    bot, _ = bot
+    bot, _ = running
     values = []
     for i in range(16):
         made = bot.send_command(f"maintenance 777 now +20m lift{i:02d}", user=USERS[i % len(USERS)])

@@ -275,13 +275,13 @@ def test_a_back_dated_alarm_is_late_whichever_path_writes_it_first(tmp_path: Pat
     by its own time, not marked late. Now every card says Late, every round."""
     with run_simulator("--alarm-rate", "0", "--panels", "12", seed=5) as sim, SlackStandIn() as slack:
         panels = sorted(demo_panels(sim))
-        # The backfill is still filling 3 days while the rounds run; reconciliation passes every 3 s.
+        # The backfill is still filling the week while the rounds run; reconciliation passes every 3 s.
         env = history_env(
             tmp_path,
             sim,
             slack,
-            SAMOPS_HISTORY_DAYS="3",
-            SAMOPS_HISTORY_RATE="2",
+            SAMOPS_HISTORY_DAYS="7",
+            SAMOPS_HISTORY_RATE="1",
             SAMOPS_RECONCILE_INTERVAL="3",
         )
         with run_notify(tmp_path, env) as proc:

@@ -45,9 +45,18 @@ from slack_sdk.models.views import View
 from bot.context import AppContext
 from bot.events.home import HomeAnswer, HomeTabs
 from bot.forms.submission import metadata
-from bot.listener_errors import REFERENCE, failure_text, is_answer_failure, log_failure, respond_error
+from bot.listener_errors import (
+    REFERENCE,
+    busy_text,
+    failure_text,
+    is_answer_failure,
+    log_failure,
+    record_busy,
+    respond_privately,
+)
 from bot.render.common import header, section
 from bot.writes import answer_later
+from core.cache import BusyError
 from core.reference import new_reference
 
 log = logging.getLogger("samops.bot")
@@ -82,7 +91,14 @@ def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., BoltResponse
     ) -> BoltResponse | None:
         reference = str(context.get(REFERENCE) or new_reference())
         what = described(body)
-        if is_answer_failure(error):
+        if isinstance(error, BusyError):  # records locked past the wait: nothing was done; not a bug
+            user = str(_dict(body.get("user")).get("id") or body.get("user_id") or "")
+            try:
+                record_busy(ctx.db(), slack_user=user, command=what, org_id=None, reference=reference)
+                tell(ctx, home, body, context, respond, reference, busy_text(reference))
+            except Exception as err:  # noqa: BLE001  # a busy refusal is never an ERROR: one WARNING line
+                log.warning("%s: %s refused, records busy; not told: %s", reference, what, type(err).__name__)
+        elif is_answer_failure(error):
             log.warning(
                 "%s: could not answer %s through the request's response_url: %s",
                 reference,
@@ -126,23 +142,31 @@ def _dict(value: object) -> dict[str, Any]:
 
 
 def tell(
-    ctx: AppContext, home: HomeTabs, body: dict[str, Any], context: BoltContext, respond: Any, reference: str
+    ctx: AppContext,
+    home: HomeTabs,
+    body: dict[str, Any],
+    context: BoltContext,
+    respond: Any,
+    reference: str,
+    text: str | None = None,
 ) -> None:
-    """Give the person the reference where Slack lets us (see the module's docstring)."""
+    """Give the person the reference where Slack lets us (see the module's docstring): `text`, by default
+    that samops failed them."""
+    text = text if text is not None else failure_text(reference)
     kind = body.get("type")
     if kind == "view_submission":
         user = str(_dict(body.get("user")).get("id") or "")
-        answer_later(ctx, metadata(_dict(body.get("view"))), user, failure_text(reference))
+        answer_later(ctx, metadata(_dict(body.get("view"))), user, text)
     elif kind == "event_callback":
         event = _dict(body.get("event"))
         if event.get("type") == "app_home_opened" and isinstance(event.get("user"), str):
-            tell_on_home(ctx, home, event["user"], failure_text(reference))
+            tell_on_home(ctx, home, event["user"], text)
     elif isinstance(respond, HomeAnswer):
-        tell_on_home(ctx, home, str(_dict(body.get("user")).get("id") or ""), failure_text(reference))
+        tell_on_home(ctx, home, str(_dict(body.get("user")).get("id") or ""), text)
     elif context.response_url:
-        respond_error(respond, reference)
+        respond_privately(respond, text)
     elif user := str(_dict(body.get("user")).get("id") or body.get("user_id") or ""):
-        ctx.web_client.chat_postMessage(channel=user, text=failure_text(reference))
+        ctx.web_client.chat_postMessage(channel=user, text=text)
 
 
 def tell_on_home(ctx: AppContext, home: HomeTabs, user: str, text: str) -> None:

@@ -4,7 +4,12 @@ Every write path of the bot (a one-line command, a modal's submission, a confirm
 `run_write`, so the guarantees live in one place:
 - the Slack payload's dedupe key is claimed first (`claim_once`); a double click or a Slack retry finds it
   taken and runs nothing;
-- the outcome is appended to `audit_log` and, when `[audit] channel` is set, posted there;
+- no act without its record (docs/security.md): a write to the service has its audit row written with the
+  claim, before it is sent (outcome "unknown"), and settled with the outcome after; an act on samops' own
+  records (`local=True`, and `record_act` for the rest) commits in one transaction with its claim and its
+  audit row, or not at all. Records locked past the wait raise `core.cache.BusyError` before anything is
+  done: the surface answers "busy, try again" (bot/listener_errors.py);
+- the outcome is in `audit_log` and, when `[audit] channel` is set, posted there;
 - service failures become a sentence with a reference id that is also in the log, never a traceback;
 - an answer that does not say what happened (not an Operation result) is never reported as done: the
   person is told the outcome is unknown and to check in the service before retrying, audited `unknown`.
@@ -21,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.webhook import WebhookClient
@@ -42,6 +47,9 @@ if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+SETTLE_TRIES = 3  # a service write's outcome is written again after a busy wait, this many times in all
 
 ROLE_WORDS = {Role.VIEWER: "viewer", Role.TECHNICIAN: "technician", Role.ADMIN: "admin"}
 
@@ -119,15 +127,18 @@ def audit_denied(
     its reference. `why` is samops' own sentence, never text from the request."""
     reference = new_reference()
     log.warning("ref=%s denied %s for %s: %s", reference, command, slack_user, why)
-    cache.record_audit(
-        ctx.db(),
-        slack_user=slack_user,
-        command=command,
-        org_id=org_id,
-        outcome="denied",
-        summary=f"refused: {why}",
-        reference=reference,
-    )
+    try:
+        cache.record_audit(
+            ctx.db(),
+            slack_user=slack_user,
+            command=command,
+            org_id=org_id,
+            outcome="denied",
+            summary=f"refused: {why}",
+            reference=reference,
+        )
+    except cache.BusyError:  # nothing was done, and the line above says who was refused
+        log.warning("ref=%s the audit row of this refusal was not written: records busy", reference)
     return reference
 
 
@@ -150,30 +161,39 @@ def action_key(body: dict[str, Any], action: dict[str, Any]) -> str:
     )
 
 
-def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], Any]) -> WriteOutcome:
-    """Claim, run, audit, announce. `operation` calls the service and returns its result."""
+def run_write(
+    ctx: AppContext, request: WriteRequest, operation: Callable[[], Any], *, local: bool = False
+) -> WriteOutcome:
+    """Claim, run, audit, announce. `operation` calls the service and returns its result; with `local`, it
+    changes samops' own records instead, in the transaction of its claim and audit row. Raises BusyError
+    (nothing done, nothing sent) when the records stay locked."""
     reference = request.reference if is_reference(request.reference) else new_reference()
     db = ctx.db()
-    if not cache.claim_once(db, request.dedupe_key):
-        log.info(
-            "ref=%s duplicate of an earlier %s by %s; not run again",
-            reference,
-            request.command,
-            request.slack_user,
-        )
-        return WriteOutcome(False, True, "Already done (this request was received before).", reference)
     # Checked here, in the write's own organization, whatever the caller checked: a role from the service
-    # holds only where the service gives it (bot/roles.py); a write naming none, in all of them.
+    # holds only where the service gives it (bot/roles.py); a write naming none, in all of them. Before the
+    # claim, which is taken with the act's record: reading roles may ask the service, never under the lock.
     if request.org_id is None:
         denied = role_denied_everywhere(ctx, request.slack_user, request.needs)
     else:
         denied = role_denied(ctx, request.slack_user, request.needs, request.org_id)
     if denied:
+        if cache.is_claimed(db, request.dedupe_key):
+            return _duplicate(request, reference)
         why = "role not held there" if request.org_id is not None else "role not held in every organization"
         audit_denied(ctx, request.slack_user, request.command, request.org_id, why)
         return WriteOutcome(True, False, denied, reference)
-    # The request may have reached the service from here on: whatever happens next, the audit row is written
-    # (outcome "unknown" when something escaped before the outcome was known).
+    if local:
+        return _run_local(ctx, db, request, reference, operation)
+    # The claim and the row saying the request is on its way, together: from here the request may reach the
+    # service, and whatever happens next the row is there (outcome "unknown" until settled).
+    with cache.write_transaction(db):
+        if not cache.claim_once(db, request.dedupe_key):
+            row = None
+        else:
+            sent = f"{request.summary} — sent to the service; its outcome was not recorded (ref {reference})"
+            row = _record(db, request, "unknown", sent, reference)
+    if row is None:
+        return _duplicate(request, reference)
     outcome, message, result = (
         "unknown",
         f"The outcome is unknown; check before trying again (ref {reference}).",
@@ -183,17 +203,75 @@ def run_write(ctx: AppContext, request: WriteRequest, operation: Callable[[], An
         outcome, message, result = _call(operation, request, reference)
     finally:
         ok = outcome == "ok"
+        _settle(db, row, outcome, request.summary if ok else f"{request.summary} — {message}", reference)
+    _announce(ctx, request, outcome, reference)
+    return WriteOutcome(True, ok, message, reference, result, unknown=outcome == "unknown")
+
+
+def _duplicate(request: WriteRequest, reference: str) -> WriteOutcome:
+    log.info(
+        "ref=%s duplicate of an earlier %s by %s; not run again",
+        reference,
+        request.command,
+        request.slack_user,
+    )
+    return WriteOutcome(False, True, "Already done (this request was received before).", reference)
+
+
+def _run_local(
+    ctx: AppContext,
+    db: sqlite_utils.Database,
+    request: WriteRequest,
+    reference: str,
+    operation: Callable[[], Any],
+) -> WriteOutcome:
+    """Claim, act and audit row in one transaction. An act that fails is rolled back to before it and its
+    row says "failed": the claim and the row commit, the half-done act never does."""
+    with cache.write_transaction(db):
+        if not cache.claim_once(db, request.dedupe_key):
+            return _duplicate(request, reference)
+        db.conn.execute("SAVEPOINT act")
+        outcome, message, result = _call(operation, request, reference)
+        if outcome != "ok":
+            db.conn.execute("ROLLBACK TO act")
+        db.conn.execute("RELEASE act")
+        ok = outcome == "ok"
         _record(db, request, outcome, request.summary if ok else f"{request.summary} — {message}", reference)
     _announce(ctx, request, outcome, reference)
     return WriteOutcome(True, ok, message, reference, result, unknown=outcome == "unknown")
 
 
-def record_cache_write(ctx: AppContext, request: WriteRequest, paced: str | None = None) -> None:
-    """A write to samops' own cache (a silence, a maintenance window, a lift), done: its audit row and its
-    line in the audit channel, as for a write to the service. `paced` names a kind of write whose lines
-    are bounded (ANNOUNCE_PER_MINUTE; the rest summed up in one line): every row is still written."""
-    reference = request.reference if is_reference(request.reference) else new_reference()
-    _record(ctx.db(), request, "ok", request.summary, reference)
+def record_act(
+    ctx: AppContext,
+    act: Callable[[], T],
+    request: Callable[[T], WriteRequest | None],
+    *,
+    claim: str | None = None,
+    paced: str | None = None,
+) -> tuple[bool, T | None]:
+    """An act on samops' own records (a silence, a maintenance window, a lift, a tick) and its audit row, in
+    one transaction: both commit or neither (docs/security.md). `act` runs under the write lock and returns
+    what it did; `request(result)` says how to record it (None: nothing was done, no row). With `claim`, the
+    Slack payload's dedupe key is claimed in the same transaction: (False, None) when it was taken before,
+    nothing run. Then the audit channel's line (`paced` names a kind of write whose lines are bounded:
+    ANNOUNCE_PER_MINUTE, the rest summed up in one line; every row is still written). Raises BusyError when
+    the records stay locked: nothing was done."""
+    db = ctx.db()
+    reference = new_reference()
+    with cache.write_transaction(db):
+        if claim is not None and not cache.claim_once(db, claim):
+            return False, None
+        result = act()
+        done = request(result)
+        if done is not None:
+            reference = done.reference if is_reference(done.reference) else reference
+            _record(db, done, "ok", done.summary, reference)
+    if done is not None:
+        _announce_paced(ctx, done, reference, paced)
+    return True, result
+
+
+def _announce_paced(ctx: AppContext, request: WriteRequest, reference: str, paced: str | None) -> None:
     if paced is None:
         _announce(ctx, request, "ok", reference)
     elif (slot := _ANNOUNCE_PACE.admit(ctx, paced)) is not None:
@@ -257,26 +335,33 @@ _ANNOUNCE_PACE = AnnouncePace()
 
 def _record(
     db: sqlite_utils.Database, request: WriteRequest, outcome: str, summary: str, reference: str
-) -> None:
-    """Append the write's audit row; a cache that cannot take it is logged loudly, never silently lost."""
-    try:
-        cache.record_audit(
-            db,
-            slack_user=request.slack_user,
-            command=request.command,
-            org_id=request.org_id,
-            outcome=outcome,
-            summary=summary,
-            reference=reference,
-        )
-    except Exception:
-        log.exception(
-            "ref=%s AUDIT ROW NOT WRITTEN for %s by %s (%s)",
-            reference,
-            request.command,
-            request.slack_user,
-            outcome,
-        )
+) -> int:
+    """Append the write's audit row (in the caller's transaction); returns its id."""
+    return cache.record_audit(
+        db,
+        slack_user=request.slack_user,
+        command=request.command,
+        org_id=request.org_id,
+        outcome=outcome,
+        summary=summary,
+        reference=reference,
+    )
+
+
+def _settle(db: sqlite_utils.Database, row: int, outcome: str, summary: str, reference: str) -> None:
+    """Write a service write's outcome into its row. The call is made, so the outcome is worth more waits
+    than a new write; if the records stay locked, the row keeps saying "unknown" (true: the record does not
+    know) and one WARNING line says so, with the outcome."""
+    for attempt in range(SETTLE_TRIES):
+        try:
+            cache.settle_audit(db, row, outcome, summary)
+            return
+        except cache.BusyError:
+            if attempt + 1 < SETTLE_TRIES:
+                log.info("ref=%s records busy; writing the outcome again", reference)
+    log.warning(
+        "ref=%s records busy: the audit row keeps outcome unknown; the outcome was %s", reference, outcome
+    )
 
 
 def _call(operation: Callable[[], Any], request: WriteRequest, reference: str) -> tuple[str, str, Any]:

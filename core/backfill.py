@@ -88,7 +88,8 @@ class Backfiller:
         # The panel asked alone is the proof (activity_row would prefer a panel id sent on the record).
         rows = [(row[0], panel, *row[2:]) for row in rows]
         with write_transaction(db):
-            upsert_activities(db, "activities", rows)
+            # By the one rule of core/cache/seen.py: the week before the watch is history, stamped never.
+            upsert_activities(db, "activities", rows, seen_at=self.clock())
             save_cursors(db, history.BACKFILL, [(panel, state.since)])
         if state.panels_done + 1 >= state.panels:
             log.info("backfill: done, %d panels", state.panels)

@@ -21,6 +21,7 @@ from core import tiers
 from core.attribution import Attributed, GroupTest
 from core.cache import sync_state
 from core.cache.cursors import save_cursors
+from core.cache.seen import POLLER_CURSORS, mark_watch_from
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, panel_row, upsert_activities, upsert_dicts
 from core.client import SamClient
@@ -32,7 +33,7 @@ from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.poller")
 
-CURSOR_TABLE = "poller"  # panel_cursors.table_name of the poller's per-organization cursors
+CURSOR_TABLE = POLLER_CURSORS  # panel_cursors.table_name of the poller's per-organization cursors
 # How old the panel list may get: panels added or removed since are picked up at most this late.
 PANELS_EVERY_MS = 600_000
 AHEAD_MS = 60_000  # the window reaches this far past now: a panel's clock may run a little fast
@@ -86,17 +87,13 @@ class Poller:
                 report.errors.append(f"activities of organization {org}: {err}")
                 first = first or err
                 continue
-            # What samops saw arrive is stamped (docs/history.md); not history: a first poll's day, or what
-            # the overlap reaches before the window the first poll read.
+            # What samops saw arrive is stamped (docs/history.md), by the rule every path goes by
+            # (core/cache/seen.py): not the first poll's day, nor what lies before the window it read.
             history_from = (since or report.started_at) - self.history_ms
-            watched = [
-                f for f in found if cursor is not None and (f.activity.activity_time or 0) >= history_from
-            ]
             with write_transaction(db):
-                rows = [attributed_row(f, org) for f in found if f not in watched]
-                upsert_activities(db, "activities", rows)
-                seen = [attributed_row(f, org) for f in watched]
-                upsert_activities(db, "activities", seen, seen_at=report.started_at)
+                mark_watch_from(db, history_from)
+                rows = [attributed_row(f, org) for f in found]
+                upsert_activities(db, "activities", rows, seen_at=report.started_at)
                 _set_cursor(db, org, report.started_at)
             report.new += len(found)
             report.rounds = max(report.rounds, rounds)

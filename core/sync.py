@@ -388,7 +388,8 @@ def _write_table(
         data.rows = [row for s in sorted(data.by_scope, reverse=True) for row in data.by_scope[s]]
     with write_transaction(db):
         if table in CURSOR_TABLES:
-            count = writes.upsert_activities(db, table, data.rows)
+            # Seen now: an activity the notifier watches is stamped as it would be by the poller (seen.py).
+            count = writes.upsert_activities(db, table, data.rows, seen_at=now_ms())
             save_cursors(db, table, data.cursors.items())
         else:
             rows = [r for r in data.rows if r.get(pk) is not None]

@@ -17,7 +17,7 @@ from bot.person_zones import ZoneFor
 from bot.render import quiet as quiet_render
 from bot.render.common import escape
 from bot.roles import Role
-from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
+from bot.writes import WriteRequest, action_key, audit_denied, record_act, role_denied
 from core import cache, read
 from core.cache import write_transaction
 from core.clock import now_ms
@@ -112,11 +112,6 @@ def on_silence(
     resource_id, minutes = value.r, value.m
     user = slack_user(body)
     db = ctx.db()
-    # Once per click: a Slack retry, or a captured click replayed (a 30-minute one after a 24-hour one would
-    # shorten the silence), finds the click claimed and changes nothing; the first one answered.
-    if not cache.claim_once(db, action_key(body, action)):
-        log.info("silence click of %s on panel %s received again; not run again", user, resource_id)
-        return
     command = f"alarm silence {resource_id} {minutes}m"
     detail = read.panel_detail(db, resource_id, activities=0)
     org_id = detail.panel.org_id if detail is not None else None
@@ -138,11 +133,21 @@ def on_silence(
     config = ctx.config.notify
     at = now_ms()
     shown_until = local(at + minutes * 60_000, config.zone_for(detail.panel.org_id), seconds=True)
-    # Nothing between the silence and its audit row can raise: the words are ready before the write.
-    reference = new_reference()  # the audit row's, named by the reason of each alarm the silence holds
-    window = silence(db, resource_id, minutes, user, at, reference)
     summary = f"silenced panel {resource_id} until {shown_until}"
-    record_cache_write(ctx, WriteRequest(user, command, summary, "", org_id, reference))
+    # Once per click: a Slack retry, or a captured click replayed (a 30-minute one after a 24-hour one would
+    # shorten the silence), finds the click claimed and changes nothing; the first one answered. The claim,
+    # the silence and its audit row commit together (record_act); the row's R- reference is made first, as
+    # the silence names it in the reason of each alarm it holds ("held: silence R-…").
+    reference = new_reference()
+    ran, window = record_act(
+        ctx,
+        lambda: silence(db, resource_id, minutes, user, at, reference),
+        lambda _: WriteRequest(user, command, summary, "", org_id, reference),
+        claim=action_key(body, action),
+    )
+    if not ran or window is None:
+        log.info("silence click of %s on panel %s received again; not run again", user, resource_id)
+        return
     # The card has a Lift button (bot/actions/quiet.py) to end the silence early.
     card = quiet_render.window_card(window, config.zone_for(window.organization), at)
     respond(text=card.text, blocks=card.blocks, response_type="in_channel", replace_original=False)

@@ -102,8 +102,10 @@ def change_alarm(
     note: str | None = None,
     reference: str = "",
     disposition: Disposition | None = None,
+    with_changed: Callable[[list[str]], None] | None = None,
 ) -> tuple[WriteOutcome, Outcome | None]:
-    """Apply `change` to one cached alarm, once per `key`, audited (resolving: as `disposition`)."""
+    """Apply `change` to one cached alarm, once per `key`, audited (resolving: as `disposition`).
+    `with_changed` records more of the same act (an override's reason) in its transaction."""
     db = ctx.db()
     alarm = cache.get_alarm(db, event_id)
     assert alarm is not None
@@ -115,11 +117,15 @@ def change_alarm(
         summary += f" (no change: {unchanged})"
     request = WriteRequest(user, f"alarm {verb} {event_id}", summary, key, alarm.org_id, reference)
     opened_at = alarm.activity_time
-    outcome = run_write(
-        ctx,
-        request,
-        lambda: apply_change(db, event_id, change, user, now_ms(), opened_at, note, disposition),
-    )
+
+    def apply_one() -> Outcome:
+        result = apply_change(db, event_id, change, user, now_ms(), opened_at, note, disposition)
+        if with_changed is not None and result.changed:
+            with_changed([event_id])
+        return result
+
+    # samops' own record: the change and its audit row in one transaction.
+    outcome = run_write(ctx, request, apply_one, local=True)
     return outcome, outcome.result if isinstance(outcome.result, Outcome) else None
 
 
@@ -279,6 +285,7 @@ def change_card(
     note: str | None = None,
     reference: str = "",
     disposition: Disposition | None = None,
+    with_changed: Callable[[list[str]], None] | None = None,
 ) -> tuple[WriteOutcome, list[tuple[str, int]]]:
     """Apply `change` to every alarm of the storm or incident card in one transaction, once per `key`,
     audited as one write; returns the write's outcome and the (event_id, time) of the alarms it changed."""
@@ -301,14 +308,16 @@ def change_card(
     def apply_all() -> list[tuple[str, int]]:
         at = now_ms()
         changed = []
-        with write_transaction(db):
+        with write_transaction(db):  # joins run_write's, with the claim and the audit row
             for event_id, opened_at in alarms:
                 result = apply_change(db, event_id, change, user, at, opened_at, note, disposition)
                 if result.changed:
                     changed.append((event_id, opened_at))
+            if with_changed is not None and changed:
+                with_changed([e for e, _ in changed])
         return changed
 
-    outcome = run_write(ctx, request, apply_all)
+    outcome = run_write(ctx, request, apply_all, local=True)
     return outcome, outcome.result if isinstance(outcome.result, list) else []
 
 
@@ -682,9 +691,12 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
             return
         disposition = sub.form.disposition
         ref = meta.ref or ""
-        outcome, changed = change_card(ctx, user, card, Change.RESOLVED, sub.key, note, ref, disposition)
+        # An override of steps left is recorded in the resolve's own transaction (one act, one commit).
+        override = partial(plan_gate.after_resolve, ctx, user, reason=sub.form.override)
+        outcome, changed = change_card(
+            ctx, user, card, Change.RESOLVED, sub.key, note, ref, disposition, with_changed=override
+        )
         if outcome.ran and outcome.ok:
-            plan_gate.after_resolve(ctx, user, [e for e, _ in changed], sub.form.override)
             after_card_change(ctx, user, card, Change.RESOLVED, changed, note, disposition)
             if not changed:
                 answer("Every alarm of this card was already resolved.")
@@ -704,11 +716,12 @@ def resolve(ctx: AppContext, sub: Submission[ResolveMeta, ResolveForm]) -> None:
         return
     disposition = sub.form.disposition
     ref = meta.ref or ""
-    outcome, result = change_alarm(ctx, user, meta.e, Change.RESOLVED, sub.key, note, ref, disposition)
+    override = partial(plan_gate.after_resolve, ctx, user, reason=sub.form.override)  # in its transaction
+    outcome, result = change_alarm(
+        ctx, user, meta.e, Change.RESOLVED, sub.key, note, ref, disposition, with_changed=override
+    )
     if not outcome.ran:
         return
-    if result is not None and result.changed:
-        plan_gate.after_resolve(ctx, user, [meta.e], sub.form.override)
     if result is None:
         answer(outcome.message)
     elif not result.changed:

@@ -29,7 +29,7 @@ from bot.listener_errors import respond_privately
 from bot.payloads import PayloadError, read_json, slack_user
 from bot.render.plans import MAX_REASON, OVERRIDE, labels
 from bot.roles import Role
-from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
+from bot.writes import WriteRequest, action_key, audit_denied, record_act, role_denied
 from core import cache, lifecycle, read
 from core.action_plans import MAX_STEPS, ActionPlan, Step
 from core.alarms import Alarm
@@ -73,9 +73,6 @@ def on_step(
         answer(str(err))
         return
     db = ctx.db()
-    # Once per click: a Slack retry, or the captured request replayed, finds it claimed; the first answered.
-    if not cache.claim_once(db, action_key(body, action)):
-        return
     alarm = cache.get_alarm(db, value.e)
     org = alarm.org_id if alarm is not None else None
     command = f"plan tick {value.e} step {value.s + 1}"
@@ -102,13 +99,21 @@ def on_step(
         answer("This alarm is resolved: its checklist is closed; nothing was recorded.")
         return
     step, at = plan.steps[value.s], now_ms()
-    tick = cache.tick_plan_step(db, alarm.event_id, step.label, plan.name, user, at)
+    summary = f"ticked step {value.s + 1} “{step.label}” of the plan “{plan.name}” on alarm {alarm.event_id}"
+    # Once per click: a Slack retry, or the captured request replayed, finds it claimed; the first answered.
+    # The claim, the tick and its audit row commit together; a step ticked first by another has no row.
+    ran, tick = record_act(
+        ctx,
+        lambda: cache.tick_plan_step(db, alarm.event_id, step.label, plan.name, user, at),
+        lambda t: WriteRequest(user, command, summary, "", org) if (t.by_user, t.at) == (user, at) else None,
+        claim=action_key(body, action),
+    )
+    if not ran or tick is None:
+        return
     zone = ctx.reader_zones(user)(org)  # an answer to this person alone: their clock
     if (tick.by_user, tick.at) != (user, at):
         answer(f"Already done by <@{tick.by_user}> at {local(tick.at, zone, seconds=True)}.")
         return
-    summary = f"ticked step {value.s + 1} “{step.label}” of the plan “{plan.name}” on alarm {alarm.event_id}"
-    record_cache_write(ctx, WriteRequest(user, command, summary, "", org))
     if card is None or not refresh_now(ctx, card):
         answer(f"Done: “{step.label}” is ticked.")
 
@@ -205,10 +210,12 @@ def after_resolve(ctx: AppContext, user: str, event_ids: Iterable[str], reason: 
     left = steps_left(ctx, event_ids, resolved_too=True)
     if not left or not reason:
         return
-    cache.record_plan_overrides(
-        ctx.db(), [(a.event_id, plan.name, tuple(s.label for s in steps)) for a, plan, steps in left], user,
-        now_ms(), reason,
-    )  # fmt: skip
     alarms = ", ".join(alarm.event_id for alarm, _, _ in left[:20]) + (" …" if len(left) > 20 else "")
     summary = f"resolved with mandatory steps left ({left_text(left)}): {reason}"
-    record_cache_write(ctx, WriteRequest(user, f"plan override {alarms}", summary, "", _org(left)))
+    request = WriteRequest(user, f"plan override {alarms}", summary, "", _org(left))
+    overrides = [(a.event_id, plan.name, tuple(s.label for s in steps)) for a, plan, steps in left]
+    at = now_ms()
+    # The overrides and their audit row, together.
+    record_act(
+        ctx, lambda: cache.record_plan_overrides(ctx.db(), overrides, user, at, reason), lambda _: request
+    )

@@ -14,10 +14,10 @@ from bot.listener_errors import respond_privately
 from bot.payloads import PayloadError, part, read_id, slack_user
 from bot.render import quiet as render
 from bot.roles import Role
-from bot.writes import WriteRequest, action_key, audit_denied, record_cache_write, role_denied
+from bot.writes import WriteRequest, action_key, audit_denied, record_act, role_denied
 from core import cache, read
-from core.cache import write_transaction
 from core.clock import now_ms
+from core.read import QuietWindow
 from core.timefmt import local
 
 
@@ -27,9 +27,6 @@ def on_lift(
     ack()
     user = slack_user(body)
     db = ctx.db()
-    # Once per click: a Slack retry or a replay finds it claimed and changes nothing (the first answered).
-    if not cache.claim_once(db, action_key(body, action)):
-        return
     try:
         window_id = read_id(action.get("value"), "This button")
     except PayloadError as err:
@@ -47,8 +44,22 @@ def on_lift(
         respond_privately(respond, denied)
         return
     at = now_ms()
-    with write_transaction(db):
-        result = cache.lift_window(db, window_id, user, at)
+
+    def recorded(lift: tuple[QuietWindow, bool] | None) -> WriteRequest | None:
+        if lift is None or not lift[1]:
+            return None
+        window = lift[0]
+        # The same command words as a refused lift's, so one filter finds both.
+        summary = f"lifted the {window.kind} of {window.scope()}"
+        return WriteRequest(user, f"quiet lift {window.id}", summary, "", window.organization)
+
+    # Once per click: a Slack retry or a replay finds it claimed and changes nothing (the first answered).
+    # The claim, the lift and its audit row commit together (record_act).
+    ran, result = record_act(
+        ctx, lambda: cache.lift_window(db, window_id, user, at), recorded, claim=action_key(body, action)
+    )
+    if not ran:
+        return
     if result is None:
         text = "That silence or window is no longer in samops' cache; nothing was lifted."
         respond_privately(respond, text)
@@ -64,9 +75,6 @@ def on_lift(
             text = f"It already ended at {local(window.end, mine, seconds=True)}."
         respond_privately(respond, text)
         return
-    summary = f"lifted the {window.kind} of {window.scope()}"
-    # The same command words as a refused lift's, so one filter finds both.
-    record_cache_write(ctx, WriteRequest(user, f"quiet lift {window.id}", summary, "", window.organization))
     card = render.lifted_card(window, zone)
     if part(body, "container").get("is_ephemeral"):
         # A list only its reader sees: tell the channel, as lifting changes what everyone gets.

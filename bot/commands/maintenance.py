@@ -25,11 +25,10 @@ from bot.roles import Role
 from bot.slash.panels_lookup import resolve_panels
 from bot.slash.parse import as_typed, parse_text
 from bot.slash.registry import Invocation, Reply, UsageError, subcommand
-from bot.writes import WriteRequest, audit_denied, record_cache_write, role_denied, slash_key
+from bot.writes import WriteRequest, audit_denied, record_act, role_denied, slash_key
 from core import cache
-from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS, now_ms
-from core.read import MAINTENANCE, organizations, quiet_window, windows_in_force
+from core.read import MAINTENANCE, QuietWindow, organizations, quiet_window, windows_in_force
 from core.reference import is_reference, new_reference
 from core.sqlite_lib import sqlite_utils
 from core.timefmt import local
@@ -89,45 +88,55 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
     # The audit row's reference, which the reason of every alarm the window holds names.
     reference = inv.reference if is_reference(inv.reference) else new_reference()
     db = ctx.db()
-    if not cache.claim_once(db, slash_key(inv)):
-        return Reply(text="This command was already run (a retry); nothing more was planned.")
     # In the organization it is about: a role from the service holds only where the service gives it.
     if denied := role_denied(ctx, inv.user_id, Role.TECHNICIAN, org_id):
         audit_denied(ctx, inv.user_id, as_typed(inv.text), org_id, "role not held there")
         return Reply(text=denied)
-    made = None
-    with write_transaction(db):  # checked and added in one transaction: two commands cannot both pass
+    command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
+    span = f"from {local(start, zone, seconds=True)} to {local(end, zone, seconds=True)}"
+
+    def plan() -> QuietWindow | str:
+        """The bounds checked and the window added under one lock: two commands cannot both pass."""
         over = _over_bounds(db, inv.user_id, resource_id, org_id, start, end, now, scope)
-        if not over:
-            window_id = cache.add_window(
-                db,
-                kind=MAINTENANCE,
-                starts_at=start,
-                ends_at=end,
-                created_at=now,
-                resource_id=resource_id,
-                org_id=None if resource_id else org_id,
-                reason=reason,
-                created_by=inv.user_id,
-                hold_life_safety=hold_life_safety,
-                reference=reference,
-            )
-            made = quiet_window(db, window_id)
-    if over:
-        audit_denied(ctx, inv.user_id, as_typed(inv.text), org_id, over)
-        return Reply(text=f"Not planned: {over}. See `/sam maintenance` for the windows planned.")
+        if over:
+            return over
+        window_id = cache.add_window(
+            db,
+            kind=MAINTENANCE,
+            starts_at=start,
+            ends_at=end,
+            created_at=now,
+            resource_id=resource_id,
+            org_id=None if resource_id else org_id,
+            reason=reason,
+            created_by=inv.user_id,
+            hold_life_safety=hold_life_safety,
+            reference=reference,
+        )
+        made = quiet_window(db, window_id)
+        assert made is not None
+        return made
+
+    def summary_of(made: QuietWindow) -> str:
+        # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.
+        said = f"planned maintenance {made.id} of {scope} {span}" + (f" — {reason}" if reason else "")
+        return f"{said} (holding life-safety alarms too)" if hold_life_safety else said
+
+    def recorded(made: QuietWindow | str) -> WriteRequest | None:
+        if isinstance(made, str):
+            return None
+        return WriteRequest(inv.user_id, command, summary_of(made)[:500], "", org_id, reference)
+
+    # The claim, the window and its audit row commit together, or none of them (docs/security.md).
+    ran, made = record_act(ctx, plan, recorded, claim=slash_key(inv), paced="maintenance")
+    if not ran:
+        return Reply(text="This command was already run (a retry); nothing more was planned.")
+    if isinstance(made, str):
+        audit_denied(ctx, inv.user_id, command, org_id, made)
+        return Reply(text=f"Not planned: {made}. See `/sam maintenance` for the windows planned.")
     assert made is not None
     card = render.window_card(made, zone, now)
-    # Plain text, as every audit summary (its readers escape it): the window, its span and the reason.
-    span = f"from {local(start, zone, seconds=True)} to {local(end, zone, seconds=True)}"
-    summary = f"planned maintenance {made.id} of {scope} {span}" + (f" — {reason}" if reason else "")
-    if hold_life_safety:
-        summary = f"{summary} (holding life-safety alarms too)"
-    command = as_typed(inv.text)  # with its `org:` word, which the parser takes out of `inv.args`
-    record_cache_write(
-        ctx, WriteRequest(inv.user_id, command, summary[:500], "", org_id, reference), paced="maintenance"
-    )
-    return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary)
+    return Reply(text=card.text, blocks=card.blocks, in_channel=True, audit_summary=summary_of(made))
 
 
 def _list(inv: Invocation, ctx: AppContext) -> Reply:

@@ -45,17 +45,18 @@ def notify_me(inv: Invocation, ctx: AppContext) -> Reply:
     # the zone PersonZones knows (pages and `/sam` answers read the same), else the one recorded before
     wanted = replace(wanted, zone=ctx.zones.slack_zone(inv.user_id) or current.zone)
     now = now_ms()
-    cache.set_page_prefs(db, wanted, now)
     summary = f"paging preferences set: {plain(wanted, org)}"
-    cache.record_audit(
-        db,
-        slack_user=inv.user_id,
-        command=as_typed(inv.text),
-        outcome="ok",
-        summary=summary,
-        reference=inv.reference,
-        at=now,
-    )
+    with cache.write_transaction(db):  # the preferences and their audit row, together
+        cache.set_page_prefs(db, wanted, now)
+        cache.record_audit(
+            db,
+            slack_user=inv.user_id,
+            command=as_typed(inv.text),
+            outcome="ok",
+            summary=summary,
+            reference=inv.reference,
+            at=now,
+        )
     return Reply(text="Saved. " + describe(wanted, org), audit_summary=summary)
 
 

@@ -81,8 +81,8 @@ class Supervision:
         with write_transaction(self.db):
             supervision.restore_rows(self.db)  # a cache emptied under us lost them; the records keep them
             restored = supervision.restore_reporting(self.db, self.clock())
-        for done in restored:
-            self._audit(done)
+            for done in restored:  # each resolution with its audit row, in one transaction
+                self._audit(done)
         self._tell()
         return len(restored)
 

@@ -18,7 +18,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from bot.render.common import MAX_SECTION_TEXT, clip, context, escape, section
+from bot.render.common import MAX_SECTION_TEXT, clip, context, escape, section, typed
 from bot.render.forms import VALUE
 from core.action_plans import CAMERAS, KEYHOLDERS, SENSORS, Step
 from core.read import Checklist, ChecklistStep, StepData
@@ -84,7 +84,7 @@ def override_line(checklist: Checklist, zone: ZoneInfo) -> str | None:
     left = ", ".join(f"“{escape(label)}”" for label in found.steps_left)
     return (
         f":warning: *Resolved with mandatory steps left* ({left}): overridden by <@{escape(found.by_user)}>"
-        f" at {local(found.at, zone, seconds=True)} — {escape(clip(found.reason, 500))}"
+        f" at {local(found.at, zone, seconds=True)} — {typed(clip(found.reason, 500))}"  # their words
     )
 
 

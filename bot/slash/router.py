@@ -16,11 +16,12 @@ from typing import Any
 from slack_bolt import Ack, BoltContext, Respond
 
 from bot.context import AppContext
-from bot.listener_errors import REFERENCE, failure_text, log_failure
+from bot.listener_errors import REFERENCE, busy_text, failure_text, log_failure
 from bot.render.common import blocks_to_dicts, escape, plain
 from bot.roles import Role
 from bot.slash.parse import parse_text
 from bot.slash.registry import FORM_EVENT, WRITE_HOOKS, Invocation, Reply, Subcommand, UsageError, find
+from core.cache import BusyError
 from core.errors import (
     APIError,
     LoginRefusedError,
@@ -147,6 +148,8 @@ def _run(
         reply, outcome = _error_reply(err, inv, cmd)
         log.warning("%s /sam %s failed: %s", inv.reference, " ".join(cmd.path), err)
         return reply, outcome
+    except BusyError:  # records locked past the wait: nothing was done (the write hook audits it, briefly)
+        return Reply(text=busy_text(inv.reference)), "busy"
     except Exception as err:  # noqa: BLE001  # a bug of ours: logged at ERROR, answered, its outcome audited
         log_failure(inv.reference, f"/sam {' '.join(cmd.path)}", err)
         return _error_reply(err, inv, cmd)

@@ -23,6 +23,7 @@ from core.cache.audit import OUTCOMES as AUDIT_OUTCOMES
 from core.cache.audit import AuditEntry
 from core.cache.audit import recent as recent_audit
 from core.cache.audit import record as record_audit
+from core.cache.audit import settle as settle_audit
 from core.cache.claims import claim_once, end_lease, is_claimed, process_owner, take_lease
 from core.cache.claims import release as release_claim
 from core.cache.db import CacheUnavailableError, RecordsLostError, open_cache, open_reader, reopen_if_replaced
@@ -104,7 +105,7 @@ from core.cache.quiet import overlapping as overlapping_windows
 from core.cache.service import Service
 from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
-from core.cache.transactions import write_transaction
+from core.cache.transactions import BusyError, is_busy, write_transaction
 from core.cache.writes import camera_row, upsert_dicts
 
 __all__ = [
@@ -115,6 +116,7 @@ __all__ = [
     "POSTED",
     "SILENCED",
     "AuditEntry",
+    "BusyError",
     "CacheUnavailableError",
     "CardCounts",
     "CardThread",
@@ -153,6 +155,7 @@ __all__ = [
     "incident_of_event",
     "incident_timeline",
     "incidents_to_edit",
+    "is_busy",
     "is_claimed",
     "lift_window",
     "load_task",
@@ -192,6 +195,7 @@ __all__ = [
     "set_incident_card",
     "set_page_prefs",
     "set_state",
+    "settle_audit",
     "silence_panel",
     "silence_until",
     "take_lease",

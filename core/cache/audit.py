@@ -18,7 +18,7 @@ from core.sqlite_lib import sqlite_utils
 from core.text import visible
 
 # Every outcome a row may have, in the order filters offer them (see AuditEntry.outcome).
-OUTCOMES = ("ok", "failed", "unknown", "denied", "usage", "not found", "error")
+OUTCOMES = ("ok", "failed", "unknown", "denied", "usage", "not found", "error", "busy")
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,9 @@ class AuditEntry:
     command: str
     org_id: int | None
     # "ok", "failed", "unknown" (a write whose effect is not known), or a refusal before any write:
-    # "denied", "usage", "not found", "error". An alarm action that changed nothing (already acknowledged)
-    # is "ok" with "(no change: …)" in its summary.
+    # "denied", "usage", "not found", "error", "busy" (the records were locked past the wait: nothing was
+    # done). An alarm action that changed nothing (already acknowledged) is "ok" with "(no change: …)" in its
+    # summary. A write to the service is recorded "unknown" before it is sent and settled after (`settle`).
     outcome: str
     summary: str
     reference: str
@@ -64,6 +65,16 @@ def record(
             row,
         )
     return int(cursor.lastrowid or 0)
+
+
+def settle(db: sqlite_utils.Database, row_id: int, outcome: str, summary: str) -> None:
+    """Complete the row `record` wrote before a call to the service: its outcome, now known, and summary.
+    The one change ever made to a row, and only to one recorded "unknown" (docs/security.md)."""
+    with joined(db):
+        db.conn.execute(
+            "UPDATE audit_log SET outcome = ?, summary = ? WHERE id = ? AND outcome = 'unknown'",
+            [outcome, visible(mask_secret_words(summary)), row_id],
+        )
 
 
 MAX_ROWS = 10_000  # the most any reader asks for at once

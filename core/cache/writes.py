@@ -15,6 +15,7 @@ from core.cache.alarm_sql import service_event_sql
 from core.cache.schema import rebuild_activity_hours
 
 # write_transaction is re-exported: callers group several writes into one transaction with it.
+from core.cache.seen import stamp_first_seen
 from core.cache.transactions import joined
 from core.cache.transactions import write_transaction as write_transaction
 from core.models import INT64_MAX, INT64_MIN
@@ -281,8 +282,9 @@ def upsert_activities(
 ) -> int:
     """Upsert activity tuples (ACTIVITY_FIELDS order) by event_id into `activities` or `push_history`;
     for `activities` the hourly alarm counts of the hours touched are recounted in the same transaction.
-    `seen_at`: when samops saw these arrive (a poll, a reconciliation), stamped on the activities new to the
-    cache only: the first write decides; None for history read rather than watched (docs/history.md)."""
+    `seen_at`: when the writing path saw these (every path gives it: the poller, reconciliation, the backfill,
+    the sync), stamped by one rule whichever path writes first: on the activities new to the cache that are
+    watched (core/cache/seen.py, docs/history.md)."""
     if table != "activities":
         return upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
     # samops' own supervision alarms are written by core/cache/supervision.py; a service record under their
@@ -295,8 +297,10 @@ def upsert_activities(
         times += [t for t in stored.values() if t is not None]
         count = upsert_rows(db, table, ACTIVITY_FIELDS, rows, "event_id")
         if seen_at is not None:
-            new = [(seen_at, row[0]) for row in rows if row[0] not in stored]
-            db.conn.executemany("UPDATE activities SET seen_at = ? WHERE event_id = ?", new)
+            new = [row for row in rows if row[0] not in stored]
+            stamp_first_seen(
+                db, new, seen_at, ACTIVITY_FIELDS.index("org_id"), ACTIVITY_FIELDS.index("activity_time")
+            )
         if times:
             rebuild_activity_hours(db, min(times), max(times))
     return count

@@ -166,13 +166,15 @@ def test_an_admin_resolves_over_steps_left_with_a_reason_audited_and_shown(tmp_p
         found is not None and found.by_user == "U_ADMIN" and found.steps_left == ("Dispatch or stand down",)
     )
     rows = [(e.slack_user, e.command, e.outcome) for e in reversed(audit.recent(db))]
+    # The override and the resolve are one act, committed together (issue 33): the override's row is
+    # written inside the resolve's transaction, before the resolve's own row, which follows its outcome.
     assert rows == [
         ("U_TECH", "alarm resolve EV-1", "denied"),
         ("U_ADMIN", "alarm resolve EV-1", "denied"),
-        ("U_ADMIN", "alarm resolve EV-1", "ok"),
         ("U_ADMIN", "plan override EV-1", "ok"),
+        ("U_ADMIN", "alarm resolve EV-1", "ok"),
     ]
-    assert "Police on site already" in audit.recent(db)[0].summary
+    assert "Police on site already" in audit.recent(db)[1].summary
     assert "mandatory action-plan steps left" in audit.recent(db)[2].summary
 
 

@@ -266,3 +266,39 @@ def test_an_idle_fleet_with_reconciliation_and_backfill_on_costs_at_most_1_reque
     assert filled_in_window > 0 and reconciled
     per_org = counted["total"] / seconds / len(orgs)
     assert per_org <= 1.0, (per_org, counted["operations"], seconds)
+
+
+def test_a_back_dated_alarm_is_late_whichever_path_writes_it_first(tmp_path: Path) -> None:
+    """Issue 33, item 5: the poller, the history thread (the week's backfill running, and reconciliation) and
+    a sync reading every panel's activities race for each back-dated alarm. Before, the first writer decided:
+    one that did not stamp `seen_at` (the sync, the backfill) left an alarm that was never posted or, posted
+    by its own time, not marked late. Now every card says Late, every round."""
+    with run_simulator("--alarm-rate", "0", "--panels", "12", seed=5) as sim, SlackStandIn() as slack:
+        panels = sorted(demo_panels(sim))
+        # The backfill is still filling the week while the rounds run; reconciliation passes every 3 s.
+        env = history_env(
+            tmp_path,
+            sim,
+            slack,
+            SAMOPS_HISTORY_DAYS="7",
+            SAMOPS_HISTORY_RATE="1",
+            SAMOPS_RECONCILE_INTERVAL="3",
+        )
+        with run_notify(tmp_path, env) as proc:
+            wait_until(lambda: polled(tmp_path), 120, "the first poll")
+            sync_log = (tmp_path / "sync.log").open("ab")
+            sync = subprocess.Popen(
+                samops_cmd("sync", "--every", "1"), cwd=tmp_path, env=env, stdout=sync_log, stderr=sync_log
+            )
+            try:
+                cards = []
+                for round_ in range(4):
+                    event = back_date(sim, panels[round_], now_ms() - 10 * MINUTE_MS)
+                    cards.append(wait_until(lambda e=event: card_of(slack, e), 90, f"round {round_}'s card"))
+                assert backfilled(tmp_path) < len(panels)  # the backfill was running all along
+            finally:
+                stop(sync)
+                sync_log.close()
+            assert proc.poll() is None
+    for card in cards:
+        assert "Late:* happened 10 min ago, reported now" in card_text(card), card_text(card)

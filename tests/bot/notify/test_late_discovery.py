@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from core.cache.cursors import save_cursors
 from core.cache.db import open_cache
+from core.cache.seen import POLLER_CURSORS, mark_watch_from
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import HOUR_MS
 from tests.bot.notify.test_notify import PANELS, drain, notifier, now_ms, posted_events
@@ -22,6 +24,9 @@ def db(tmp_path: Path) -> Any:
     with write_transaction(cache):
         panels = [{"resource_id": r, "org_id": o, "name": n} for r, (o, n) in PANELS.items()]
         upsert_dicts(cache, "panels", panels, "resource_id")
+        # Watched (core/cache/seen.py): every organization polled once, from the start of time.
+        mark_watch_from(cache, 0)
+        save_cursors(cache, POLLER_CURSORS, [(o, 0) for o, _ in PANELS.values()])
     return cache
 
 

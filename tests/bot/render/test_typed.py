@@ -14,8 +14,12 @@ from hypothesis import strategies as st
 
 from bot.render.alarms import group_handled
 from bot.render.common import plain, typed
+from bot.render.plans import override_line
 from bot.render.quiet import window_line
+from core.action_plans import ActionPlan, Step
+from core.cache import PlanOverride
 from core.lifecycle import Change
+from core.read import Checklist
 from core.read.quiet import MAINTENANCE, QuietWindow
 
 T = 1_764_000_000_000
@@ -51,3 +55,17 @@ def test_a_resolve_note_on_a_storm_thread_is_shown_as_typed() -> None:
     rendered = group_handled("U_TECH", Change.RESOLVED, [("EV-1", T)], ZoneInfo("UTC"), note)
     said = rendered.text.split(" — ", 1)[1]
     assert not OPENER.search(said) and "<!here>" not in said, said
+
+
+def test_a_plan_override_reason_reads_as_the_resolve_note_does() -> None:
+    """Issue 33: an admin's override reason on the card took Slack's formatting (`escape`, not `typed`); the
+    same words in a Resolve note did not. One function shows a person's words: the two read the same."""
+    words = "a *drill* <!channel> _again_"
+    override = PlanOverride("EV-1", "Plan", "U_ADMIN", T, words, ("Call the site",))
+    plan = ActionPlan(name="Plan", steps=(Step(label="Call the site", mandatory=True),))
+    line = override_line(Checklist(plan, (), override), ZoneInfo("UTC"))
+    assert line is not None
+    said = line.rsplit(" — ", 1)[1]
+    assert not OPENER.search(said) and "<!channel>" not in said, said
+    note = group_handled("U_TECH", Change.RESOLVED, [("EV-1", T)], ZoneInfo("UTC"), words).text
+    assert said == note.split(" — ", 1)[1] == typed(words)

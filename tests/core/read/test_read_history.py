@@ -9,6 +9,7 @@ from pathlib import Path
 from core import lifecycle, read
 from core.cache.cursors import save_cursors
 from core.cache.db import open_cache
+from core.cache.seen import POLLER_CURSORS, mark_watch_from
 from core.cache.transactions import write_transaction
 from core.cache.writes import activity_row, upsert_activities
 from core.clock import HOUR_MS, MINUTE_MS
@@ -41,6 +42,9 @@ def test_complete_from_is_where_the_first_poll_began_until_every_panel_is_filled
 def test_late_alarms_are_marked_counted_apart_and_timed_from_their_arrival(tmp_path: Path) -> None:
     db = open_cache(tmp_path / "cache.db")
     with write_transaction(db):
+        # Watched from a day back, organization 1 polled once (core/cache/seen.py).
+        mark_watch_from(db, NOW - 24 * HOUR_MS)
+        save_cursors(db, POLLER_CURSORS, [(1, NOW - HOUR_MS)])
         upsert_activities(db, "activities", [alarm("history", NOW - 5 * HOUR_MS)])  # read, not watched
         upsert_activities(db, "activities", [alarm("on-time", NOW - 10_000)], seen_at=NOW)
         upsert_activities(db, "activities", [alarm("late", NOW - 3 * HOUR_MS)], seen_at=NOW)

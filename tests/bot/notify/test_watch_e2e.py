@@ -3,7 +3,7 @@ loopback listener as the heartbeat's target, and `samops bot`'s `/readyz` over t
 
 The heartbeat comes once per cycle; when the service stops it stops within 2 intervals, `/readyz` answers 503
 naming the stale poll and the ops channel is told once; when the service returns, all three come back, and
-the recovery is told once. Both notices are audited."""
+the recovery is told once, by a notifier restarted meanwhile. Both notices are audited."""
 
 from __future__ import annotations
 
@@ -78,9 +78,10 @@ def test_heartbeat_readyz_and_the_ops_channel_follow_the_service(tmp_path: Path)
             "SAM_TIMEOUT": "2",
         }
         with (
-            run_notify(tmp_path, env, "--interval", str(INTERVAL)) as notifier,
+            contextlib.ExitStack() as first_notifier,
             run_bot(tmp_path, slack, simulator=sim, config=CONFIG, db_path=tmp_path / "cache.db") as bot,
         ):
+            first_notifier.enter_context(run_notify(tmp_path, env, "--interval", str(INTERVAL)))
             # A call per cycle: about one a second.
             wait_until(lambda: target.count() >= 3, 60, "three heartbeats")
             first = target.count()
@@ -100,6 +101,11 @@ def test_heartbeat_readyz_and_the_ops_channel_follow_the_service(tmp_path: Path)
             last = target.last()
             assert last is not None and last.at <= stopped_at + 2 * INTERVAL, "the heartbeat stopped"
             wait_until(lambda: ops_texts(slack), 30, "the ops channel told")
+            # A restart during the outage does not tell it again: the episode is in the records.
+            first_notifier.close()
+            notifier = first_run.enter_context(run_notify(tmp_path, env, "--interval", str(INTERVAL)))
+            time.sleep(4 + 2 * INTERVAL)  # past [notify.health] after = 2 for the new process
+            assert len(ops_texts(slack)) == 1, ops_texts(slack)
 
             with simulator_on(port):  # the service returns, on the same address
                 silent = target.count()

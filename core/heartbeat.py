@@ -88,7 +88,7 @@ class Heartbeat:
             self._thread.join(timeout)
 
     def close(self) -> None:
-        self.wait(self.config.timeout)
+        self.wait(1.0)  # a stop is not held up by a slow target (samops up allows a part 3 s)
         self._client.close()
 
     def _call(self) -> None:

@@ -161,11 +161,11 @@ def _print_readiness(console: Any, verdict: Any) -> None:
 
 
 def _seconds(age: float | None) -> str:
-    return "never" if age is None else f"{age:g} s ago"
+    return "never" if age is None else f"{age:.0f} s ago"
 
 
 def _waiting(age: float | None) -> str:
-    return "none" if age is None else f"the oldest for {age:g} s"
+    return "none" if age is None else f"the oldest for {age:.0f} s"
 
 
 def _history_line(backfill: Any, settings: Any) -> str:

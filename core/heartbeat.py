@@ -89,7 +89,8 @@ class Heartbeat:
 
     def close(self) -> None:
         self.wait(1.0)  # a stop is not held up by a slow target (samops up allows a part 3 s)
-        self._client.close()
+        if self._thread is None or not self._thread.is_alive():  # else the process's end closes it
+            self._client.close()
 
     def _call(self) -> None:
         try:

@@ -15,12 +15,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.bot.notify.test_notify_e2e import notify_env, run_notify, wait_until
 from tests.support.bot import run_bot
 from tests.support.cache_files import connect as connect_cache
 from tests.support.heartbeat_target import HeartbeatTarget
-from tests.support.processes import ROOT, Simulator, free_port, samops_cmd, stop, wait_http
+from tests.support.processes import (
+    ROOT,
+    Simulator,
+    free_port,
+    run_simulator,
+    samops_cmd,
+    stop,
+    wait_http,
+)
 from tests.support.slack_standin import SlackStandIn
 
 INTERVAL = 1.0
@@ -121,3 +130,38 @@ def test_heartbeat_readyz_and_the_ops_channel_follow_the_service(tmp_path: Path)
                 assert notifier.poll() is None
         log = (tmp_path / "notify.log").read_text()
         assert TOKEN not in log
+
+
+def status_out(tmp_path: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        samops_cmd("status"), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    return " ".join(done.stdout.split())  # rich wraps lines to the terminal's width
+
+
+@pytest.mark.slow  # the recovery waits for the client's back-off after a refused login (30 s)
+def test_a_refused_login_stops_the_heartbeat_and_is_told_once_each_way(tmp_path: Path) -> None:
+    with HeartbeatTarget() as target, SlackStandIn() as slack, run_simulator() as sim:
+        env = notify_env(tmp_path, sim, slack, CONFIG) | {
+            "SAMOPS_HEARTBEAT_URL": target.url(f"/ping/{TOKEN}"),
+            "SAM_MAX_RETRIES": "0",
+        }
+        with run_notify(tmp_path, env, "--interval", str(INTERVAL)) as notifier:
+            wait_until(lambda: target.count() >= 3, 60, "three heartbeats")
+            assert "Alarms flow (as /readyz says)" in status_out(tmp_path, env)
+
+            httpx.post(f"{sim.root_url}/_sim/logins", json={"refuse": True}, timeout=10).raise_for_status()
+            refused_at = time.monotonic()
+            wait_until(lambda: ops_texts(slack), 30, "the ops channel told")
+            last = target.last()
+            assert last is not None and last.at <= refused_at + 2 * INTERVAL, "the heartbeat stopped"
+            out = status_out(tmp_path, env)
+            assert "Alarms do not flow" in out and "refuses the notifier's login" in out, out
+
+            httpx.post(f"{sim.root_url}/_sim/logins", json={"refuse": False}, timeout=10).raise_for_status()
+            silent = target.count()
+            wait_until(lambda: target.count() > silent, 90, "the heartbeat again")
+            wait_until(lambda: len(ops_texts(slack)) >= 2, 30, "the recovery told")
+            texts = ops_texts(slack)
+            assert len(texts) == 2 and "recovered" in texts[1], texts
+            assert notifier.poll() is None

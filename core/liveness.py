@@ -19,6 +19,7 @@ from core.clock import now_ms
 
 HANG_INTERVALS = 5
 HANG_MIN_S = 60.0
+FIRST_CYCLE_TIMES = 3  # the first cycle (a login, the fleet's panels learnt) may take this many times longer
 
 
 def hang_after_s(interval_s: float, configured: float | None) -> float:

@@ -33,9 +33,10 @@ class CycleWatch:
     _probed: int = field(default=-1, init=False)  # ms of the last Slack probe
 
     def started(self) -> None:
-        """Before the first cycle: the promise covers it too (the first poll may take longer)."""
+        """Before the first cycle: the promise covers it too, thrice as long (the first poll logs in and
+        learns the fleet's panels)."""
         if self.alive is not None:
-            liveness.promise(self.alive, self.hang_after_s)
+            liveness.promise(self.alive, liveness.FIRST_CYCLE_TIMES * self.hang_after_s)
 
     def cycle_done(self, polled: bool, delivered: bool) -> None:
         """`polled`: this cycle's poll of the service worked; `delivered`: no channel's delivery fails."""

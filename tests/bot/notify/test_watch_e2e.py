@@ -102,6 +102,7 @@ def test_heartbeat_readyz_and_the_ops_channel_follow_the_service(tmp_path: Path)
             assert body["status"] == "ok" and body["login"] == "ok" and body["delivery"] == "slack"
             assert body["last_poll_age_s"] < 5 and body["last_slack_success_age_s"] is not None
             assert TOKEN not in ready.text
+            assert httpx.post(f"{bot.root_url}/readyz", timeout=5).status_code == 405
 
             first_run.close()  # the service goes away
             stopped_at = time.monotonic()

@@ -1,9 +1,9 @@
 """The TOML config (`SAMOPS_CONFIG`), parsed once into one typed model: roles, channel defaults, audit
 channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py),
 silent-panel supervision (`[supervision]`: core/supervision.py), the life-safety alarms no silence holds
-(`[life_safety]`: core/life_safety.py), the dispositions and the false-alarm
-threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and `[notify]` (its model lives
-beside the notifier, `bot/notify/config.py`).
+(`[life_safety]`: core/life_safety.py), the heartbeat (`[heartbeat]`: core/heartbeat.py), the
+dispositions and the false-alarm threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py),
+and `[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
 
 The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
 every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
@@ -24,6 +24,7 @@ from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_name
 from core.config_sections import one_line
 from core.dispositions import DEFAULTS as DISPOSITIONS
 from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
+from core.heartbeat import HeartbeatConfig
 from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities, PriorityRule, SlaConfig
 from core.supervision import SupervisionConfig
@@ -98,6 +99,7 @@ class BotConfig(BaseModel):
     sla: SlaConfig = Field(default_factory=SlaConfig)
     supervision: SupervisionConfig = Field(default_factory=SupervisionConfig)
     life_safety: LifeSafetyConfig = Field(default_factory=LifeSafetyConfig)
+    heartbeat: HeartbeatConfig = Field(default_factory=HeartbeatConfig)  # core/heartbeat.py
     action_plans: tuple[ActionPlan, ...] | None = None  # None: DEFAULT_PLANS (core/action_plans.py)
 
     @field_validator("action_plans")

@@ -1,4 +1,5 @@
-"""The bot's HTTP front: bolt's ASGI adapter under uvicorn, on `/slack/events`, with `GET /healthz`.
+"""The bot's HTTP front: bolt's ASGI adapter under uvicorn, on `/slack/events`, with `GET /healthz` (the
+process is up) and `GET /readyz` (alarms flow: 200, or 503 with the reasons; core/health.py's rule).
 
 Before bolt sees a request the front
 - bounds it: a body over `MAX_BODY_BYTES` gets 413 (by its Content-Length, before reading it, or while
@@ -43,6 +44,9 @@ log = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+READY_PATH = "/readyz"
+# (status, JSON body) of `/readyz`, read from the records on a worker thread (it opens SQLite).
+Readiness = Callable[[], tuple[int, str]]
 MAX_BODY_BYTES = 1024 * 1024  # Slack's largest payloads (a view submission) are tens of KiB
 REQUEST_TIMEOUT_S = 10.0  # Slack sends a whole request at once; a slow one is someone holding a socket
 GRACEFUL_SHUTDOWN_S = 5.0
@@ -132,8 +136,10 @@ class SlackFront:
         max_body: int = MAX_BODY_BYTES,
         request_timeout: float = REQUEST_TIMEOUT_S,
         acks: AcksInFlight | None = None,
+        readiness: Readiness | None = None,
     ) -> None:
         self.path = path
+        self.readiness = readiness
         self.acks = acks or AcksInFlight()
         self.max_body = max_body
         self.request_timeout = request_timeout
@@ -149,6 +155,13 @@ class SlackFront:
         if path == HEALTH_PATH:
             if method in {"GET", "HEAD"}:
                 await _answer(send, 200, json.dumps({"status": "ok"}), "application/json")
+            else:
+                await _answer(send, 405, "method not allowed")
+            return
+        if path == READY_PATH and self.readiness is not None:
+            if method in {"GET", "HEAD"}:
+                status, body = await asyncio.to_thread(self.readiness)
+                await _answer(send, status, body, "application/json")
             else:
                 await _answer(send, 405, "method not allowed")
             return
@@ -285,8 +298,9 @@ def make_server(
     signing_secret: str,
     request_timeout: float = REQUEST_TIMEOUT_S,
     acks: AcksInFlight | None = None,
+    readiness: Readiness | None = None,
 ) -> Server:
-    front = SlackFront(app, signing_secret, request_timeout=request_timeout, acks=acks)
+    front = SlackFront(app, signing_secret, request_timeout=request_timeout, acks=acks, readiness=readiness)
     protocol = type("DeadlineProtocol", (_DeadlineProtocol,), {"header_timeout": request_timeout})
     config = uvicorn.Config(
         front,

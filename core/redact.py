@@ -11,6 +11,7 @@ import re
 import threading
 from collections.abc import Mapping
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 MASK = "***"
 # The one list of secret names: the spec's secret fields (in its spelling), the request-side tokens and the
@@ -55,6 +56,16 @@ def mask_secrets(data: Any) -> Any:
 def mask_secret_words(text: str) -> str:
     """`securityCode=1234` → `securityCode=***` in free text (a guard: such text should hold no secret)."""
     return _SECRET_WORDS.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+
+
+def mask_url(url: str) -> str:
+    """A URL as logs may show it: its scheme, host and port only. Push and webhook URLs carry their token in
+    the path, the query or the user part (`https://hc-ping.com/<uuid>`, `…/api/push/<token>?status=up`)."""
+    parts = urlsplit(url)
+    host = parts.hostname or "?"
+    where = f"{host}:{parts.port}" if parts.port else host
+    hidden = parts.path not in {"", "/"} or parts.query or parts.username or parts.fragment
+    return f"{parts.scheme or '?'}://{where}/{MASK if hidden else ''}"
 
 
 class SecretFilter(logging.Filter):

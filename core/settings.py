@@ -92,6 +92,12 @@ class Settings(BaseSettings):
     poll_interval: float = _env("SAMOPS_POLL_INTERVAL", 5.0, gt=0)
     poll_overlap: float = _env("SAMOPS_POLL_OVERLAP", 120.0, ge=0)
     poll_concurrency: int = _env("SAMOPS_POLL_CONCURRENCY", 8, ge=1, le=64)
+    # Watching samops itself (docs/high-availability.md): the dead-man's-switch URL the notifier calls after
+    # each cycle that polled and delivered (a secret: push URLs embed their token; `[heartbeat] url` in the
+    # TOML is the other way to give it), and how long a notifier's cycle may stay unfinished before
+    # `samops up` restarts it (None: 5 poll intervals, at least 60 s).
+    heartbeat_url: SecretStr | None = _env("SAMOPS_HEARTBEAT_URL")
+    hang_after: float | None = _env("SAMOPS_HANG_AFTER", None, gt=0)
     # History (docs/history.md), beside the poller: how far back reconciliation makes sure the cache holds
     # every activity the service holds (late arrivals), seconds between its passes, how many days the
     # backfill fills after the first start (the dashboard's default window), and the requests per second

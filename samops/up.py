@@ -3,7 +3,10 @@
 With no `SAM_BASE_URL` (environment or `.env`) it starts the embedded simulator first. Then it starts the
 notifier (the alarm poller: alarms flow from here on), runs one sync of the slow tables in the foreground
 (its progress bar on the terminal), and keeps `sync --every`, `notify`, `bot` and `dashboard` running,
-restarting a child that crashes with backoff. Ctrl-C (or SIGTERM) stops everything within a few seconds:
+restarting a child that crashes with backoff, and a notifier that hangs: one whose liveness promise
+(core/liveness.py: the next cycle ends within 5 poll intervals, at least 60 s, or `SAMOPS_HANG_AFTER`) has
+passed, stopped or not (a SIGSTOP, a deadlock), is stopped (SIGTERM, then SIGKILL) and started again, with
+one console line. Ctrl-C (or SIGTERM) stops everything within a few seconds:
 each child runs in its own process group, so grandchildren (Streamlit under `samops dashboard`) go with it.
 
 It composes `samops` subcommands as processes and imports none of their packages, only the one
@@ -30,6 +33,8 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
+from core import liveness
+from core.clock import now_ms
 from core.run_lock import ALREADY_RUNNING, RunLock, hold, holder_of, refusal
 from core.settings import (
     DEMO_PASSWORD,
@@ -43,6 +48,9 @@ from core.settings import (
 STOP_GRACE_S = 3.0  # SIGTERM, then SIGKILL: the whole stop stays within 5 s
 BACKOFF_MAX_S = 30.0
 STABLE_AFTER_S = 60.0  # a child that ran this long has its backoff reset
+# A watched child that has made no liveness promise this long after its start is hung before its first
+# cycle (its start opens the cache and reads the config: seconds).
+FIRST_PROMISE_S = 180.0
 
 
 def samops(*args: str) -> list[str]:
@@ -62,6 +70,8 @@ class Child:
     failures: int = 0
     restart_at: float | None = None
     pumps: list[threading.Thread] = field(default_factory=list)
+    alive: Path | None = None  # its liveness promise (core/liveness.py); None: only its exit is watched
+    started_ms: int = 0
 
     def start(self, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
@@ -73,6 +83,7 @@ class Child:
             start_new_session=True,
         )
         self.started_at = time.monotonic()
+        self.started_ms = now_ms()
         self.restart_at = None
         pump = threading.Thread(target=_prefix_lines, args=(self.name, self.proc.stdout), daemon=True)
         pump.start()
@@ -191,6 +202,10 @@ class Supervisor:
                 if code is None:
                     if now - child.started_at > STABLE_AFTER_S:
                         child.failures = 0
+                    if (late := self._hung_for(child, now)) is not None:
+                        log(f"{child.name} hangs (its cycle is {late:.0f} s overdue); restarting it")
+                        self._kill(child)
+                        child.start(self.env)
                     continue
                 if code == USAGE_ERROR:
                     log(f"{child.name} refused its configuration (exit code {code}, reason above); stopping")
@@ -207,6 +222,30 @@ class Supervisor:
                     log(f"restarting {child.name}")
                     child.start(self.env)
         return 0
+
+    @staticmethod
+    def _hung_for(child: Child, now: float) -> float | None:
+        """Seconds the child's liveness promise has passed (its first one not made in FIRST_PROMISE_S
+        counts too); None when it keeps it, or is not watched."""
+        if child.alive is None:
+            return None
+        late = liveness.overdue_s(child.alive, child.started_ms)
+        if late is None:
+            late = now - child.started_at - FIRST_PROMISE_S
+        return late if late > 0 else None
+
+    def _kill(self, child: Child) -> None:
+        """SIGTERM (with SIGCONT, so that a stopped process can act on it), then SIGKILL after the grace."""
+        assert child.proc is not None
+        child.signal_group(signal.SIGTERM)
+        child.signal_group(signal.SIGCONT)
+        try:
+            child.proc.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            child.signal_group(signal.SIGKILL)
+            child.proc.wait()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.proc.pid, signal.SIGKILL)  # what is left of its group
 
     def stop(self) -> None:
         self.stopping.set()
@@ -337,7 +376,7 @@ def main(argv: list[str]) -> int:
         log(f"cache: {where.cache}")
         if not args.no_notify:
             # First, so that the first alarm does not wait for the first sync (minutes at fleet size).
-            start_notifier(args, supervisor)
+            start_notifier(args, supervisor, where.cache)
         first_sync(where.env, supervisor, activities=args.no_notify)
         if supervisor.stopping.is_set():
             return 0
@@ -460,9 +499,10 @@ def first_sync(env: dict[str, str], supervisor: Supervisor, activities: bool) ->
         log("the first sync reported errors; the periodic sync keeps trying")
 
 
-def start_notifier(args: argparse.Namespace, supervisor: Supervisor) -> None:
+def start_notifier(args: argparse.Namespace, supervisor: Supervisor, cache: str) -> None:
     interval = [] if args.notify_interval is None else ["--interval", str(args.notify_interval)]
-    supervisor.add("notify", samops("notify", "--source", "service", *interval))
+    child = supervisor.add("notify", samops("notify", "--source", "service", *interval))
+    child.alive = liveness.alive_path(Path(cache))  # its hang watch
 
 
 def start_parts(args: argparse.Namespace, where: Plan, supervisor: Supervisor) -> dict[str, Child]:

@@ -146,6 +146,11 @@ class CameraControl(Body):
     name: str | None = Field(default=None, min_length=1, max_length=200)
 
 
+class LoginControl(Body):
+    model_config = ConfigDict(strict=True, extra="forbid")
+    refuse: bool
+
+
 class FaultSettings(Body):
     model_config = ConfigDict(strict=False, extra="ignore")
     errorRate: float | None = Field(default=None, ge=0, le=1)

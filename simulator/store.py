@@ -50,6 +50,7 @@ class Store:
         self.rng = random.Random(scale.seed + 1)
         self.sessions: dict[str, tuple[int, int]] = {}  # token -> (userId, expires epoch-ms)
         self.silenced: set[int] = set()  # panels whose communicator is down (/_sim/panels/{id}/silence)
+        self.refusing_logins = False  # /_sim/logins: the account's password changed under its clients
 
     # --- auth -------------------------------------------------------------------------------------------
     def login(self, screen_name: str, password: str) -> Record:
@@ -57,7 +58,8 @@ class Store:
             user = next((u for u in self.world.users.values() if u["screenName"] == screen_name), None)
             # As bytes: compare_digest refuses str with non-ASCII characters.
             given = password.encode("utf-8", "surrogatepass")
-            if user is None or not secrets.compare_digest(user["password"].encode(), given):
+            known = user is not None and secrets.compare_digest(user["password"].encode(), given)
+            if user is None or not known or self.refusing_logins:
                 raise ApiError(401, "invalid screenName or password")
             token = secrets.token_urlsafe(32)
             now = now_ms()
@@ -78,6 +80,14 @@ class Store:
                 # Not copied (20,000 panels take seconds to copy): the route serializes the answer at once.
                 "resources": [p for p in self.world.panels.values() if p["orgId"] in orgs],
             }
+
+    def refuse_logins(self, refuse: bool) -> Record:
+        """From now on refuse every login (and end every session), or accept them again."""
+        with self.lock:
+            self.refusing_logins = refuse
+            if refuse:
+                self.sessions.clear()
+            return {"refuse": refuse}
 
     def authenticate(self, token: str) -> Record:
         """The user behind a bearer token, or 401 for an unknown or expired one."""

@@ -154,6 +154,7 @@ def _socket_mode(app: App, app_token: str) -> int:
 
 
 def _http(app: App, ctx: AppContext, host: str, port: int, request_timeout: float | None) -> int:
+    from bot.readiness import ready_answer
     from bot.server import EVENTS_PATH, REQUEST_TIMEOUT_S, listen, make_server
 
     if request_timeout is not None and not 0 < request_timeout <= 3600:
@@ -164,7 +165,8 @@ def _http(app: App, ctx: AppContext, host: str, port: int, request_timeout: floa
     except OSError as err:
         print(f"samops bot: cannot listen on {host}:{port}: {err}", file=sys.stderr)
         return 1
-    server = make_server(app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S, ctx.acks)
+    readiness = ready_answer(ctx.db)
+    server = make_server(app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S, ctx.acks, readiness)
     mode = " (local: answers through response_url only)" if ctx.local_mode else ""
     log.info("samops bot listening on http://%s:%d%s%s", host, port, EVENTS_PATH, mode)
     with sock:

@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +17,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.notify.config import NotifyConfig
 from core.action_plans import ActionPlans
+from core.heartbeat import HeartbeatConfig
 from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities
 from core.redact import install
@@ -23,6 +25,10 @@ from core.settings import Settings, settings_or_report
 from core.supervision import SupervisionConfig
 from core.text import counted
 from core.timefmt import HostLogFormatter
+
+if TYPE_CHECKING:
+    from bot.notify.watch import CycleWatch
+    from core.sqlite_lib import sqlite_utils
 
 log = logging.getLogger("samops.notify")
 
@@ -99,6 +105,9 @@ def main(argv: list[str]) -> int:
         whole.plan_book(),
         whole.supervision,
         whole.life_safety,
+        whole.heartbeat.with_url(
+            settings.heartbeat_url.get_secret_value() if settings.heartbeat_url else None
+        ),
     )
 
 
@@ -112,6 +121,7 @@ def run(
     plans: ActionPlans | None = None,
     supervision: SupervisionConfig | None = None,
     life_safety: LifeSafetyConfig | None = None,
+    heartbeat: HeartbeatConfig | None = None,
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
@@ -147,6 +157,7 @@ def run(
         plans=plans or ActionPlans(()),
         supervision_config=supervision or SupervisionConfig(),
         life_safety=life_safety or LifeSafetyConfig(),
+        watch=_watch(settings, args, db, interval, slack, heartbeat),
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -163,7 +174,34 @@ def run(
     finally:
         if isinstance(source, ServiceSource) and source.history is not None:
             source.history.close()
+        if notifier.watch is not None:
+            notifier.watch.close()
     return 0
+
+
+def _watch(
+    settings: Settings,
+    args: argparse.Namespace,
+    db: sqlite_utils.Database,
+    interval: float,
+    slack: WebClient | None,
+    heartbeat: HeartbeatConfig | None,
+) -> CycleWatch:
+    """What the notifier does after each cycle (bot/notify/watch.py): the liveness promise only for the
+    folder's one notifier (not `--beside`, not `--once`), the heartbeat when a URL is configured."""
+    from bot.notify.watch import CycleWatch
+    from core import liveness
+    from core.heartbeat import Heartbeat
+
+    watched = not args.beside and not args.once
+    return CycleWatch(
+        db,
+        interval,
+        slack,
+        Heartbeat(heartbeat) if heartbeat is not None and heartbeat.url else None,
+        liveness.alive_path(Path(args.db or settings.db_path)) if watched else None,
+        liveness.hang_after_s(interval, settings.hang_after),
+    )
 
 
 def _log_to_stderr() -> None:
@@ -236,7 +274,10 @@ def check_config(
         "grouped cards; "
         f"{storm.posts_per_second:g} post/s per channel; behind notice after {storm.behind_after:g} s"
     )
-    console.print(f"health: notices to {health.channel or '(console)'} after {health.after:g} s of failure")
+    console.print(
+        f"ops: notices to {config.ops or '(console)'} after {health.after:g} s of service failure, "
+        "and when cards wait past their SLA"
+    )
     _print_escalation(config, console)
     every = "SAMOPS_POLL_INTERVAL" if config.interval is None else f"{config.interval:g} s"
     zone = (

@@ -2,6 +2,7 @@
 
 [notify]
 default_channel = "C_ALARMS"
+ops_channel = "C_OPS"         # samops' own trouble: login refused or service unreachable, cards past SLA
 interval = 5                  # seconds between polls (default: SAMOPS_POLL_INTERVAL)
 source = "service"            # the notifier polls the service (default); "cache": another process does
 timezone = "UTC"              # organizations without their own entry below
@@ -31,8 +32,7 @@ window = "10m"                # evidence of one site this close in time is one i
 cameras_every = "60s"         # the notifier lists each organization's cameras this often (a camera down)
 
 [notify.health]
-channel = "C_OPS"
-after = 300                   # seconds of failure before a notice
+after = 300                   # seconds the service may fail (login refused, unreachable) before a notice
 
 [notify.channels.C_ALARMS]    # per channel
 handover = ["07:00", "19:00"] # shift handover digests, in the organization's time zone
@@ -333,6 +333,9 @@ class MaintenanceEntry(_Section):
 
 class NotifyConfig(_Section):
     default_channel: str | None = None
+    # Where samops says it is in trouble (the service refusing the login or unreachable, cards past their
+    # SLA) and recovered: bot/notify/ops_notices.py. The older spelling `[notify.health] channel` still works.
+    ops_channel: str | None = None
     interval: float | None = Field(default=None, gt=0)  # None: SAMOPS_POLL_INTERVAL, the one default
     source: str = "service"  # the notifier hosts the alarm poller (core/poller.py)
     timezone: ZoneName = "UTC"
@@ -351,6 +354,16 @@ class NotifyConfig(_Section):
     escalation: dict[Literal["P1", "P2", "P3", "P4"], Escalation] = Field(default_factory=dict)
     _users_zone: Callable[[int | None], str | None] | None = PrivateAttr(default=None)
     _shown: ZoneInfo | None = PrivateAttr(default=None)  # `on_console`: the machine's zone
+
+    @field_validator("ops_channel")
+    @classmethod
+    def _ops_channel(cls, value: str | None) -> str | None:
+        return value if value is None else _channel_id(value)
+
+    @property
+    def ops(self) -> str | None:
+        """The ops channel: `ops_channel`, else `[notify.health] channel`; None: the console."""
+        return self.ops_channel or self.health.channel
 
     @field_validator("per_channel")
     @classmethod
@@ -422,7 +435,7 @@ class NotifyConfig(_Section):
         return ZoneInfo(entry.timezone) if entry.timezone else self.zone_for(entry.org)
 
     def channel_uses(self) -> dict[str, list[str]]:
-        """Every channel this section names, once each, with what for (`route 1`, `default`, `health`,
+        """Every channel this section names, once each, with what for (`route 1`, `default`, `ops`,
         `handover 07:00, 19:00`, `escalation of route 1`: that one is mentioned, not posted to)."""
         uses: dict[str, list[str]] = {}
 
@@ -443,8 +456,8 @@ class NotifyConfig(_Section):
                         add(target[2:-1], f"escalation of {name}")
         if self.default_channel:
             add(self.default_channel, "default")
-        if self.health.channel:
-            add(self.health.channel, "health")
+        if self.ops:
+            add(self.ops, "ops")  # `[notify] ops_channel` (or `[notify.health] channel`)
         for channel, settings in self.per_channel.items():
             if settings.handover:
                 add(channel, f"handover {', '.join(settings.handover)}")
@@ -455,7 +468,7 @@ class NotifyConfig(_Section):
     def channels(self) -> list[str]:
         """Every channel the notifier may post to."""
         names = [r.channel for r in self.routes]
-        names += [c for c in (self.default_channel, self.health.channel) if c]
+        names += [c for c in (self.default_channel, self.ops) if c]
         names += [c for c, settings in self.per_channel.items() if settings.handover or settings.at_risk]
         return list(dict.fromkeys(names))
 

@@ -29,13 +29,14 @@ from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
 from bot.notify.keyholders import KeyholderCards
-from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
+from bot.notify.ops_notices import SLA, HealthMonitor, Notice, sla_failing_since, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.paging import Directory, Pager
 from bot.notify.quiet import QuietHours
 from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
 from bot.notify.supervision import Supervision
+from bot.notify.watch import CycleWatch
 from bot.render import alarms as render
 from core import cache, lifecycle, read
 from core.action_plans import ActionPlans
@@ -93,6 +94,8 @@ class Notifier:
     # [life_safety] (core/life_safety.py): the alarms no silence holds, posted marked during maintenance.
     life_safety: LifeSafetyConfig = field(default_factory=LifeSafetyConfig)
     owner: str = field(default_factory=cache.process_owner)  # whose leases this notifier takes
+    # Records that alarms flow, promises `samops up` the next cycle, beats the heartbeat: bot/notify/watch.py.
+    watch: CycleWatch | None = None
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -167,9 +170,13 @@ class Notifier:
                 if not started:
                     self.start()
                     started = True
+                    if self.watch is not None:
+                        self.watch.started()
                 if time.monotonic() >= next_poll:
                     next_poll = time.monotonic() + interval
                     wait = self.cycle()
+                    if self.watch is not None:
+                        self.watch.cycle_done(self._service_failing_since is None, not self._backoff)
                 else:
                     wait = self.deliver()  # between polls, only what pacing allows now
             except sqlite3.OperationalError as err:
@@ -412,6 +419,10 @@ class Notifier:
         else:
             since, error = sync_failing_since(self.db, self.started_at, now, after_ms)
             checks.append(("sync", since, error))
+        if not self.delivery.console:
+            # On the notifier's clock, as the overdue edits (tests move it)
+            late = sla_failing_since(self.db, self.priorities, self.config.channels(), self.clock())
+            checks.append((SLA, *late))
         for name, since, detail in checks:
             if monitor.check(name, since, detail, now) is None:
                 continue  # a read first: no write lock taken for nothing
@@ -422,12 +433,12 @@ class Notifier:
             try:
                 notice = monitor.check(name, since, detail, now)
                 if notice is not None and self._send_notice(notice):
-                    monitor.sent(notice, now)
+                    monitor.sent(notice, now, self.config.ops or CONSOLE_CHANNEL)
             finally:
                 cache.end_lease(self.db, lease, self.owner)
 
     def _send_notice(self, notice: Notice) -> bool:
-        channel = self.config.health.channel
+        channel = self.config.ops
         if channel is None or self.delivery.console:
             log.warning("notify: %s", notice.text)
             return True

@@ -1,4 +1,5 @@
-"""`samops status`: how fresh the cache is, the notifier's backlog, and the last errors.
+"""`samops status`: how fresh the cache is, whether alarms flow (the rule of `/readyz`: core/health.py), the
+notifier's backlog, and the last errors.
 
     samops status [--db PATH]
 
@@ -72,6 +73,7 @@ def main(argv: list[str]) -> int:
         schedules = _schedules(db, settings)
         backfill = read.backfill_progress(db)
         filled_by = recorded(db)
+        verdict = read.readiness(db, now_ms())
     finally:
         db.close()
 
@@ -120,6 +122,7 @@ def main(argv: list[str]) -> int:
     for name, every, oldest in refreshes:
         console.print(f"  {name} every {every}, spread over it; oldest refresh {ago(oldest, now)}")
     console.print(_history_line(backfill, settings))
+    _print_readiness(console, verdict)
     console.print(f"Notifier backlog: {backlog:,} pending")
     for event_id, channel, attempts, error in failing:
         tried = counted(attempts, "attempt")
@@ -131,6 +134,38 @@ def main(argv: list[str]) -> int:
             f"  [yellow]{escape(key.describe(count))}[/yellow]", soft_wrap=True
         )  # one line, greppable
     return 0
+
+
+def _print_readiness(console: Any, verdict: Any) -> None:
+    """`/readyz`'s verdict in words: one line, and one more per reason it is not ready."""
+    from rich.markup import escape
+
+    f = verdict.as_json()
+    slack = f["last_slack_success_age_s"]
+    figures = (
+        f"last good poll {_seconds(f['last_poll_age_s'])}, "
+        f"alarms waiting for their card: {_waiting(f['oldest_undelivered_age_s'])}, "
+        + (
+            f"Slack last answered {_seconds(slack)}"
+            if f["delivery"] == "slack"
+            else "delivery on the console"
+        )
+        + f", login {f['login']}"
+    )
+    if verdict.ready:
+        console.print(f"Alarms flow (as /readyz says): {figures}", soft_wrap=True)
+        return
+    console.print(f"[red]Alarms do not flow (/readyz answers 503)[/red]: {figures}", soft_wrap=True)
+    for reason in verdict.reasons:
+        console.print(f"  [red]{escape(reason)}[/red]", soft_wrap=True)
+
+
+def _seconds(age: float | None) -> str:
+    return "never" if age is None else f"{age:.0f} s ago"
+
+
+def _waiting(age: float | None) -> str:
+    return "none" if age is None else f"the oldest for {age:.0f} s"
 
 
 def _history_line(backfill: Any, settings: Any) -> str:

@@ -19,6 +19,7 @@ integers. `from core import read` and `read.X` is how callers use it; the module
 - `at_risk`: per organization, authorizations expiring, overdue bills, silent and noisy panels, cameras down;
 - `false_alarms`: dispositions counted: false-alarm rates, flagged panels, a shift's dispositions;
 - `history`: from when the data is complete (the backfill), which alarms reached samops late;
+- `health`: whether alarms flow (`readiness`: core/health.py's verdict over the notifier's records);
 - `activities`, `cursors`, `status`: core's own (the poller, the sync, `samops status`).
 
 A name too generic to stand alone is given its module's word here (`quiet.window` is `quiet_window`).
@@ -61,6 +62,8 @@ from core.read.handling import (
     state_counts,
 )
 from core.read.handover import Handover, handover
+from core.read.health import figures as health_figures
+from core.read.health import readiness
 from core.read.history import LATE_AFTER_MS, Backfill, complete_from, is_late, late_by, seen_times
 from core.read.history import backfill as backfill_progress
 from core.read.home import HomeAlarm, HomeData, home_data
@@ -186,6 +189,7 @@ __all__ = [
     "freshness",
     "handling_times",
     "handover",
+    "health_figures",
     "held_alarms",
     "held_back",
     "held_count",
@@ -219,6 +223,7 @@ __all__ = [
     "plan_checklist",
     "plan_steps_left",
     "quiet_window",
+    "readiness",
     "recent_alarms",
     "search",
     "seen_times",

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 
 from simulator.data import Record
 from simulator.routes.common import parse, store_of
-from simulator.schemas import CameraControl, FaultSettings, Injection
+from simulator.schemas import CameraControl, FaultSettings, Injection, LoginControl
 
 router = APIRouter(prefix="/_sim")
 HeldKind = Literal["task", "privileges", "camera", "sensor", "panel-users", "user"]
@@ -63,6 +63,12 @@ async def reset_stats(request: Request) -> Record:
 async def faults(request: Request) -> Record:
     body = await parse(request, FaultSettings)
     return request.app.state.faults.update(body)
+
+
+@router.post("/logins")
+async def logins(request: Request) -> Record:
+    body = await parse(request, LoginControl)
+    return store_of(request).refuse_logins(body.refuse)
 
 
 @router.get("/customers")

@@ -57,7 +57,7 @@ def test_every_channel_is_shown_and_checked_once(tmp_path: Path) -> None:
     assert sorted(checked(slack)) == sorted(ALL)  # C_ALARMS is named twice, asked about once
     rows = [row for row in result.stdout.splitlines() if "│" in row and "any" not in row]  # not routing
     for channel, use in [("C0MANAGERS", "escalation"), ("C_SHIFT", "handover 07:00, 19:00"),
-                         ("C_AUDIT", "audit"), ("C_OPS", "health"), ("C_ALARMS", "default")]:  # fmt: skip
+                         ("C_AUDIT", "audit"), ("C_OPS", "ops"), ("C_ALARMS", "default")]:  # fmt: skip
         [line] = [row for row in rows if f" {channel} " in row]
         assert use in line, line
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -62,3 +63,34 @@ def test_status_without_a_cache_says_so(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.parametrize(("at", "text"), [(None, "never"), (5_000, "5 s ago"), (90_000, "1 min ago")])
 def test_ago(at: int | None, text: str) -> None:
     assert status.ago(None if at is None else 100_000 - at, 100_000) == text
+
+
+def test_status_says_whether_alarms_flow_as_readyz_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core import health
+    from core.cache import set_state, write_transaction
+
+    path = tmp_path / "cache.db"
+    db = open_cache(path)
+    db.close()
+    assert status.main(["--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Alarms do not flow (/readyz answers 503)" in out
+    assert "no successful poll of the service recorded yet" in out
+
+    db = open_cache(path)
+    now = int(time.time() * 1000)
+    with write_transaction(db):  # what a notifier records after a good cycle (bot/notify/watch.py)
+        for key, value in {
+            health.POLL_OK: now,
+            health.INTERVAL: 5,
+            health.SLACK_OK: now,
+            health.DELIVERY: "slack",
+        }.items():
+            set_state(db, key, str(value))
+    db.close()
+    assert status.main(["--db", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Alarms flow \(as /readyz says\): last good poll \d s ago", out), out
+    assert "alarms waiting for their card: none" in out and "login ok" in out

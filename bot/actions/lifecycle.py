@@ -184,6 +184,20 @@ class Target:
     card: Card | None
 
 
+def _clicked_alarm(
+    ctx: AppContext, verb: str, body: dict[str, Any], action: dict[str, Any], answer: Answer
+) -> tuple[str, Claim, Target] | None:
+    """Who clicked `alarm <verb>` on which card, and the alarm it acts on; None once the person was answered
+    (refused, not cached, another card)."""
+    user = slack_user(body)
+    command = f"alarm {verb} {str(action.get('value') or '')[:200]}"
+    if _refused(ctx, user, command, answer):
+        return None
+    claim = cards.claimed(ctx.db(), body)
+    target = _alarm_target(ctx, user, command, action, claim, answer)
+    return None if target is None else (user, claim, target)
+
+
 def _alarm_target(
     ctx: AppContext, user: str, command: str, action: dict[str, Any], claim: Claim, answer: Answer
 ) -> Target | None:
@@ -218,14 +232,10 @@ def _after_change(ctx: AppContext, result: Outcome, card: Card | None, home: boo
 def _on_change(
     ctx: AppContext, change: Change, body: dict[str, Any], action: dict[str, Any], answer: Answer
 ) -> None:
-    user = slack_user(body)
-    command = f"alarm {VERBS[change]} {str(action.get('value') or '')[:200]}"
-    if _refused(ctx, user, command, answer):
+    found = _clicked_alarm(ctx, VERBS[change], body, action, answer)
+    if found is None:
         return
-    claim = cards.claimed(ctx.db(), body)
-    target = _alarm_target(ctx, user, command, action, claim, answer)
-    if target is None:
-        return
+    user, claim, target = found
     outcome, result = change_alarm(ctx, user, target.event_id, change, action_key(body, action))
     if not outcome.ran:
         return  # a Slack retry of a click already handled: the first one answered
@@ -540,14 +550,10 @@ def on_resolve(
 ) -> None:
     ack()
     answer = _say(respond)
-    user = slack_user(body)
-    command = f"alarm resolve {str(action.get('value') or '')[:200]}"
-    if _refused(ctx, user, command, answer):
+    found = _clicked_alarm(ctx, VERBS[Change.RESOLVED], body, action, answer)
+    if found is None:
         return
-    claim = cards.claimed(ctx.db(), body)
-    target = _alarm_target(ctx, user, command, action, claim, answer)
-    if target is None:
-        return
+    user, claim, target = found
     state = lifecycle.get(ctx.db(), target.event_id)
     if state is not None and state.state is lifecycle.State.RESOLVED:
         answer(unchanged_text(state, "already resolved", ctx))

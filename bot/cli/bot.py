@@ -10,12 +10,12 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from bot.cli import started
 from bot.config import ConfigError
 from bot.secrets import secure_data_dir
 from core.client.login_backoff import refused
 from core.errors import SamError
 from core.redact import install
-from core.settings import settings_or_report
 from core.timefmt import HostLogFormatter
 
 if TYPE_CHECKING:
@@ -50,13 +50,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str]) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
-    settings = settings_or_report("samops bot")
-    if settings is None:
-        return 2
+    start = started("samops bot", parse_args, argv)
+    if isinstance(start, int):
+        return start
+    args, settings = start
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         handler.setFormatter(HostLogFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

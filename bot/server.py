@@ -1,4 +1,5 @@
-"""The bot's HTTP front: bolt's ASGI adapter under uvicorn, on `/slack/events`, with `GET /healthz`.
+"""The bot's HTTP front: an ASGI app under uvicorn that hands `/slack/events` to bolt (`App.dispatch`), with
+`GET /healthz`.
 
 Before bolt sees a request the front
 - bounds it: a body over `MAX_BODY_BYTES` gets 413 (by its Content-Length, before reading it, or while

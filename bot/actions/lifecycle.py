@@ -417,16 +417,21 @@ def _group_target(
     return user, card
 
 
+# "Acknowledge all" and "I'm on it" of a whole card: what each is audited as, its answer when nothing changed.
+WHOLE_CARD = {
+    Change.ACKNOWLEDGED: (
+        "alarm acknowledge all",
+        "Every alarm of this card was already acknowledged or resolved.",
+    ),
+    Change.ASSIGNED: ("alarm take all", "You already hold every open alarm of this card."),
+}
+
+
 def _change_whole_card(
-    ctx: AppContext,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    answer: Answer,
-    change: Change,
-    command: str,
-    none_changed: str,
+    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], answer: Answer, change: Change
 ) -> None:
     """Acknowledge all / I'm on it on a storm or incident card: `change` on every alarm of the card."""
+    command, none_changed = WHOLE_CARD[change]
     found = _group_target(ctx, body, action, answer, command)
     if found is None:
         return
@@ -446,15 +451,7 @@ def on_ack_all(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    _change_whole_card(
-        ctx,
-        body,
-        action,
-        _say(respond),
-        Change.ACKNOWLEDGED,
-        "alarm acknowledge all",
-        "Every alarm of this card was already acknowledged or resolved.",
-    )
+    _change_whole_card(ctx, body, action, _say(respond), Change.ACKNOWLEDGED)
 
 
 def on_take_all(
@@ -462,15 +459,7 @@ def on_take_all(
 ) -> None:
     """An incident card's "I'm on it": every alarm of the incident assigned to the clicker."""
     ack()
-    _change_whole_card(
-        ctx,
-        body,
-        action,
-        _say(respond),
-        Change.ASSIGNED,
-        "alarm take all",
-        "You already hold every open alarm of this card.",
-    )
+    _change_whole_card(ctx, body, action, _say(respond), Change.ASSIGNED)
 
 
 # --- the Resolve form ------------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ where Slack lets us:
 An answer that could not be delivered to a response_url is a WARNING (bot/listener_errors.py says why).
 
 bolt sends the exceptions of ack functions and middleware to `app.error`, but not those of lazy functions
-(its lazy runner logs "Failed to run an internal function" and drops them): `install` hands the handler to
-`ctx.on_failure`, which samops' lazy functions call (bot/lazy.py `after_ack`).
+(its lazy runner logs "Failed to run an internal function" and drops them: bolt issue #635): `install` hands
+the handler to `ctx.on_failure`, which samops' lazy functions call (bot/lazy.py `after_ack`).
 """
 
 from __future__ import annotations

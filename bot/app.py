@@ -36,7 +36,8 @@ def prewarm(executor: ThreadPoolExecutor, workers: int) -> None:
 
 
 def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
-    """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use.
+    """The bolt App: acks at once, runs the work in lazy listeners on a pool sized for concurrent use
+    (bot/lazy.py).
     `home` keeps the App Homes (its refresher is started by whoever runs the app: `samops bot`)."""
     # In a local run `authorize` supplies the token per request, so the client carries none (bolt warns
     # otherwise); with a real token the client carries it and bolt takes it from there.
@@ -45,10 +46,12 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     client = WebClient(token=token, base_url=ctx.settings.api_url, timeout=10)
     executor = ThreadPoolExecutor(max_workers=ctx.settings.bot_workers, thread_name_prefix="bolt")
     prewarm(executor, ctx.settings.bot_workers)
+    ctx.listener_pool = executor
     common = {
         "signing_secret": ctx.signing_secret,
         "client": client,
-        "process_before_response": False,
+        # Each ack function runs on the thread answering Slack and the work in lazy functions (bot/lazy.py)
+        "process_before_response": True,
         "listener_executor": executor,
     }
     if ctx.local_mode:
@@ -71,5 +74,5 @@ def build_app(ctx: AppContext, home: HomeTabs | None = None) -> App:
     actions.register(app, ctx)
     forms.register(app, ctx)
     ctx.home_note = home.note  # what was opened from the Home is answered there (bot/actions/lifecycle.py)
-    events.register(app, home)
+    events.register(app, ctx, home)
     return app

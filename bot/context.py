@@ -6,11 +6,13 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from slack_bolt import BoltRequest
 from slack_sdk import WebClient
 
 from bot.ack_first import AcksInFlight
@@ -50,6 +52,11 @@ class AppContext:
     # Each person's Slack zone (users.info `tz`), asked once per TTL: what a person reads themselves is on
     # their clock (`reader_zones`). None to ask: a local run, everyone on the organization's clock.
     zones: PersonZones = field(default_factory=lambda: PersonZones(None), repr=False)
+    # The app's one error handler for work after the ack (bot/error_handler.py `install`, set by `build_app`):
+    # bolt hands a lazy function's failure to no handler, so samops' lazy functions call this (bot/lazy.py).
+    on_failure: Callable[[Exception, BoltRequest], None] | None = field(default=None, repr=False)
+    # The listener pool given to bolt (`App(listener_executor=...)`, set by `build_app`): drained at a stop.
+    listener_pool: ThreadPoolExecutor | None = field(default=None, repr=False)
     _client: SamClient | None = field(default=None, repr=False)
     _client_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)

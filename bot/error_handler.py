@@ -11,34 +11,18 @@ where Slack lets us:
 - an App Home event: on their Home, in the same way.
 An answer that could not be delivered to a response_url is a WARNING (bot/listener_errors.py says why).
 
-bolt sends the exceptions of ordinary listeners and middleware to `app.error`, but not those of lazy
-listeners: its lazy runner logs "Failed to run an internal function" and drops them (slackapi/bolt-python
-issue 635). `install` replaces that runner with one that hands them to the same handler.
-
-bolt's own handling of a listener's exception races with its answer to Slack: the worker thread sets the
-request's shared response to a 500 for a moment (even when the listener had already acked), and the thread
-answering Slack, woken by the ack, returns it if it looks in that moment — a 500 to a click that was
-handled (seen under CPU load, 33 of 900 clicks whose answer fails after the ack). `install` therefore
-catches a listener's exception inside the listener (`GuardedListener`), so bolt's racy path never runs.
+bolt sends the exceptions of ack functions and middleware to `app.error`, but not those of lazy functions
+(its lazy runner logs "Failed to run an internal function" and drops them: bolt issue #635): `install` hands
+the handler to `ctx.on_failure`, which samops' lazy functions call (bot/lazy.py `after_ack`).
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import Any
 
-from slack_bolt import App, BoltContext
-from slack_bolt.kwargs_injection import build_required_kwargs
-from slack_bolt.lazy_listener import LazyListenerRunner
-from slack_bolt.listener import Listener
-from slack_bolt.listener.listener_error_handler import ListenerErrorHandler
-from slack_bolt.listener.thread_runner import ThreadListenerRunner
-from slack_bolt.request import BoltRequest
-from slack_bolt.response import BoltResponse
-from slack_bolt.util.utils import get_arg_names_of_callable
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_sdk.errors import SlackClientError
 from slack_sdk.models.views import View
 
@@ -64,21 +48,14 @@ log = logging.getLogger("samops.bot")
 
 def install(app: App, ctx: AppContext, home: HomeTabs) -> None:
     """Route every listener's failure, lazy ones included, to one handler."""
-    app.error(error_handler(ctx, home))
-    runner = app.listener_runner
-    guard_listeners(app)
+    handler = error_handler(ctx, home)
+    app.error(handler)
 
-    def on_error(error: Exception, request: BoltRequest) -> None:
-        runner.listener_error_handler.handle(error=error, request=request, response=None)
+    def on_lazy_failure(error: Exception, request: BoltRequest) -> None:
+        context = request.context
+        handler(error=error, body=request.body, context=context, respond=context.respond, response=None)
 
-    runner.lazy_listener_runner = ReportingLazyRunner(
-        runner.lazy_listener_runner.logger, runner.listener_executor, on_error, ctx.acks.wait_clear
-    )
-
-
-def guard_listeners(app: App) -> None:
-    """Run `app`'s listeners as `GuardedListener`s: the same runner, its class swapped (bolt builds it)."""
-    app.listener_runner.__class__ = GuardedListenerRunner
+    ctx.on_failure = on_lazy_failure
 
 
 def error_handler(ctx: AppContext, home: HomeTabs) -> Callable[..., BoltResponse | None]:
@@ -179,124 +156,3 @@ def tell_on_home(ctx: AppContext, home: HomeTabs, user: str, text: str) -> None:
         log.warning("the Home of %s could not be drawn (%s): it shows the failure alone", user, why)
         alone = View(type="home", blocks=[header("samops"), section(text)])
         ctx.web_client.views_publish(user_id=user, view=alone)
-
-
-class ReportingLazyRunner(LazyListenerRunner):
-    """bolt's thread runner for lazy listeners, with their exceptions handed to `on_error`; each starts
-    after `acks_sent()` returns (the acks still being answered go first: bot/ack_first.py)."""
-
-    def __init__(
-        self,
-        logger: logging.Logger,
-        executor: Executor,
-        on_error: Callable[[Exception, BoltRequest], None],
-        acks_sent: Callable[[], object] = lambda: None,
-    ) -> None:
-        self.logger = logger
-        self.executor = executor
-        self.on_error = on_error
-        self.acks_sent = acks_sent
-
-    def start(self, function: Callable[..., None], request: BoltRequest) -> None:
-        self.executor.submit(self.run, function, request)
-
-    def run(self, function: Callable[..., None], request: BoltRequest) -> None:
-        try:
-            self.acks_sent()
-            function(
-                **build_required_kwargs(
-                    logger=self.logger,
-                    required_arg_names=get_arg_names_of_callable(function),
-                    request=request,
-                    response=None,
-                    this_func=function,
-                )
-            )
-        except Exception as error:  # noqa: BLE001  # every listener's failure goes to the one handler
-            self.on_error(error, request)
-
-
-class GuardedListenerRunner(ThreadListenerRunner):
-    """bolt's listener runner, running each listener as a `GuardedListener`; a listener with lazy functions
-    is acked on the thread answering Slack, and its lazy functions get a request copied cheaply.
-
-    Why (issue 25, profiled): without `process_before_response`, bolt runs every ack function on the
-    listener pool and the answering thread polls for the ack every 10 ms, so each ack waits for a second
-    thread and a poll, each one more turn at the GIL when 50 commands arrive at once; then it deep-copies the
-    whole request (its WebClient included) for each lazy function. A listener with lazy functions has an ack
-    function that only acks (or validates a form): the answering thread waits for it anyway, so it runs
-    there, as bolt's own `process_before_response` path runs it, and the work stays in the lazy functions.
-    Listeners without lazy functions keep bolt's path (their function acks, then works, after the answer)."""
-
-    def run(
-        self,
-        request: BoltRequest,
-        response: BoltResponse,
-        listener_name: str,
-        listener: Listener,
-        starting_time: float | None = None,
-    ) -> BoltResponse | None:
-        guarded = GuardedListener(listener, self.listener_error_handler)
-        if listener.lazy_functions and not self.process_before_response:
-            acking_here = copy.copy(self)  # the same handlers, pool and lazy runner; a per-call flag
-            acking_here.process_before_response = True
-            return ThreadListenerRunner.run(
-                acking_here, request, response, listener_name, guarded, starting_time
-            )
-        return super().run(request, response, listener_name, guarded, starting_time)
-
-    def _build_lazy_request(self, request: BoltRequest, lazy_func_name: str) -> BoltRequest:
-        """The lazy function's own request: the body parsed again from the raw text (a fresh dict, as bolt's
-        deep copy gives), its own context dict holding the same shared objects (client, respond, say, the
-        App Home's answer) rather than deep copies of them. Neither the ack function (done by now) nor
-        another lazy function shares the dicts it changes."""
-        context = BoltContext(
-            {
-                k: v
-                for k, v in request.context.items()
-                if k not in BoltContext.non_copyable_standard_property_names
-            }
-        )
-        body: str | dict[str, Any] = (
-            request.raw_body if request.mode == "http" else copy.deepcopy(request.body)
-        )
-        copied = BoltRequest(
-            body=body, query=request.query, headers=request.headers, context=context, mode=request.mode
-        )
-        copied.lazy_only = True
-        copied.lazy_function_name = lazy_func_name
-        # As bolt's: these are not copied, and the lazy function may need them
-        copied.context["listener_runner"] = request.context.get("listener_runner", self)
-        for name in ("get_thread_context", "save_thread_context"):
-            if request.context.get(name) is not None:
-                copied.context[name] = request.context[name]
-        return copied
-
-
-class GuardedListener(Listener):
-    """`listener`, whose exceptions go to `errors` here, in the listener's thread, as bolt would send them
-    (a 500 answer for the handler to change when the listener had not acked yet, none after), without bolt
-    touching the response the answering thread reads."""
-
-    def __init__(self, listener: Listener, errors: ListenerErrorHandler) -> None:
-        self.listener = listener
-        self.errors = errors
-        self.matchers = listener.matchers
-        self.middleware = listener.middleware
-        self.ack_function = listener.ack_function
-        self.lazy_functions = listener.lazy_functions
-        self.auto_acknowledgement = listener.auto_acknowledgement
-        self.ack_timeout = listener.ack_timeout
-
-    def run_ack_function(self, *, request: BoltRequest, response: BoltResponse) -> BoltResponse | None:
-        try:
-            return self.listener.run_ack_function(request=request, response=response)
-        except Exception as error:  # noqa: BLE001  # every listener's failure goes to the one handler
-            ack = request.context.ack
-            if ack is None or ack.response is not None or self.auto_acknowledgement:
-                self.errors.handle(error=error, request=request, response=None)
-                return None
-            answer = BoltResponse(status=500, body="")
-            self.errors.handle(error=error, request=request, response=answer)
-            ack.response = answer  # set last: the answering thread returns it as soon as it is set
-            return answer

@@ -1,5 +1,6 @@
-"""The bot's HTTP front: bolt's ASGI adapter under uvicorn, on `/slack/events`, with `GET /healthz` (the
-process is up) and `GET /readyz` (alarms flow: 200, or 503 with the reasons; core/health.py's rule).
+"""The bot's HTTP front: an ASGI app under uvicorn that hands `/slack/events` to bolt (`App.dispatch`), with
+`GET /healthz` (the process is up) and `GET /readyz` (alarms flow: 200, or 503 with the reasons; the rule
+of core/health.py).
 
 Before bolt sees a request the front
 - bounds it: a body over `MAX_BODY_BYTES` gets 413 (by its Content-Length, before reading it, or while
@@ -25,14 +26,12 @@ import re
 import signal
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
 
 import uvicorn
 from slack_bolt import App, BoltRequest, BoltResponse
-from slack_bolt.adapter.asgi import SlackRequestHandler
-from slack_bolt.adapter.asgi.http_request import AsgiHttpRequest
 from slack_sdk.signature import SignatureVerifier
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -57,7 +56,7 @@ DISPATCH_THREADS = 64
 
 # Commands the front acknowledges itself, then hands to bolt on the dispatch threads once its answer is out
 # (the issue 25 way: ack first, the work on samops' own pool). Their listener acks with nothing
-# (bot/slash/router.ack_at_once) and answers through response_url, so the empty 200 is the ack bolt would
+# (bot/lazy.ack_at_once) and answers through response_url, so the empty 200 is the ack bolt would
 # send; bolt's whole dispatch (its middleware, the listener matching, the lazy copy), ~1-2 ms of CPU each,
 # no longer delays the acks of a burst (bench/bot.py, docs/acks.md).
 ACKED_BY_THE_FRONT = frozenset({COMMAND})
@@ -80,20 +79,20 @@ class Refused(Exception):
         self.reason = reason
 
 
-class _BoltHandler(SlackRequestHandler):
-    """bolt's ASGI adapter, whose dispatch answers 400 instead of raising on a body it cannot parse and runs
-    bolt on a thread pool instead of on the event loop."""
+class _BoltDispatch:
+    """bolt behind the front, through its public `App.dispatch`: a body bolt cannot parse is answered 400
+    instead of raising, and bolt runs on a thread pool instead of on the event loop."""
 
-    def __init__(self, app: App, path: str, executor: ThreadPoolExecutor, acks: AcksInFlight) -> None:
-        super().__init__(app, path)
+    def __init__(self, app: App, executor: ThreadPoolExecutor, acks: AcksInFlight) -> None:
+        self.app = app
         self._executor = executor
         self.acked = AckedCommands(acks, executor, self._dispatch_acked)
 
-    async def dispatch(self, request: AsgiHttpRequest) -> BoltResponse:
+    async def __call__(
+        self, body: bytes, query: str, headers: dict[str, str | Sequence[str]]
+    ) -> BoltResponse:
         try:
-            bolt_request = BoltRequest(
-                body=await request.get_raw_body(), query=request.query_string, headers=request.get_headers()
-            )
+            bolt_request = BoltRequest(body=body.decode("utf-8"), query=query, headers=dict(headers))
         except (ValueError, TypeError, KeyError, AttributeError) as err:  # undecodable or unparsable
             log.info("refused a signed request bolt cannot read (400): %s", type(err).__name__)
             return BoltResponse(status=400, body="unreadable request")
@@ -144,7 +143,7 @@ class SlackFront:
         self.max_body = max_body
         self.request_timeout = request_timeout
         self.executor = ThreadPoolExecutor(max_workers=DISPATCH_THREADS, thread_name_prefix="dispatch")
-        self._bolt = _BoltHandler(app, path, self.executor, self.acks)
+        self._bolt = _BoltDispatch(app, self.executor, self.acks)
         self.acked_commands = self._bolt.acked
         self._verifier = SignatureVerifier(signing_secret)
 
@@ -179,7 +178,9 @@ class SlackFront:
             return
         self.acks.enter()  # the work of commands acked before waits for this answer (bot/ack_first.py)
         try:
-            await self._bolt(cast("dict[str, Any]", scope), _replay(body), send)  # bolt reads it as a dict
+            query = bytes(scope.get("query_string") or b"").decode("latin-1")
+            answer = await self._bolt(body, query, dict(_headers(scope)))
+            await _answer_bolt(send, answer)
         finally:
             self.acks.leave()
 
@@ -227,18 +228,18 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {bytes(k).decode("latin-1").lower(): bytes(v).decode("latin-1") for k, v in scope["headers"]}
 
 
-def _replay(body: bytes) -> Receive:
-    """A `receive` that hands bolt the body already read (once), then reports the client gone."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return receive
+async def _answer_bolt(send: Send, answer: BoltResponse) -> None:
+    """bolt's answer as bolt's own ASGI adapter sends it: its headers, and the length of its body."""
+    body = answer.body.encode()
+    headers = [
+        (name.encode("latin-1"), value.encode("latin-1"))
+        for name, values in answer.headers.items()
+        if name.lower() != "content-length"
+        for value in values
+    ]
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _answer(
@@ -299,7 +300,9 @@ def make_server(
     request_timeout: float = REQUEST_TIMEOUT_S,
     acks: AcksInFlight | None = None,
     readiness: Readiness | None = None,
+    listener_pool: Executor | None = None,
 ) -> Server:
+    """The server; `listener_pool` (given to bolt as `App(listener_executor=...)`) is drained at a stop."""
     front = SlackFront(app, signing_secret, request_timeout=request_timeout, acks=acks, readiness=readiness)
     protocol = type("DeadlineProtocol", (_DeadlineProtocol,), {"header_timeout": request_timeout})
     config = uvicorn.Config(
@@ -314,17 +317,17 @@ def make_server(
         timeout_keep_alive=max(1, int(request_timeout)),
         timeout_graceful_shutdown=int(GRACEFUL_SHUTDOWN_S),
     )
-    return Server(config, front, app)
+    return Server(config, front, listener_pool)
 
 
 class Server(uvicorn.Server):
     """uvicorn's server, minus re-raising SIGTERM/SIGINT after its graceful shutdown: `samops bot` then
     returns 0 like every samops process stopped on purpose (and `samops up` reads it so)."""
 
-    def __init__(self, config: uvicorn.Config, front: SlackFront, app: App) -> None:
+    def __init__(self, config: uvicorn.Config, front: SlackFront, listener_pool: Executor | None) -> None:
         super().__init__(config)
         self.front = front
-        self.app = app
+        self.listener_pool = listener_pool
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -345,7 +348,8 @@ class Server(uvicorn.Server):
             # their lazy work), then that work: nothing acked is lost.
             self.front.acked_commands.flush()
             drain(self.front.executor, GRACEFUL_SHUTDOWN_S)
-            drain(self.app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
+            if self.listener_pool is not None:
+                drain(self.listener_pool, GRACEFUL_SHUTDOWN_S)
 
 
 def drain(executor: Any, timeout: float) -> None:

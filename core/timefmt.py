@@ -114,14 +114,10 @@ def local(
 
     samops' one way to show a person a moment (cards, replies, lists, digests, the App Home, the pages, the
     audit), named as `zone_label` names it."""
-    if epoch_ms is None:
-        return missing
-    try:
-        when = datetime.fromtimestamp(epoch_ms / 1000, tz or UTC)
-    except (OverflowError, OSError, ValueError, TypeError):
-        return INVALID
-    shown = when.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
-    return f"{shown} {zone_label(when)}"
+    shown = wall(epoch_ms, tz, missing, seconds)
+    if epoch_ms is None or shown == INVALID:
+        return shown
+    return f"{shown} {zone_label(datetime.fromtimestamp(epoch_ms / 1000, tz or UTC))}"
 
 
 def zone_label(when: datetime) -> str:

@@ -205,6 +205,18 @@ def show_alarms(frame: pd.DataFrame, height: int | Literal["auto"] = "auto") -> 
     )
 
 
+def table(frame: pd.DataFrame, max_height: int, column_config: dict[str, Any] | None = None) -> None:
+    """A table of `frame` as tall as its rows (Streamlit's row and header heights), at most `max_height`."""
+    st.dataframe(
+        frame,
+        hide_index=True,
+        placeholder=EMPTY,
+        width="stretch",
+        height=min(36 + 35 * len(frame), max_height),
+        column_config=column_config,
+    )
+
+
 def time_column(label: str = "Time") -> ColumnConfig:
     """Times in the viewer's zone (the frame holds UTC instants), named in the column's label."""
     return st.column_config.DatetimeColumn(

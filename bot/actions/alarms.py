@@ -177,7 +177,3 @@ def _not_the_cards_panel(db: sqlite_utils.Database, body: dict[str, Any], resour
     if panel != resource_id:
         return f"the card {card.ts} in {card.channel} is about panel {panel}, not {resource_id}"
     return None
-
-
-def on_dashboard(ack: Ack) -> None:
-    ack()  # a link button: Slack opens the URL, the app only acknowledges

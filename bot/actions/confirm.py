@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from slack_bolt import Ack, Respond
+from slack_bolt import Respond
 
 from bot.context import AppContext
 from bot.listener_errors import respond_privately
@@ -68,10 +68,6 @@ def _write_for(
         f"{who} deleted",
         lambda: ctx.client.delete_user(user, org=org),
     )
-
-
-def ack_click(ack: Ack) -> None:
-    ack()
 
 
 def run_confirmed(ctx: AppContext, body: dict[str, Any], respond: Respond) -> None:

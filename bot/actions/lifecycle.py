@@ -191,6 +191,20 @@ class Target:
     card: Card | None
 
 
+def _clicked_alarm(
+    ctx: AppContext, verb: str, body: dict[str, Any], action: dict[str, Any], answer: Answer
+) -> tuple[str, Claim, Target] | None:
+    """Who clicked `alarm <verb>` on which card, and the alarm it acts on; None once the person was answered
+    (refused, not cached, another card)."""
+    user = slack_user(body)
+    command = f"alarm {verb} {str(action.get('value') or '')[:200]}"
+    if _refused(ctx, user, command, answer):
+        return None
+    claim = cards.claimed(ctx.db(), body)
+    target = _alarm_target(ctx, user, command, action, claim, answer)
+    return None if target is None else (user, claim, target)
+
+
 def _alarm_target(
     ctx: AppContext, user: str, command: str, action: dict[str, Any], claim: Claim, answer: Answer
 ) -> Target | None:
@@ -225,14 +239,10 @@ def _after_change(ctx: AppContext, result: Outcome, card: Card | None, home: boo
 def _on_change(
     ctx: AppContext, change: Change, body: dict[str, Any], action: dict[str, Any], answer: Answer
 ) -> None:
-    user = slack_user(body)
-    command = f"alarm {VERBS[change]} {str(action.get('value') or '')[:200]}"
-    if _refused(ctx, user, command, answer):
+    found = _clicked_alarm(ctx, VERBS[change], body, action, answer)
+    if found is None:
         return
-    claim = cards.claimed(ctx.db(), body)
-    target = _alarm_target(ctx, user, command, action, claim, answer)
-    if target is None:
-        return
+    user, claim, target = found
     outcome, result = change_alarm(ctx, user, target.event_id, change, action_key(body, action))
     if not outcome.ran:
         return  # a Slack retry of a click already handled: the first one answered
@@ -417,16 +427,21 @@ def _group_target(
     return user, card
 
 
+# "Acknowledge all" and "I'm on it" of a whole card: what each is audited as, its answer when nothing changed.
+WHOLE_CARD = {
+    Change.ACKNOWLEDGED: (
+        "alarm acknowledge all",
+        "Every alarm of this card was already acknowledged or resolved.",
+    ),
+    Change.ASSIGNED: ("alarm take all", "You already hold every open alarm of this card."),
+}
+
+
 def _change_whole_card(
-    ctx: AppContext,
-    body: dict[str, Any],
-    action: dict[str, Any],
-    answer: Answer,
-    change: Change,
-    command: str,
-    none_changed: str,
+    ctx: AppContext, body: dict[str, Any], action: dict[str, Any], answer: Answer, change: Change
 ) -> None:
     """Acknowledge all / I'm on it on a storm or incident card: `change` on every alarm of the card."""
+    command, none_changed = WHOLE_CARD[change]
     found = _group_target(ctx, body, action, answer, command)
     if found is None:
         return
@@ -446,15 +461,7 @@ def on_ack_all(
     ctx: AppContext, ack: Ack, body: dict[str, Any], action: dict[str, Any], respond: Respond
 ) -> None:
     ack()
-    _change_whole_card(
-        ctx,
-        body,
-        action,
-        _say(respond),
-        Change.ACKNOWLEDGED,
-        "alarm acknowledge all",
-        "Every alarm of this card was already acknowledged or resolved.",
-    )
+    _change_whole_card(ctx, body, action, _say(respond), Change.ACKNOWLEDGED)
 
 
 def on_take_all(
@@ -462,15 +469,7 @@ def on_take_all(
 ) -> None:
     """An incident card's "I'm on it": every alarm of the incident assigned to the clicker."""
     ack()
-    _change_whole_card(
-        ctx,
-        body,
-        action,
-        _say(respond),
-        Change.ASSIGNED,
-        "alarm take all",
-        "You already hold every open alarm of this card.",
-    )
+    _change_whole_card(ctx, body, action, _say(respond), Change.ASSIGNED)
 
 
 # --- the Resolve form ------------------------------------------------------------------------------------
@@ -550,14 +549,10 @@ def on_resolve(
 ) -> None:
     ack()
     answer = _say(respond)
-    user = slack_user(body)
-    command = f"alarm resolve {str(action.get('value') or '')[:200]}"
-    if _refused(ctx, user, command, answer):
+    found = _clicked_alarm(ctx, VERBS[Change.RESOLVED], body, action, answer)
+    if found is None:
         return
-    claim = cards.claimed(ctx.db(), body)
-    target = _alarm_target(ctx, user, command, action, claim, answer)
-    if target is None:
-        return
+    user, claim, target = found
     state = lifecycle.get(ctx.db(), target.event_id)
     if state is not None and state.state is lifecycle.State.RESOLVED:
         answer(unchanged_text(state, "already resolved", ctx, user))

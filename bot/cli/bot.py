@@ -10,12 +10,12 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from bot.cli import started
 from bot.config import ConfigError
 from bot.secrets import secure_data_dir
 from core.client.login_backoff import refused
 from core.errors import SamError
 from core.redact import install
-from core.settings import settings_or_report
 from core.timefmt import HostLogFormatter
 
 if TYPE_CHECKING:
@@ -50,13 +50,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str]) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
-    settings = settings_or_report("samops bot")
-    if settings is None:
-        return 2
+    start = started("samops bot", parse_args, argv)
+    if isinstance(start, int):
+        return start
+    args, settings = start
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         handler.setFormatter(HostLogFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -96,7 +93,7 @@ def main(argv: list[str]) -> int:
     refresher = None if ctx.local_mode else HomeRefresher(home, settings.home_refresh).start()
     try:
         if settings.slack_app_token is not None:
-            return _socket_mode(app, settings.slack_app_token.get_secret_value())
+            return _socket_mode(app, ctx, settings.slack_app_token.get_secret_value())
         return _http(
             app,
             ctx,
@@ -125,7 +122,7 @@ def _log_in_early(ctx: AppContext) -> None:
         log.warning("could not open the cache yet (%s): the first request that needs it tries again", err)
 
 
-def _socket_mode(app: App, app_token: str) -> int:
+def _socket_mode(app: App, ctx: AppContext, app_token: str) -> int:
     """Hold a Socket Mode connection until SIGTERM or SIGINT, then close it and finish the answers being
     worked on (lazy listeners)."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -149,7 +146,8 @@ def _socket_mode(app: App, app_token: str) -> int:
     handler.client.auto_reconnect_enabled = False
     with handler.client.connect_operation_lock:
         handler.close()
-    drain(app.listener_runner.listener_executor, GRACEFUL_SHUTDOWN_S)
+    if ctx.listener_pool is not None:
+        drain(ctx.listener_pool, GRACEFUL_SHUTDOWN_S)
     return 0
 
 
@@ -166,7 +164,9 @@ def _http(app: App, ctx: AppContext, host: str, port: int, request_timeout: floa
         print(f"samops bot: cannot listen on {host}:{port}: {err}", file=sys.stderr)
         return 1
     readiness = ready_answer(ctx.db)
-    server = make_server(app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S, ctx.acks, readiness)
+    server = make_server(
+        app, ctx.signing_secret, request_timeout or REQUEST_TIMEOUT_S, ctx.acks, readiness, ctx.listener_pool
+    )
     mode = " (local: answers through response_url only)" if ctx.local_mode else ""
     log.info("samops bot listening on http://%s:%d%s%s", host, port, EVENTS_PATH, mode)
     with sock:

@@ -25,9 +25,10 @@ from urllib.parse import urlencode
 import httpx
 from slack_sdk.signature import SignatureVerifier
 
+from bot.cli import started
 from bot.render.common import blocks_to_text
 from bot.secrets import read_local_secret
-from core.settings import SLASH_USER, Settings, settings_or_report
+from core.settings import SLASH_USER, Settings
 
 LINGER_S = 0.5  # after the first answer, how long to wait for more (a command may answer twice)
 
@@ -150,13 +151,10 @@ def as_text(answer: dict[str, Any]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
-    settings = settings_or_report("samops slash")
-    if settings is None:
-        return 2
+    start = started("samops slash", parse_args, argv)
+    if isinstance(start, int):
+        return start
+    args, settings = start
     args.url = args.url or settings.bot_events_url
     secret = signing_secret(settings)
     if not secret:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from bot.commands.silences import windows_reply
 from bot.context import AppContext
 from bot.forms.fields import FieldError, looks_like_id, parse_id, parse_name
 from bot.render import quiet as render
@@ -140,17 +141,8 @@ def maintenance(inv: Invocation, ctx: AppContext) -> Reply:
 
 
 def _list(inv: Invocation, ctx: AppContext) -> Reply:
-    now = now_ms()
-    windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id, upcoming=True) if w.kind == MAINTENANCE]
-    zone_for = ctx.reader_zones(inv.user_id)  # the list is an answer to one person: on their clock
-    message = render.windows_list(
-        windows,
-        lambda w: zone_for(w.organization),
-        now,
-        "Maintenance windows",
-        f"No maintenance window is in force or planned. Plan one: `{USAGE}`",
-    )
-    return Reply(text=message.text, blocks=message.blocks)
+    empty = f"No maintenance window is in force or planned. Plan one: `{USAGE}`"
+    return windows_reply(inv, ctx, MAINTENANCE, "Maintenance windows", empty, upcoming=True)
 
 
 def _starts_with_time(words: list[str]) -> bool:

@@ -18,14 +18,16 @@ from core.read import SILENCE, windows_in_force
 )
 def silences(inv: Invocation, ctx: AppContext) -> Reply:
     no_words_but_org(inv.args, "silences")
+    return windows_reply(inv, ctx, SILENCE, "Silences in force", "No silence is in force.")
+
+
+def windows_reply(
+    inv: Invocation, ctx: AppContext, kind: str, title: str, empty: str, upcoming: bool = False
+) -> Reply:
+    """The `kind` windows in force (and planned, with `upcoming`), on the reader's clock: the
+    list `/sam silences` and `/sam maintenance` answer with."""
     now = now_ms()
-    windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id) if w.kind == SILENCE]
+    windows = [w for w in windows_in_force(ctx.db(), now, inv.org_id, upcoming=upcoming) if w.kind == kind]
     zone_for = ctx.reader_zones(inv.user_id)  # an answer to one person: on their clock
-    message = render.windows_list(
-        windows,
-        lambda w: zone_for(w.organization),
-        now,
-        "Silences in force",
-        "No silence is in force.",
-    )
+    message = render.windows_list(windows, lambda w: zone_for(w.organization), now, title, empty)
     return Reply(text=message.text, blocks=message.blocks)

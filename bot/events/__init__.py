@@ -6,14 +6,16 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 
+from bot.context import AppContext
 from bot.events.home import HomeAnswer, HomeTabs
+from bot.lazy import acked_then
 from bot.payloads import is_user_id, slack_user
 from bot.render.alarms import ACK, RESOLVE, TAKE
 
 LIFECYCLE = frozenset({ACK, TAKE, RESOLVE})
 
 
-def register(app: App, home: HomeTabs) -> None:
+def register(app: App, ctx: AppContext, home: HomeTabs) -> None:
     def app_home_opened(event: dict[str, Any]) -> None:
         # The id is checked: a malformed one never reaches users.info or views.publish.
         if event.get("tab", "home") == "home" and is_user_id(event.get("user")):
@@ -41,4 +43,4 @@ def register(app: App, home: HomeTabs) -> None:
         next()
 
     app.use(home_clicks)
-    app.event("app_home_opened")(app_home_opened)
+    app.event("app_home_opened")(**acked_then(ctx, app_home_opened))  # drawing the Home: after the ack

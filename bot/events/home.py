@@ -327,3 +327,8 @@ class HomeAnswer:
 
     def __call__(self, text: str = "", **_: Any) -> None:
         self._home.note(self._user, text)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HomeAnswer:
+        # bolt deep-copies a request's context for each lazy function; this is a handle on the one HomeTabs
+        # (its locks cannot be copied, and a copy would answer on a Home no one sees), so it is shared.
+        return self

@@ -15,6 +15,7 @@ from slack_bolt import App
 from bot.context import AppContext
 from bot.forms import access, camera, task
 from bot.forms.submission import WriteModal, submit
+from bot.lazy import after_ack
 from bot.modals import validating_ack
 
 
@@ -29,4 +30,4 @@ def register_modal(app: App, ctx: AppContext, modal: WriteModal[Any, Any]) -> No
         submit(ctx, modal, body, view)
 
     ack = validating_ack(ctx, modal.first_field, modal.errors)
-    app.view(modal.callback_id)(ack=ack, lazy=[submit_modal])
+    app.view(modal.callback_id)(ack=ack, lazy=[after_ack(ctx, submit_modal)])

@@ -9,11 +9,12 @@ from __future__ import annotations
 from slack_bolt import App
 
 from bot.context import AppContext, with_context
+from bot.lazy import acked_then
 from bot.slash.audit import record_refused
 from bot.slash.registry import on_write
-from bot.slash.router import COMMAND, ack_at_once, run_sam
+from bot.slash.router import COMMAND, run_sam
 
 
 def register(app: App, ctx: AppContext) -> None:
     on_write(record_refused)
-    app.command(COMMAND)(ack=ack_at_once, lazy=[with_context(run_sam, ctx)])
+    app.command(COMMAND)(**acked_then(ctx, with_context(run_sam, ctx)))

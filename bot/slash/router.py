@@ -13,7 +13,7 @@ import logging
 import time
 from typing import Any
 
-from slack_bolt import Ack, BoltContext, Respond
+from slack_bolt import BoltContext, Respond
 
 from bot.context import AppContext
 from bot.listener_errors import REFERENCE, busy_text, failure_text, log_failure
@@ -195,7 +195,3 @@ def run_sam(ctx: AppContext, body: dict[str, Any], respond: Respond, context: Bo
     )
     if reply is not None:
         answer(respond, reply)
-
-
-def ack_at_once(ack: Ack) -> None:
-    ack()

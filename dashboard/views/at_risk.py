@@ -31,7 +31,7 @@ def _table(frame: pd.DataFrame, empty: str) -> None:
     if frame.empty:
         st.text(empty)
         return
-    st.dataframe(frame, hide_index=True, width="stretch", height=min(36 + 35 * len(frame), 420))
+    ui.table(frame, 420)
 
 
 def organization(risk: read.AtRisk, now: int) -> None:

@@ -79,14 +79,7 @@ def audit_table() -> None:
     if frame.empty:
         st.info("No audit rows match these filters.")
         return
-    st.dataframe(
-        frame,
-        hide_index=True,
-        placeholder=ui.EMPTY,
-        width="stretch",
-        height=min(36 + 35 * len(frame), 560),
-        column_config={"When": ui.time_column("When")},
-    )
+    ui.table(frame, 560, {"When": ui.time_column("When")})
 
 
 audit_table()

@@ -82,13 +82,10 @@ def camera_table(org_id: int | None, text: str, problems_only: bool) -> None:
         return
     frame = cameras_frame(rows)
     problems = sorted({p for c in rows for p in c.problems})
-    st.dataframe(
+    ui.table(
         frame,
-        hide_index=True,
-        placeholder=ui.EMPTY,
-        width="stretch",
-        height=min(36 + 35 * len(frame), 700),
-        column_config={
+        700,
+        {
             "Problems": st.column_config.MultiselectColumn(
                 "Problems", options=problems, color="#d62728", width="medium"
             ),

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from simulator.data import Record
 from simulator.errors import ApiError
-from simulator.routes.common import Caller, caller, parse, store_of
+from simulator.routes.common import Auth, parse, store_of
 from simulator.schemas import ActivityQuery, PushHistoryQuery
 
 router = APIRouter()
-Auth = Annotated[Caller, Depends(caller)]
 
 
 def check_page(request: Request, page: int | None) -> None:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 
 from simulator.data import Record
 from simulator.errors import ApiError
-from simulator.routes.common import Caller, caller, parse, store_of
+from simulator.routes.common import Auth, parse, store_of
 from simulator.schemas import BillQuery, CustomerQuery, TaskUpdate
 
 router = APIRouter()
-Auth = Annotated[Caller, Depends(caller)]
 
 
 @router.post("/enterprise/schedule/tasks/update")

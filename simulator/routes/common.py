@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
-from fastapi import Path, Query, Request
+from fastapi import Depends, Path, Query, Request
 from pydantic import BaseModel, ValidationError
 
 from simulator.data import Record
@@ -37,6 +37,10 @@ def caller(request: Request) -> Caller:
     return resolve_caller(
         store_of(request), request.headers.get("authorization"), request.headers.get("organizationid")
     )
+
+
+# The caller every route but login takes: its bearer token checked (`caller`).
+Auth = Annotated[Caller, Depends(caller)]
 
 
 def resolve_caller(store: Store, authorization: str | None, organization_id: str | None) -> Caller:

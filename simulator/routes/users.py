@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from simulator.data import Record
-from simulator.routes.common import Caller, PathId, caller, parse, store_of
+from simulator.routes.common import Auth, PathId, parse, store_of
 from simulator.schemas import DeviceToken, PrivilegeUpdate, ResourceUserDelete, UserDelete
 
 router = APIRouter()
-Auth = Annotated[Caller, Depends(caller)]
 
 
 @router.get("/enterprise/bulk/get-organization-users")

@@ -1,6 +1,6 @@
-"""Acks at the front's speed (issue 25 item 1): a listener with lazy functions is acked on the thread that
-answers Slack (no hop to the listener pool, no 10 ms poll), its lazy functions get their own request without
-bolt's deep copy, and they start only once the answers being sent are out (`bot/ack_first.py`), within
+"""Acks at the front's speed (issue 25 item 1): with bolt's `process_before_response`, a listener is acked on
+the thread that answers Slack (no hop to the listener pool, no 10 ms poll), its lazy functions get their own
+request, and they start only once the answers being sent are out (`bot/ack_first.py`, `bot/lazy.py`), within
 `MAX_DEFER_S`. bolt's real dispatch, the real front (`bot/server.py`) and the real runners; the end-to-end
 path (a command acked, answered once, a retry run once, a failure told) is in tests/bot/test_writes.py and
 tests/bot/test_error_path.py, through the running bot."""
@@ -11,16 +11,17 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from slack_bolt import Ack, App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.authorization import AuthorizeResult
 
-from bot.ack_first import SETTLE_S, AckedCommands, AcksInFlight
-from bot.error_handler import ReportingLazyRunner, guard_listeners
+from bot.ack_first import MAX_DEFER_S, SETTLE_S, AckedCommands, AcksInFlight
+from bot.lazy import after_ack
 from bot.server import EVENTS_PATH, SlackFront
 from tests.support.bot import SIGNING_SECRET, slack_signature
 
@@ -32,16 +33,25 @@ def authorize(**_: Any) -> AuthorizeResult:
     return AuthorizeResult(enterprise_id=None, team_id="T1", bot_token="xoxb-x", bot_user_id="U_BOT")
 
 
+@dataclass
+class Host:
+    """What `after_ack` needs of the app (bot.context.AppContext in the bot)."""
+
+    acks: AcksInFlight
+    on_failure: Callable[[Exception, BoltRequest], None] | None = None
+
+
 def samops_like_app(
-    acks: AcksInFlight | None = None, **listener: Any
+    acks: AcksInFlight | None = None, *, ack: Callable[..., Any], lazy: list[Callable[..., None]]
 ) -> tuple[App, list[Exception], ThreadPoolExecutor]:
-    """A bolt App run the way `bot/error_handler.install` runs ours: guarded listeners, lazy failures to
-    `app.error`, which answers a plain 200 as samops' handler does; `/sam` registered with `listener`."""
+    """A bolt App run the way `bot/app.py` runs ours: `process_before_response`, the lazy functions wrapped
+    by `after_ack`, failures to `app.error` (which answers a plain 200 as samops' handler does) and to the
+    host's `on_failure`; `/sam` registered with `ack` and `lazy`."""
     executor = ThreadPoolExecutor(max_workers=4)
     app = App(
         signing_secret=SIGNING_SECRET,
         authorize=authorize,
-        process_before_response=False,
+        process_before_response=True,
         listener_executor=executor,
     )
     errors: list[Exception] = []
@@ -51,18 +61,8 @@ def samops_like_app(
         return None if response is None else BoltResponse(status=200, body="")
 
     app.error(on_error)
-    runner = app.listener_runner
-    guard_listeners(app)
-    waiting = acks.wait_clear if acks is not None else (lambda: None)
-    runner.lazy_listener_runner = ReportingLazyRunner(
-        runner.lazy_listener_runner.logger,
-        executor,
-        lambda error, request: runner.listener_error_handler.handle(
-            error=error, request=request, response=None
-        ),
-        waiting,
-    )
-    app.command("/sam")(**listener)
+    host = Host(acks or AcksInFlight(), lambda error, _request: errors.append(error))
+    app.command("/sam")(ack=ack, lazy=[after_ack(host, work) for work in lazy])
     return app, errors, executor
 
 
@@ -100,10 +100,9 @@ def test_the_ack_runs_on_the_answering_thread_and_its_body_is_the_answer() -> No
     assert seen["ack thread"] == threading.get_ident()  # bolt's own path ran it on the listener pool
     assert done.wait(5)
     assert seen["work thread"] != threading.get_ident()
-    # The lazy function's own body and context dicts, with the shared objects in them not deep-copied.
+    # The lazy function's own body and context (bolt's copy for each lazy function).
     assert seen["body"] == request.body and seen["body"] is not request.body
     assert seen["context"] is not request.context
-    assert seen["context"]["client"] is request.context["client"]
     assert errors == []
     executor.shutdown()
 
@@ -135,25 +134,25 @@ def test_a_failure_in_the_lazy_work_reaches_the_error_handler() -> None:
 def test_the_work_waits_for_the_answers_in_flight_and_no_longer_than_its_bound() -> None:
     acks = AcksInFlight()
     started = threading.Event()
-    runner = ReportingLazyRunner(LOG, ThreadPoolExecutor(2), lambda e, r: None, acks.wait_clear)
+    work = after_ack(Host(acks), lambda: started.set())
     acks.enter()
     acks.enter()
-    runner.start(lambda: started.set(), signed(COMMAND))
+    threading.Thread(target=work, args=(signed(COMMAND),), daemon=True).start()
     assert not started.wait(0.3)
     acks.leave()
     assert not started.wait(0.2)  # one answer still being sent
     acks.leave()
     assert started.wait(5)
 
-    bounded = threading.Event()
     acks.enter()  # an answer that never goes out: the work starts after the bound all the same
     t0 = time.monotonic()
     assert not acks.wait_clear(0.2)
     assert time.monotonic() - t0 >= 0.2
-    ReportingLazyRunner(LOG, ThreadPoolExecutor(1), lambda e, r: None, lambda: acks.wait_clear(0.3)).start(
-        lambda: bounded.set(), signed(COMMAND)
-    )
+    bounded = threading.Event()
+    t0 = time.monotonic()
+    threading.Thread(target=after_ack(Host(acks), lambda: bounded.set()), args=(signed(COMMAND),)).start()
     assert bounded.wait(5)
+    assert time.monotonic() - t0 >= MAX_DEFER_S
 
 
 def test_through_the_front_the_work_starts_after_the_ack_is_sent() -> None:

@@ -3,18 +3,26 @@ sending; an act and its row together, a write refused before anything is done wh
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 # Importing a command module registers its subcommands with the router.
+from slack_sdk import WebClient
+
+from bot.config import parse_config
 from bot.context import AppContext
-from bot.writes import WriteRequest, record_act, run_write
+from bot.roles import RoleResolver
+from bot.writes import AnnouncePace, WriteRequest, record_act, run_write
 from core import cache
 from core.cache import audit
 from core.cache.db import open_cache
+from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 from tests.support.bot import local_context
+from tests.support.slack_standin import SlackStandIn
 
 
 def test_a_write_that_blows_up_after_sending_is_audited_as_unknown(tmp_path: Path) -> None:
@@ -128,3 +136,37 @@ def test_a_local_act_and_its_row_commit_together(tmp_path: Path) -> None:
     assert record_act(ctx, act, lambda _: request) == (True, "yes")
     assert cache.get_state(ctx.db(), "ticked") == "yes"
     assert [r.outcome for r in audit.recent(ctx.db())] == ["ok"]
+
+
+def test_audit_lines_beyond_the_pace_are_summed_up_in_one_line_a_minute_later(tmp_path: Path) -> None:
+    """`AnnouncePace`, the audit channel's pace for a kind of write (maintenance windows), its minute made
+    short: `per_minute` lines go out, the rest are counted, and one line says how many once the minute that
+    began with the first one held back is over; then lines go out one by one again. Posted for real to the
+    Slack stand-in. (tests/bot/commands/test_maintenance.py checks the pace through a running bot.)"""
+    with SlackStandIn() as slack:
+        config = parse_config({"audit": {"channel": "C_AUDIT"}})
+        web = WebClient(token="xoxb-x", base_url=slack.api_url)
+        ctx = AppContext(
+            config=config,
+            settings=Settings(data_dir=tmp_path),
+            signing_secret="s",
+            web_client=web,
+            roles=RoleResolver(config.roles, web),
+        )
+        pace = AnnouncePace(per_minute=3, minute_s=0.5)
+        held_at = time.monotonic()
+        slots = [pace.admit(ctx, "maintenance") for _ in range(8)]
+        assert [slot is not None for slot in slots] == [True] * 3 + [False] * 5
+
+        def summed() -> list[Any]:
+            posted = slack.calls_to("chat.postMessage")
+            return [c for c in posted if "more `maintenance` writes" in c.params["text"]]
+
+        [line] = slack.wait_for(summed, timeout=10)
+        assert time.monotonic() - held_at >= 0.5  # not before the minute is over
+        assert line.params["channel"] == "C_AUDIT"
+        assert "5 more `maintenance` writes" in line.params["text"] and "/sam audit" in line.params["text"]
+        assert pace.admit(ctx, "other kind") is not None  # each kind has its own pace
+        time.sleep(0.6)  # the minute of the first lines is over: one by one again
+        assert pace.admit(ctx, "maintenance") is not None
+        assert len(summed()) == 1

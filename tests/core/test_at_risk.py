@@ -104,12 +104,20 @@ def test_the_at_risk_list_is_what_the_simulator_holds(tmp_path: Path) -> None:
 def test_bills_are_read_at_their_pace_and_not_again_within_the_day(tmp_path: Path) -> None:
     rate = 2.0  # SAMOPS_BILLS_RATE, raised so that the test is short
     with run_simulator("--alarm-rate", "0", "--panels", "12", seed=7) as sim:
+        spec = SpecClient(sim.base_url, org=ORG)
+        orgs = {r["orgId"] for r in spec.login()["resources"]}
+        subs = {r["resourceSubscriptionId"] for r in spec.login()["resources"]}
         env = samops_free_env(
             SAM_BASE_URL=sim.base_url,
             SAMOPS_DATA_DIR=str(tmp_path),
             PYTHONPATH=str(ROOT),
             SAMOPS_BILLS_RATE=str(rate),
         )
+
+        def bills_asked() -> int:
+            stats = httpx.get(f"{sim.root_url}/_sim/stats", timeout=10).json()
+            return int(stats["operations"].get("7 POST /subscription/bill", 0))
+
         log = (tmp_path / "sync.log").open("w")
         proc = subprocess.Popen(
             samops_cmd("sync", "--every", "0.2", "--no-activities"),
@@ -120,16 +128,17 @@ def test_bills_are_read_at_their_pace_and_not_again_within_the_day(tmp_path: Pat
         )
         started = time.monotonic()
         try:
-            time.sleep(8)
+            # Until every subscription has been read (a fixed 8 s before), then some 10 more cycles in which
+            # none may be read again.
+            while bills_asked() < len(subs) and time.monotonic() - started < 60:
+                time.sleep(0.1)
+            time.sleep(2)
             assert proc.poll() is None
             seconds = time.monotonic() - started
             stats = httpx.get(f"{sim.root_url}/_sim/stats", timeout=10).json()
         finally:
             stop(proc)
             log.close()
-        spec = SpecClient(sim.base_url, org=ORG)
-        orgs = {r["orgId"] for r in spec.login()["resources"]}
-        subs = {r["resourceSubscriptionId"] for r in spec.login()["resources"]}
     asked = stats["operations"].get("7 POST /subscription/bill", 0)
     # Every subscription read once (each is due once a day), never faster than the rate per organization.
     assert asked == len(subs), stats["operations"]

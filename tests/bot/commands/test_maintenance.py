@@ -252,7 +252,6 @@ def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotPr
     denied = [e for e in audited(bot, "maintenance") if e.outcome == "denied"]
     assert len(denied) == 8 + 2 and all("refused: " in e.summary for e in denied)
 
-    started = time.time()
     for i in range(20):
         planned = bot.send_command(f"maintenance 777 +{i}h +30m check {i}", user="U_TECH").text
         assert "in maintenance" in planned, (i, planned)
@@ -264,11 +263,8 @@ def test_maintenance_is_bounded_per_organization_panel_and_person(bounded: BotPr
         calls = bot.slack.calls[earlier:]
         return [c for c in calls if c.method == "chat.postMessage" and c.params["channel"] == "C_AUDIT"]
 
-    if time.time() - started < 50:  # the lines came within a minute: 10 posted, the rest summed up in one
-        summed = bot.slack.wait_for(
-            lambda: [c for c in audit_lines() if "more `maintenance` writes" in c.params["text"]], timeout=90
-        )
-        assert len(summed) == 1 and "/sam audit" in summed[0].params["text"]
+    # The line summing up the rest comes a minute after the first held back: that it does, and says how many,
+    # is checked with a short minute in tests/bot/test_writes_units.py (waiting for it here took a minute).
     one_by_one = [c.at for c in audit_lines() if "`maintenance " in c.params["text"]]
     # (58 s, not 60: the stand-in times a line when it arrives, a little after the bot counted it)
     most = max(len([t for t in one_by_one if at <= t < at + 58]) for at in one_by_one)

@@ -230,11 +230,10 @@ def _run_local(
     with cache.write_transaction(db):
         if not cache.claim_once(db, request.dedupe_key):
             return _duplicate(request, reference)
-        db.conn.execute("SAVEPOINT act")
-        outcome, message, result = _call(operation, request, reference)
-        if outcome != "ok":
-            db.conn.execute("ROLLBACK TO act")
-        db.conn.execute("RELEASE act")
+        with cache.savepoint(db) as undo:
+            outcome, message, result = _call(operation, request, reference)
+            if outcome != "ok":
+                undo()
         ok = outcome == "ok"
         _record(db, request, outcome, request.summary if ok else f"{request.summary} — {message}", reference)
     _announce(ctx, request, outcome, reference)

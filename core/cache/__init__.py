@@ -105,7 +105,7 @@ from core.cache.quiet import overlapping as overlapping_windows
 from core.cache.service import Service
 from core.cache.sync_state import record_login_refusal
 from core.cache.tasks import KnownTask, load_task, save_task
-from core.cache.transactions import BusyError, is_busy, write_transaction
+from core.cache.transactions import BusyError, is_busy, savepoint, write_transaction
 from core.cache.writes import camera_row, upsert_dicts
 
 __all__ = [
@@ -191,6 +191,7 @@ __all__ = [
     "reopen_if_replaced",
     "save_card",
     "save_task",
+    "savepoint",
     "seen_since",
     "set_incident_card",
     "set_page_prefs",

@@ -134,15 +134,20 @@ def _r4_paging(db: sqlite_utils.Database) -> None:
     db.conn.execute(f"CREATE INDEX IF NOT EXISTS {SCHEMA}.pages_sent_by_message ON pages_sent (channel, ts)")
 
 
+def _add_column(db: sqlite_utils.Database, table: str, column: str, declaration: str) -> None:
+    """ALTER TABLE … ADD COLUMN, once: a step run again (a file whose version was set back) finds it there."""
+    columns = {str(row["name"]) for row in query(db, f"PRAGMA {SCHEMA}.table_info([{table}])")}
+    if column not in columns:
+        db.conn.execute(f"ALTER TABLE {SCHEMA}.{table} ADD COLUMN {column} {declaration}")
+
+
 def _r5_life_safety(db: sqlite_utils.Database) -> None:
     """Life-safety alarms (core/life_safety.py): a maintenance window holds them only when planned to
     (`hold_life_safety`); a window remembers the audit reference it was made under (a silence's reason reads
     "held: silence R-…"); and the life-safety alarms posted during a window, marked so on their card, are
     recorded with it (`quiet_marked`, as `quiet_held` records those held)."""
-    db.conn.execute(
-        f"ALTER TABLE {SCHEMA}.quiet_windows ADD COLUMN hold_life_safety INTEGER NOT NULL DEFAULT 0"
-    )
-    db.conn.execute(f"ALTER TABLE {SCHEMA}.quiet_windows ADD COLUMN reference TEXT")
+    _add_column(db, "quiet_windows", "hold_life_safety", "INTEGER NOT NULL DEFAULT 0")
+    _add_column(db, "quiet_windows", "reference", "TEXT")
     db.conn.execute(
         f"CREATE TABLE IF NOT EXISTS {SCHEMA}.quiet_marked (event_id TEXT PRIMARY KEY,"
         " window_id INTEGER NOT NULL)"

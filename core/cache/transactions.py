@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import weakref
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from core.sqlite_lib import sqlite_utils
@@ -71,6 +71,21 @@ def _begin(db: sqlite_utils.Database, wait_ms: int | None) -> None:
     finally:
         if before is not None:
             db.conn.execute(f"PRAGMA busy_timeout = {int(before)}")
+
+
+@contextlib.contextmanager
+def savepoint(db: sqlite_utils.Database, name: str = "act") -> Generator[Callable[[], None], None, None]:
+    """A savepoint inside the transaction open on `db`: the callable it gives undoes what was written since
+    (a failed act, while its claim and audit row stay to be committed); released at the end either way."""
+
+    def undo() -> None:
+        db.conn.execute(f"ROLLBACK TO {name}")
+
+    db.conn.execute(f"SAVEPOINT {name}")
+    try:
+        yield undo
+    finally:
+        db.conn.execute(f"RELEASE {name}")
 
 
 def joined(db: sqlite_utils.Database) -> contextlib.AbstractContextManager[Any]:

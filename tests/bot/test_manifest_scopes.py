@@ -117,7 +117,12 @@ def test_paging_needs_chat_write_usergroups_read_and_users_read_only() -> None:
     """Personal paging (docs/paging.md) posts a DM with the user's id as its channel (chat:write: no
     conversations.open, so no im:write), reads user groups' members (usergroups:read) and a person's time zone
     (users:read); the manifest requests each of them."""
-    paging = {Path("bot/notify/paging.py"), Path("bot/notify/delivery.py"), Path("bot/commands/notify_me.py")}
+    paging = {
+        Path("bot/notify/paging.py"),
+        Path("bot/notify/delivery.py"),
+        Path("bot/commands/notify_me.py"),
+        Path("bot/person_zones.py"),  # the person's zone notify-me records, read once per TTL
+    }
     used = {method for method, paths in code_calls().items() if paths & paging}
     assert used == {"chat.postMessage", "chat.update", "usergroups.users.list", "users.info"}
     scopes = {scope for method in used for scope in scopes_for(method)}

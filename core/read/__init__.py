@@ -12,7 +12,8 @@ integers. `from core import read` and `read.X` is how callers use it; the module
   `keyholders`: how each panel's authorizations were last read, which are due, which cards are behind;
 - `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour;
 - `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
-- `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
+- `glance`: the Overview's first screen (what needs a person now); `home`: what a person's App Home shows;
+  `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
 - `cards`: the cards the bot posted, found by channel and ts or by alarm; `plans`: an alarm's checklist,
   and plan adherence;
@@ -47,6 +48,7 @@ from core.read.false_alarms import Period as FalseAlarmPeriod
 from core.read.false_alarms import rates as false_alarm_rates
 from core.read.freshness import SYNCED_TABLES, Freshness, freshness, newest_activity
 from core.read.freshness import assess as assess_freshness
+from core.read.glance import Glance, PriorityCounts, glance
 from core.read.handling import Figures as HandlingFigures
 from core.read.handling import (
     OpenAlarm,
@@ -135,6 +137,7 @@ __all__ = [
     "ControllerRow",
     "FalseAlarmPeriod",
     "Freshness",
+    "Glance",
     "GroupRates",
     "Grouping",
     "HandlingFigures",
@@ -156,6 +159,7 @@ __all__ = [
     "PanelUser",
     "PlanAdherence",
     "PlanAdherenceReport",
+    "PriorityCounts",
     "QuietWindow",
     "SensorRow",
     "ShiftDispositions",
@@ -184,6 +188,7 @@ __all__ = [
     "find_panels",
     "first_grouped",
     "freshness",
+    "glance",
     "handling_times",
     "handover",
     "held_alarms",

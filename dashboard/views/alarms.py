@@ -48,7 +48,9 @@ if st.session_state["alarms_org"] not in (None, *orgs):
     filters.note(f"Organization {st.session_state['alarms_org']} is not in the cache: showing all of them.")
     st.session_state["alarms_org"] = None
 
-org_col, panel_col, type_col, range_col, text_col, sort_col = st.columns([2, 3, 2, 2, 3, 2])
+# Two rows of three: in one row of six, at 1280 px, the values were cut ("All organi", "Last 7 day").
+org_col, panel_col, type_col = st.columns(3)
+range_col, text_col, sort_col = st.columns(3)
 org_id = ui.all_or_one(org_col, "Organization", orgs, "alarms_org", "All organizations")
 panels = {
     p.resource_id: p.name or f"panel {p.resource_id}" for p in data.find_panels(path, None, org_id, 10_000)
@@ -67,7 +69,7 @@ range_key = range_col.selectbox(
     "Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.__getitem__
 )
 text = text_col.text_input(
-    "Search", key="alarms_text", placeholder="description, violation or panel", max_chars=filters.TEXT_MAX
+    "Search", key="alarms_text", placeholder="description or panel name", max_chars=filters.TEXT_MAX
 )
 sort = sort_col.selectbox(
     "Sort by", list(alarm_table.SORTS), key="alarms_sort", format_func=alarm_table.SORTS.__getitem__

@@ -7,13 +7,13 @@ Examples that open a form (`/sam camera add`) answer with the form; writes answe
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
 
-import bot.commands  # registers every subcommand
 from core.cache.db import open_cache
 from core.client import SamClient
 from core.settings import Settings
@@ -46,6 +46,7 @@ NOTHING = (
 
 def examples() -> list[str]:
     """Every example, the audit log's last: it answers with what the others wrote."""
+    importlib.import_module("bot.commands")  # registers every subcommand
     from bot.slash.registry import SUBCOMMANDS
 
     found = [e.removeprefix("/sam ") for cmd in SUBCOMMANDS for e in cmd.examples]

@@ -96,3 +96,12 @@ def test_every_help_example_answers_with_data(bot: BotProcess, example: str) -> 
     print(f"--- /sam {example}\n{text[:600]}")
     lowered = text.lower()
     assert not [w for w in NOTHING if w in lowered], text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", ["privileges 20001", "role 10012", "access grant 20001"])
+def test_privilege_groups_are_named_wherever_shown(bot: BotProcess, example: str) -> None:
+    """By the names operation 2 gives them (as the dashboard's who-can shows them), not by number alone."""
+    text = answer(bot, example)
+    assert "Arm and disarm" in text and "View cameras" in text, text
+    assert "privilege group `1`" not in text and "Privilege group 1" not in text, text

@@ -112,12 +112,6 @@ def glance(path: str, now: int, day_start: int, config_path: str) -> read.Glance
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def kpi_hours(path: str, now: int) -> read.KpiHours:
-    with _reader(path) as db:
-        return read.kpi_hours(db, now)
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def hourly_counts(path: str, since: int, until: int, org_id: int | None = None) -> list[read.HourCount]:
     with _reader(path) as db:
         return read.hourly_counts(db, since, until, org_id)

@@ -11,6 +11,7 @@ import streamlit as st
 
 from core import read
 from core.settings import current_settings
+from core.text import counted
 from dashboard import boundary, charts, data, glance, ui, zones
 from dashboard.glance import Tile, link
 
@@ -92,7 +93,7 @@ def noisiest_html(noisy: list[tuple[read.PanelRow, int]]) -> str:
         f'<tr><td><a href="{html.escape(link("panels", panel=p.resource_id))}">'
         f"{html.escape(p.name or 'panel')} ({p.resource_id})</a></td>"
         f'<td><a href="{html.escape(link("alarms", panel=p.resource_id))}"'
-        f' aria-label="{n} alarms of panel {p.resource_id}">{n}</a></td></tr>'
+        f' aria-label="{counted(n, "alarm")} of panel {p.resource_id}">{n}</a></td></tr>'
         for p, n in noisy
     )
     return (

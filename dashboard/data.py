@@ -58,6 +58,13 @@ def freshness(path: str) -> list[read.TableFreshness]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def refused_logins(path: str) -> list[read.RefusedLogin]:
+    """The parts whose logins the service refuses now (`core.read.refused_logins`)."""
+    with _reader(path) as db:
+        return read.refused_logins(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def backfill(path: str) -> read.Backfill | None:
     """The backfill of the dashboard's week and how far it got (`core.read.history`)."""
     with _reader(path) as db:

@@ -90,6 +90,15 @@ def freshness_banner(path: str) -> None:
     tables = data.freshness(path)
     view = data.assess(tables, now)
     synced = f"last successful sync {timefmt.age(view.last_sync, now)} ({when(view.last_sync)})"
+    if refused := data.refused_logins(path):
+        # Said above all else: a kept session can sync on while the alarm poller cannot log in (issue 37).
+        parts = literal(", ".join(r.part for r in refused))
+        first = min(refused, key=lambda r: r.since_ms or now)
+        st.error(
+            f"**The service refuses samops' login** ({parts}) since {when(first.since_ms)}: "
+            f"{literal(data.one_line(first.reason))} — what they fetch is not fresh (`samops status`).",
+            icon=":material/lock:",
+        )
     if view.failing:
         names = literal(", ".join(t.table for t in view.failing))
         latest = max(view.failing, key=lambda t: t.last_error_at or 0)

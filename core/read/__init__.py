@@ -115,6 +115,7 @@ from core.read.rows import (
 )
 from core.read.sparklines import KpiHours, kpi_hours
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
+from core.read.status import RefusedLogin, refused_logins
 from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
 from core.read.zones import UsersZones, organization_time_zone, users_zone
 
@@ -161,6 +162,7 @@ __all__ = [
     "PlanAdherenceReport",
     "PriorityCounts",
     "QuietWindow",
+    "RefusedLogin",
     "SensorRow",
     "ShiftDispositions",
     "Standing",
@@ -225,6 +227,7 @@ __all__ = [
     "plan_steps_left",
     "quiet_window",
     "recent_alarms",
+    "refused_logins",
     "search",
     "seen_times",
     "shift_dispositions",

@@ -347,3 +347,23 @@ def test_password_gate(seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
     assert not at.exception
     assert [t.value for t in at.title] == ["Overview"] and linked_figures(at)
     assert "s3cret-pass" not in texts(at)
+
+
+def test_the_banner_says_when_the_service_refuses_a_parts_login(seeded: Seeded) -> None:
+    """Issue 37: while the alarm poller's login was refused, every page read "Live — last successful sync 1
+    min ago" (the sync's kept session went on). The refusal each part records for `samops status` is said
+    on every page, above the rest."""
+    from core.cache import sync_state, write_transaction
+    from core.client.login_backoff import Refusal
+
+    now = now_ms()
+    refusal = Refusal(401, "invalid screenName or password", 3, now - 5 * 60_000, now + 60_000, 60.0)
+    db = open_cache(seeded.path)
+    with write_transaction(db):
+        sync_state.record_login_refusal(db, "notify", refusal.to_json())
+    db.close()
+    for page in PAGES[:2]:
+        at = open_page(page)
+        [banner] = [e.value for e in at.error]
+        assert "The service refuses samops' login** (notify)" in banner
+        assert "invalid screenName or password" in banner

@@ -137,6 +137,7 @@ def blocks_to_dicts(blocks: Sequence[Any]) -> list[dict[str, Any]]:
 # Slack's mrkdwn, read out for a terminal (issue 37: `*bold*` and `:red_circle:` were printed as typed). A
 # mark with a zero-width space before it is a person's own character (core.text.unformatted): it stays.
 _MARKED = re.compile(r"(?<![\w\u200b])([*_~])(?=\S)([^\n]*?\S)\1(?!\w)")
+_CODE = re.compile(r"(`[^`\n]*`)")
 _EMOJI = re.compile(r"(?<![\w:]):([a-z][a-z0-9_+-]*):(?![\w:])")
 _SLACK_LINK = re.compile(r"<([^<>|]+)\|([^<>]+)>|<([@#!][^<>]+)>|<((?:https?|mailto):[^<>]+)>")
 # The emoji samops' messages use, as a terminal shows them; any other is left out (its words say it all).
@@ -163,10 +164,15 @@ def terminal_text(mrkdwn: str) -> str:
             return "@" + ref[1:].split("|")[0] if ref[0] in "@!" else ref.split("|")[0]
         return m.group(4).removeprefix("mailto:")
 
-    text = _SLACK_LINK.sub(link, mrkdwn)
-    previous = None
-    while previous != text:  # nested marks (`*_both_*`) come off one layer at a time
-        previous, text = text, _MARKED.sub(r"\2", text)
+    def unmarked(part: str) -> str:
+        previous = None
+        while previous != part:  # nested marks (`*_both_*`) come off one layer at a time
+            previous, part = part, _MARKED.sub(r"\2", part)
+        return part
+
+    # Inside `code` a mark is a character (`*` = required): only the text between code spans loses its marks.
+    pieces = _CODE.split(_SLACK_LINK.sub(link, mrkdwn))
+    text = "".join(piece if i % 2 else unmarked(piece) for i, piece in enumerate(pieces))
     text = _EMOJI.sub(lambda m: EMOJI.get(m.group(1), ""), text)
     text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
     return relinked(text).replace(LINK_BREAK, "")

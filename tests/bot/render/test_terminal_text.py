@@ -30,3 +30,8 @@ def test_a_card_on_the_console_and_an_answer_of_samops_slash() -> None:
     message = Rendered.of("fallback", [section("*Fire alarm* :rotating_light:"), context(":warning: _late_")])
     assert message.console() == "Fire alarm 🚨\n⚠️ late"
     assert "*" not in blocks_to_text(message.blocks) and ":warning:" not in blocks_to_text(message.blocks)
+
+
+def test_a_mark_inside_code_or_a_word_is_a_character() -> None:
+    shown = terminal_text("fields (`*` = required): name*, brand*; *bold*")
+    assert shown == "fields (`*` = required): name*, brand*; bold"

@@ -30,8 +30,10 @@ CSS = f"""<style>
 .samops-glance a {{color:{LINK}}}
 .samops-glance .zero {{color:#5c5f66}}
 .samops-glance .oldest {{margin:0.25rem 0 0.75rem 0}}
-.samops-tiles {{display:flex;flex-wrap:wrap;gap:10px;margin:0 !important;padding:0 !important;list-style:none}}
-.samops-tiles li {{margin:0 !important;border:1px solid #d5d8de;border-radius:8px;padding:8px 12px;min-width:9rem;flex:1 1 9rem}}
+.samops-tiles {{display:flex;flex-wrap:wrap;gap:10px;margin:0 !important;padding:0 !important;
+  list-style:none}}
+.samops-tiles li {{margin:0 !important;border:1px solid #d5d8de;border-radius:8px;padding:8px 12px;
+  min-width:9rem;flex:1 1 9rem}}
 .samops-tiles .label {{font-size:0.85rem;color:#31333f}}
 .samops-tiles .figure {{font-size:1.7rem;font-weight:600;line-height:1.3}}
 .samops-tiles .figure a {{color:{LINK};text-decoration:none}}

@@ -56,8 +56,8 @@ def needs_a_person() -> None:
                 Tile(
                     "Sensor errors, 24 h",
                     k.sensors_with_errors_24h,
-                    None,
-                    "panel and sensor pairs that sent an error",
+                    link("alarms", type="error", range="24h"),
+                    "panel and sensor pairs that sent an error; the link lists each error",
                 ),
             ]
         )

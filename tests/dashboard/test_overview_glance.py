@@ -110,6 +110,8 @@ def test_every_figure_links_to_the_page_that_lists_it(cache: dict[str, str]) -> 
     assert dict(parse_qsl(urlsplit(oldest).query)) == {"event": cache["oldest"], "range": "all"}
     assert links["Cameras down: 1"] == "/cameras?problems=1"
     assert links["Incidents open: 1"] == "/alarms?incidents=1&range=all"
+    errors = next(v for k, v in links.items() if k.startswith("Sensor errors, 24 h"))
+    assert errors == "/alarms?type=error&range=24h"
     # The pages read these filters: the Handling page lists the one overdue P1 alarm, the Alarms page the one.
     at = open_page("views/handling.py", priority="P1", overdue="1")
     [table] = [d.value for d in at.dataframe if "Overdue" in d.value]

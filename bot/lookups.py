@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.render.access import PanelChoice, PrivilegeGroup
-from core.errors import NotFoundError
+from core.errors import NotFoundError, SamError
 from core.models import LoginResult, ResourceSummary, User
+from core.panel_access import privilege_group_names
 
 if TYPE_CHECKING:
     from bot.context import AppContext
@@ -52,10 +53,20 @@ def privilege_groups(ctx: AppContext, user_id: int, org_id: int) -> tuple[list[P
     """Every privilege group known for the user (operation 15), with the user's current authority, and the
     operation-15 result itself (for the current validity)."""
     result = ctx.client.get_user_privilege_groups(user_id, org=org_id)
+    names = group_names(ctx, org_id)
     groups: dict[int, PrivilegeGroup] = {}
     for item in result.user_privilege_groups or []:
         if item.privilege_group_id is None:
             continue
-        name = getattr(item, "privilege_group_name", None) or getattr(item, "name", None)
+        name = names.get(item.privilege_group_id)
         groups[item.privilege_group_id] = PrivilegeGroup(item.privilege_group_id, name, bool(item.authority))
     return [groups[k] for k in sorted(groups)], result
+
+
+def group_names(ctx: AppContext, org_id: int | None) -> dict[int, str]:
+    """The privilege groups' names by id (core.panel_access.privilege_group_names); none when the service
+    cannot say now: the groups are then shown by number, as before, rather than the answer failing."""
+    try:
+        return privilege_group_names(ctx.client, org_id)
+    except SamError:
+        return {}

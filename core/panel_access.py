@@ -134,11 +134,19 @@ def _name(person: OrganizationUser | None, panel_name: str | None, uid: int) -> 
     return (panel_name or "").strip() or f"user {uid}"
 
 
-def _group_names(priv: UserPrivileges | None, person: OrganizationUser | None) -> list[str]:
-    """The privilege groups granted (authority true), by name when operation 2 names them: its
-    `privilegeGroup` object's fields are not in the spec, so a name is used only when one is there."""
-    if priv is None:
-        return []
+def privilege_group_names(client: SamClient, org: int | None) -> dict[int, str]:
+    """The privilege groups' names by group id, as operation 2 names them on its people; empty when it names
+    none (its `privilegeGroup` object's fields are not in the spec). What `/sam privileges`, `/sam role` and
+    the access form show beside each group's id."""
+    names: dict[int, str] = {}
+    for pair in client.get_organization_users(org=org):
+        for person in pair.organization_user_list or []:
+            names.update(_names_in(person)[1])
+    return names
+
+
+def _names_in(person: OrganizationUser | None) -> tuple[dict[int, str], dict[int, str]]:
+    """The group names operation 2 gives on one person: by the assignment's id, and by the group's id."""
     by_assignment: dict[int, str] = {}
     by_group: dict[int, str] = {}
     for upg in (person.user_privilege_groups or []) if person else []:
@@ -150,6 +158,15 @@ def _group_names(priv: UserPrivileges | None, person: OrganizationUser | None) -
             by_assignment[upg.id] = name.strip()
         if isinstance(group.get("id"), int):
             by_group[group["id"]] = name.strip()
+    return by_assignment, by_group
+
+
+def _group_names(priv: UserPrivileges | None, person: OrganizationUser | None) -> list[str]:
+    """The privilege groups granted (authority true), by name when operation 2 names them: its
+    `privilegeGroup` object's fields are not in the spec, so a name is used only when one is there."""
+    if priv is None:
+        return []
+    by_assignment, by_group = _names_in(person)
     names: list[str] = []
     for g in sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0):
         if not g.authority:

@@ -34,6 +34,14 @@ _FOLDED_KEYS = frozenset(key.lower() for key in SECRET_KEYS)
 _SECRET_WORDS = re.compile(r"(?i)\b(" + "|".join(sorted(SECRET_KEYS)) + r")\b(\s*[=:]\s*)(\"[^\"]*\"|\S+)")
 _BEARER = re.compile(r"(Bearer\s+)[^\s'\",]+", re.IGNORECASE)
 _MIN_SECRET_LEN = 4  # shorter values would mask ordinary words
+# A path segment holding an e-mail address, as sent (`%40`) or not: operation 13 puts the address in its path.
+_ADDRESS_SEGMENT = re.compile(r"[^/?#]*(?:@|%40)[^/?#]*")
+
+
+def without_addresses(path: str) -> str:
+    """`path` with every segment that holds an e-mail address replaced by MASK: for log lines, where an
+    address is personal data (`GET /user/email/*** -> 404`)."""
+    return _ADDRESS_SEGMENT.sub(MASK, path)
 
 
 def is_secret_key(key: object) -> bool:

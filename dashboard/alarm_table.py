@@ -17,6 +17,7 @@ from datetime import tzinfo
 
 from core import alarms, read, timefmt
 from core.contrast import ink_on
+from core.priorities import Priority
 from dashboard import ui
 
 LABEL = "Alarm list"  # the table's aria-label: how tests and the bench find it among the page's HTML
@@ -50,22 +51,26 @@ def sort_rows(rows: list[read.AlarmRow], order: str) -> list[read.AlarmRow]:
     return _ORDERS.get(order, _newest)(rows)
 
 
+# Priority and State first: what a supervisor reads a row for. The Type is the violation's kind (its
+# violationType); the event type is not a column: it is "violation" on every alarm. The time's zone is named
+# once, in its header.
 HEADERS = (
-    "Time",
-    "Type",
+    "Priority",
     "State",
     "Held by",
+    "Time",
+    "Type",
     "Violation",
     "Panel",
     "Panel id",
-    "Event",
     "Description",
     "Org",
 )
 KEYHOLDERS = "Keyholders"  # the column of each alarm's keyholder line (docs/keyholders.md), last
 # How many rows the table opens with (views/alarms.py): 500 rows of HTML (~170 KB, 6,000 cells) kept a warm
 # tab's main thread busy for most of a second on the development machine, 100 about a fifth of it, and 100 are
-# more than the 560 px box shows (docs/dashboard-speed.md). The toggle below the table shows every row.
+# more than the 560 px box shows (docs/dashboard-speed.md). Every cell is one line (the box scrolls sideways),
+# so a row is about 23 px and the box shows 20 or more. The toggle below the table shows every row.
 FIRST_ROWS = 100
 EVERY_ROW = "Show every row"
 MAX_HEIGHT = 560  # px, as the grid had: the page below the table stays in reach
@@ -78,11 +83,8 @@ _CSS = f"""<style>
   font-variant-numeric:tabular-nums}}
 .samops-alarms th {{position:sticky;top:0;background:#f0f2f6;text-align:left;font-weight:600;padding:6px 8px;
   border-bottom:1px solid #d5d8de;white-space:nowrap}}
-.samops-alarms td {{padding:4px 8px;border-bottom:1px solid #eceef1;vertical-align:top}}
-.samops-alarms td:nth-child(1), .samops-alarms td:nth-child(3), .samops-alarms td:nth-child(7),
-.samops-alarms td:nth-child(10) {{white-space:nowrap}}
-.samops-alarms td:nth-child(2) span {{display:inline-block;padding:1px 8px;border-radius:10px;
-  white-space:nowrap}}
+.samops-alarms td {{padding:2px 8px;border-bottom:1px solid #eceef1;vertical-align:top;white-space:nowrap}}
+.samops-alarms td:nth-child(5) span {{display:inline-block;padding:0 8px;border-radius:10px}}
 </style>"""
 
 
@@ -123,29 +125,32 @@ def alarms_html(
     keyholders: Mapping[str, str] | None = None,
     closed: Mapping[str, read.AlarmDisposition] | None = None,
     held: Mapping[str, read.QuietWindow] | None = None,
+    priorities: Mapping[str, Priority] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
     lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise; with
     `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a Keyholders column; with
     `closed`, a last column: what each alarm was resolved as (core/dispositions.py); the State of an alarm a
-    silence or maintenance window held back (`held`) says why."""
-    states, held = states or {}, held or {}
+    silence or maintenance window held back (`held`) says why; each alarm's priority from `priorities`."""
+    states, held, priorities = states or {}, held or {}, priorities or {}
     extra = [
         *([KEYHOLDERS] if keyholders is not None else []),
         *([DISPOSITION] if closed is not None else []),
     ]
-    heads = [f"Time ({zone_label})", *HEADERS[1:], *extra]
+    heads = [*HEADERS[:3], f"Time ({zone_label})", *HEADERS[4:], *extra]
     head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in heads)
     body = "".join(
         "<tr>"
+        + _cells(
+            priority.label if (priority := priorities.get(r.event_id)) else "",
+            *ui.state_cells(states.get(r.event_id), ui.held_words(held, r.event_id, tz)),
+        )
         + _time_cell(r.activity_time, tz)
         + _type_cell(r.violation_type)
         + _cells(
-            *ui.state_cells(states.get(r.event_id), ui.held_words(held, r.event_id, tz)),
             r.violation_name or "",
             r.panel_name or "",
             "" if r.resource_id is None else r.resource_id,
-            r.event_type or "",
             r.description or "",
             "" if r.org_id is None else r.org_id,
         )

@@ -17,6 +17,7 @@ from typing import Any
 
 from core import alarms, read, timefmt
 from core.contrast import ink_on
+from core.text import counted
 from dashboard import ui
 
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -111,7 +112,7 @@ def weekday_hour_table(counts: list[read.WeekdayHourCount], zone_label: str = "U
             n = seen.get((day, hour), 0)
             fill = heat_colour(n, most)
             cells.append(
-                f'<td title="{name} {hour:02d}:00 {zone_label}: {n} alarms" '
+                f'<td title="{name} {hour:02d}:00 {zone_label}: {counted(n, "alarm")}" '
                 f'style="{cell};background:{fill};color:{ink_on(fill)}">{n or ""}</td>'
             )
         rows.append(f'<tr><th scope="row" style="{label}">{name}</th>{"".join(cells)}</tr>')

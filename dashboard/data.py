@@ -24,7 +24,7 @@ from core.clock import now_ms
 from core.dispositions import FalseAlarmsConfig, load_false_alarms
 from core.incidents import Evidence
 from core.keyholders import contexts
-from core.priorities import Priorities, load_priorities
+from core.priorities import Priorities, Priority, load_priorities
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
 from core.read import incident_timeline as read_incident_timeline
@@ -55,6 +55,13 @@ def _reader(path: str) -> Iterator[sqlite_utils.Database]:
 def freshness(path: str) -> list[read.TableFreshness]:
     with _reader(path) as db:
         return read.freshness(db)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def refused_logins(path: str) -> list[read.RefusedLogin]:
+    """The parts whose logins the service refuses now (`core.read.refused_logins`)."""
+    with _reader(path) as db:
+        return read.refused_logins(db)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -104,9 +111,11 @@ def kpis(path: str, now: int) -> read.Kpis:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def kpi_hours(path: str, now: int) -> read.KpiHours:
+def glance(path: str, now: int, day_start: int, config_path: str) -> read.Glance:
+    """The Overview's first screen (core.read.glance), by the config's priorities (the defaults when they
+    are bad: `priorities_problem` says why)."""
     with _reader(path) as db:
-        return read.kpi_hours(db, now)
+        return read.glance(db, now, day_start, _priorities(config_path))
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -139,6 +148,7 @@ class AlarmList:
     keyholders: dict[str, str]
     closed: dict[str, read.AlarmDisposition]
     held: dict[str, QuietWindow] = field(default_factory=dict)
+    priorities: dict[str, Priority] = field(default_factory=dict)  # by the config's [[priorities]]
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -150,12 +160,14 @@ def alarm_list(path: str, flt: read.AlarmFilter, limit: int, config_path: str) -
     with _reader(path) as db:
         rows = read.recent_alarms(db, flt, limit)
         event_ids = [r.event_id for r in rows]
+        ranked = _priorities(config_path)
         return AlarmList(
             rows,
             read.standings(db, event_ids),
             _keyholder_lines(db, rows, config_path),
             read.dispositions_of(db, event_ids),
             read.held_reasons(db, event_ids),
+            {r.event_id: ranked.of(r) for r in rows},
         )
 
 
@@ -261,11 +273,15 @@ def open_alarms(path: str, now: int, config_path: str | None = None) -> list[rea
     with _reader(path) as db:
         if config_path is None:
             return read.open_alarms(db, now)
-        try:
-            priorities = load_priorities(Path(config_path))
-        except ValueError:
-            priorities = Priorities()
-        return read.open_alarms(db, now, priorities=priorities)
+        return read.open_alarms(db, now, priorities=_priorities(config_path))
+
+
+def _priorities(config_path: str) -> Priorities:
+    """The config's priorities, the defaults when they cannot be used (`priorities_problem` says why)."""
+    try:
+        return load_priorities(Path(config_path))
+    except ValueError:
+        return Priorities()
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -301,10 +317,7 @@ def plan_adherence(path: str, since: int, until: int, config_path: str) -> read.
 
 
 def _plans(config_path: str) -> ActionPlans:
-    try:
-        priorities = load_priorities(Path(config_path))
-    except ValueError:
-        priorities = Priorities()
+    priorities = _priorities(config_path)
     try:
         return load_action_plans(Path(config_path), priorities)
     except ValueError:

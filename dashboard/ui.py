@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from core import alarms, read, timefmt
+from core.priorities import Priority
 from dashboard import boundary, data, zones
 from dashboard.markup import literal
 from dashboard.paths import db_path
@@ -89,6 +90,15 @@ def freshness_banner(path: str) -> None:
     tables = data.freshness(path)
     view = data.assess(tables, now)
     synced = f"last successful sync {timefmt.age(view.last_sync, now)} ({when(view.last_sync)})"
+    if refused := data.refused_logins(path):
+        # Said above all else: a kept session can sync on while the alarm poller cannot log in (issue 37).
+        parts = literal(", ".join(r.part for r in refused))
+        first = min(refused, key=lambda r: r.since_ms or now)
+        st.error(
+            f"**The service refuses samops' login** ({parts}) since {when(first.since_ms)}: "
+            f"{literal(data.one_line(first.reason))} — what they fetch is not fresh (`samops status`).",
+            icon=":material/lock:",
+        )
     if view.failing:
         names = literal(", ".join(t.table for t in view.failing))
         latest = max(view.failing, key=lambda t: t.last_error_at or 0)
@@ -156,19 +166,25 @@ def alarms_frame(
     rows: list[read.AlarmRow],
     states: Mapping[str, read.Standing] | None = None,
     held: Mapping[str, read.QuietWindow] | None = None,
+    priorities: Mapping[str, Priority] | None = None,
 ) -> pd.DataFrame:
     """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page),
-    the State of one held back saying why (`held`, in the viewer's zone)."""
+    the State of one held back saying why (`held`, in the viewer's zone); with `priorities`, a Priority column
+    first. The columns are dashboard/alarm_table.py's, in its order."""
     lifecycle: dict[str, list[str]] = {}
     if states is not None:
         tz, held = zones.tz(), held or {}
         cells = [state_cells(states.get(r.event_id), held_words(held, r.event_id, tz)) for r in rows]
         lifecycle = {"State": [c[0] for c in cells], "Held by": [c[1] for c in cells]}
+    ranked: dict[str, list[str]] = {}
+    if priorities is not None:
+        ranked = {"Priority": [p.label if (p := priorities.get(r.event_id)) else "" for r in rows]}
     return pd.DataFrame(
         {
+            **ranked,
+            **lifecycle,
             "Time": timestamps([r.activity_time for r in rows]),
             "Type": [r.violation_type or "" for r in rows],
-            **lifecycle,
             "Violation": [r.violation_name or "" for r in rows],
             "Panel": [r.panel_name or "" for r in rows],
             "Panel id": pd.Series([r.resource_id for r in rows], dtype="Int64"),

@@ -266,6 +266,8 @@ class Supervisor:
             if child.proc is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(child.proc.pid, signal.SIGKILL)
+        if self.children:  # the last line: after Ctrl-C, nothing of samops is left running
+            log(f"stopped: {', '.join(child.name for child in self.children)} ended")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

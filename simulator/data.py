@@ -160,7 +160,46 @@ def build(scale: Scale, now_ms: int) -> World:
             _camera(world, rng, org_id, n)
         _customers(world, rng, org_id)
         _tasks(world, rng, org_id, now_ms)
+    _help_examples(world, org_ids[0], width)
     return world
+
+
+# What `/sam help` and the README use as examples (issue 37), so that each works on the demo as printed:
+# a user Ana (ana@example.com, 20001) with access to the first panel, a user to delete (20002), a customer
+# whose phone is +90 555 111 22 33, and a panel named "... Warehouse" (the first organization's second).
+# Drawn from a generator of their own, after everything else: the seed's other records stay as they were.
+HELP_USER, HELP_USER_TO_DELETE = 20001, 20002
+HELP_PHONE = "+90 555 111 22 33"
+
+
+def _help_examples(world: World, org_id: int, width: int) -> None:
+    rng = random.Random(f"{world.seed}/help-examples")
+    first_panel, second_panel = panel_id(org_id, 1, width), panel_id(org_id, 2, width)
+    fixed = {"status": 0, "emailAddressVerified": True, "localeId": "en_US", "roleIds": [org_id * 10 + 2]}
+    _user(world, rng, HELP_USER, [org_id], firstName="Ana", lastName="Demir", screenName="ana",
+          emailAddress="ana@example.com", **fixed)  # fmt: skip
+    _user(world, rng, HELP_USER_TO_DELETE, [org_id], firstName="Deniz", lastName="Ornek", screenName="deniz",
+          emailAddress="deniz@example.com", **fixed)  # fmt: skip
+    if first_panel in world.panel_users:
+        slots = world.panel_users[first_panel]
+        slot = len(slots) + 1
+        slots.append(
+            {
+                "id": first_panel * 10 + slot,
+                "resourceId": first_panel,
+                "userId": HELP_USER,
+                "partitionNo": "1",
+                "slotNo": str(slot),
+                "pinCode": f"{rng.randint(0, 9999):04d}",
+                "userName": "Ana",
+            }
+        )
+    if second_panel in world.panels:
+        district = world.panels[second_panel]["treePath"].rsplit("/", 1)[-1]
+        world.panels[second_panel]["resourceName"] = f"{district} Warehouse"
+    customers = world.customers.get(org_id)
+    if customers:
+        customers[0]["contactMedium"][0]["characteristic"]["phoneNumber"] = HELP_PHONE
 
 
 def _roles(world: World, org_id: int) -> None:
@@ -198,7 +237,9 @@ def _user(world: World, rng: random.Random, user_id: int, org_ids: list[int], **
         "emailAddressVerified": rng.random() < 0.8,
         "status": 0 if rng.random() < 0.9 else 5,
         "nationalId": rng.randint(10**10, 10**11 - 1),
-        "screenName": f"{first}.{last}{user_id % 1000}".lower(),
+        # No dot: "ayse.yilmaz104" reads as a host name to Slack's linker, so samops breaks it with a
+        # zero-width space (core.text.unlinked) and a copied name no longer logs in. Plain ASCII, one word.
+        "screenName": f"{first}-{last}{user_id % 1000}".lower(),
         "emailAddress": f"{first}.{last}{user_id % 1000}@example.com".lower(),
         "timeZoneId": "Europe/Istanbul",
         "localeId": rng.choice(["tr_TR", "en_US"]),

@@ -534,11 +534,17 @@ class Store:
                 )
             created = []
             base = now_ms() if at is None else at
+            sensors = self.world.panels[rid]["resourceSensors"][0]["sensors"]
             for i in range(count):
-                activity = new_activity(self.world, self.rng, rid, base + i, kind, live=True)
+                # Each names a sensor of its panel, as the history's do ("<name> on <panel> - <sensor>": the
+                # card's "Sensor / zone"); taken in turn, not drawn, so the seed's draws stay as they were.
+                turn = self.world.event_seq.get(rid, 0)
+                sensor = sensors[turn % len(sensors)]["sensorName"] if sensors else None
+                activity = new_activity(self.world, self.rng, rid, base + i, kind, sensor, live=True)
                 if name is not None:
+                    where = f" - {sensor}" if sensor else ""
                     activity["violationName"] = name
-                    activity["description"] = f"{name} on {self.world.panels[rid]['resourceName']}"
+                    activity["description"] = f"{name} on {self.world.panels[rid]['resourceName']}{where}"
                 bisect.insort_right(activities_of(self.world, rid), activity, key=_TIME)
                 created.append(copy.deepcopy(activity))
                 self._touch_controller(rid, base + i)

@@ -26,7 +26,7 @@ import httpx
 from slack_sdk.signature import SignatureVerifier
 
 from bot.cli import started
-from bot.render.common import blocks_to_text
+from bot.render.common import blocks_to_text, terminal_text
 from bot.secrets import read_local_secret
 from core.settings import SLASH_USER, Settings
 
@@ -144,10 +144,10 @@ class ResponseCatcher:
 
 
 def as_text(answer: dict[str, Any]) -> str:
-    """The answer as a person reads it in Slack, which shows `&lt;id&gt;` as `<id>`; so does the console."""
+    """The answer as a person reads it in Slack (`&lt;id&gt;` as `<id>`, `*bold*` bold), in a terminal's
+    plain text (bot.render.common.terminal_text)."""
     blocks = answer.get("blocks")
-    text = blocks_to_text(blocks) if blocks else str(answer.get("text") or "")
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return blocks_to_text(blocks) if blocks else terminal_text(str(answer.get("text") or ""))
 
 
 def main(argv: list[str]) -> int:

@@ -22,7 +22,7 @@ from bot.slash.registry import Invocation, Reply, UsageError, subcommand
     summary="set a user's privilege groups and panels (a form)",
     role=Role.TECHNICIAN,
     write=True,
-    examples=("/sam access grant 2001",),
+    examples=("/sam access grant 20001",),
 )
 def grant_access(inv: Invocation, ctx: AppContext) -> Reply | None:
     user_id = one_id(inv.args, "userId", "give exactly one user id")
@@ -67,7 +67,7 @@ def _grant_form(ctx: AppContext, inv: Invocation, user_id: int) -> View | Reply:
     summary="remove a user's access to a panel (asks for confirmation)",
     role=Role.ADMIN,
     write=True,
-    examples=("/sam access revoke 2001 1001",),
+    examples=("/sam access revoke 20001 100101",),
 )
 def revoke_access(inv: Invocation, ctx: AppContext) -> Reply:
     if len(inv.args) != 2:

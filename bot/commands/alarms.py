@@ -40,7 +40,7 @@ def parse_since(word: str, now: int) -> int | None:
     "alarms",
     usage="/sam alarms [panel] [since]",
     summary="recent alarms, of all panels or one; since like 2h, 30m, 1d or 2026-11-20 (default 24h)",
-    examples=("/sam alarms", "/sam alarms 1001 2h", "/sam alarms Warehouse 2026-11-20"),
+    examples=("/sam alarms", "/sam alarms 100101 3d", "/sam alarms Warehouse 7d"),
 )
 def alarms(inv: Invocation, ctx: AppContext) -> Reply:
     now = now_ms()

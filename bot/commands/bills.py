@@ -16,7 +16,7 @@ _MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
     "bills",
     usage="/sam bills <subscriptionId> [YYYY-MM]",
     summary="bills of a subscription, optionally of one month",
-    examples=("/sam bills 5001", "/sam bills 5001 2026-10"),
+    examples=("/sam bills 10012",),
 )
 def bills(inv: Invocation, ctx: AppContext) -> Reply:
     if not 1 <= len(inv.args) <= 2:

@@ -30,7 +30,7 @@ def matches(cam: CameraSummary, text: str) -> bool:
     "cameras",
     usage="/sam cameras [filter]",
     summary="cameras, problems first; filter by name, brand, model or status, or `problems`",
-    examples=("/sam cameras", "/sam cameras problems", "/sam cameras hikvision"),
+    examples=("/sam cameras", "/sam cameras problems", "/sam cameras kadikoy"),
 )
 def cameras(inv: Invocation, ctx: AppContext) -> Reply:
     text = " ".join(inv.args).strip()

@@ -24,7 +24,10 @@ def customer(inv: Invocation, ctx: AppContext) -> Reply:
     if not phone:
         raise UsageError("give a phone number")
     if not _PHONE.fullmatch(phone):
-        raise UsageError(f"`{phone[:40]}` is not a phone number (digits, optionally a leading +)")
+        raise UsageError(
+            f"`{phone[:40]}` is not a phone number: it needs 5 to 31 characters, digits with spaces or"
+            " ( ) . / - between them, optionally after a leading +"
+        )
     normalized = re.sub(r"[ ()./-]", "", phone)
     found = ctx.client.find_customers(phone_number=normalized, org=inv.org_id)
     message = customers_blocks(normalized, found)

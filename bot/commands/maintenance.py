@@ -56,7 +56,7 @@ _CLOCK = re.compile(r"\d{1,2}:\d{2}")
         "/sam maintenance",
         "/sam maintenance 100101 now +2h replacing the siren",
         "/sam maintenance org:1001 22:00 06:00 network works",
-        "/sam maintenance Warehouse 2026-12-01 08:00 2026-12-01 12:00",
+        "/sam maintenance Warehouse 08:00 12:00 door replacement",
         "/sam maintenance 100101 now +1h fire system test hold-life-safety",
     ),
 )

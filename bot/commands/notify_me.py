@@ -130,10 +130,17 @@ def describe(prefs: PagePrefs, org: tzinfo) -> str:
             "alarm and escalation). Turn it on with `/sam notify-me on`."
         )
     priorities = ", ".join(p.label for p in prefs.priorities)
-    new = (
-        f"every new alarm of {priorities}"
+    events = (
+        "when an escalation names you or your user group, and when an alarm you took escalates (taking it is"
+        " not acknowledging it)"
+    )
+    paged = (
+        f"every new alarm of {priorities}; {events}"
         if priorities
-        else "no new alarm by its priority (`/sam notify-me priorities P1` to be)"
+        # Said as it is: none by priority, and how to have some ("paged for no new alarm by its priority" read
+        # as a riddle).
+        else f"{events}; not for new alarms by their priority, as you chose none (`/sam notify-me priorities"
+        " P1` pages you for every new P1 alarm)"
     )
     if prefs.quiet_from and prefs.quiet_to:
         zone = escape(zone_words(prefs, org))
@@ -143,8 +150,7 @@ def describe(prefs: PagePrefs, org: tzinfo) -> str:
     else:
         quiet = "no quiet hours (`/sam notify-me quiet 22:00-07:00`)"
     return (
-        "Your paging by direct message is *on*: you are paged for "
-        f"{new}; when an escalation names you or your user group; and when an alarm you took escalates "
-        f"(taking it is not acknowledging it). {quiet[0].upper() + quiet[1:]}. "
+        f"Your paging by direct message is *on*: you are paged {'for ' if priorities else ''}{paged}. "
+        f"{quiet[0].upper() + quiet[1:]}. "
         "No page comes once the alarm is acknowledged."
     )

@@ -85,7 +85,7 @@ def with_false_alarms(ctx: AppContext, status: PanelStatus) -> PanelStatus:
     "panel",
     usage="/sam panel <resourceId | name>",
     summary="a panel's status, live: sensors, controllers and values, last activities",
-    examples=("/sam panel 1001", "/sam panel Warehouse"),
+    examples=("/sam panel 100101", "/sam panel Warehouse"),
 )
 def panel_status(inv: Invocation, ctx: AppContext) -> Reply:
     picked = pick_panel(ctx, inv)

@@ -6,6 +6,7 @@ from collections import Counter
 
 from bot.context import AppContext
 from bot.forms.fields import one_id
+from bot.lookups import group_names
 from bot.render.lists import privileges_blocks
 from bot.slash.registry import Invocation, Reply, subcommand
 from core.models import UserPrivileges
@@ -21,7 +22,7 @@ def privileges(inv: Invocation, ctx: AppContext) -> Reply:
     user_id = one_id(inv.args, "userId", "give one user id")
     result = ctx.client.get_user_privilege_groups(user_id, org=inv.org_id)
     zone = ctx.config.notify.zone_for(windows_org(inv.org_id, result))
-    message = privileges_blocks(user_id, result, zone)
+    message = privileges_blocks(user_id, result, zone, group_names(ctx, inv.org_id))
     return Reply(text=message.text, blocks=message.blocks)
 
 

@@ -20,7 +20,7 @@ USAGE = "/sam sensor rename <sensorId> <text>"
     summary="change a sensor's description",
     role=Role.TECHNICIAN,
     write=True,
-    examples=('/sam sensor rename 100101 "Front door (main entrance)"',),
+    examples=('/sam sensor rename 10010101 "Front door (main entrance)"',),
 )
 def rename_sensor(inv: Invocation, ctx: AppContext) -> Reply:
     if len(inv.args) < 2:

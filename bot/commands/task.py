@@ -27,9 +27,9 @@ from core.timefmt import local
     role=Role.TECHNICIAN,
     write=True,
     examples=(
-        "/sam task update 42",
-        "/sam task update 42 dates=2027-06-01,2027-06-02",
-        "/sam task update 42 type=2 channels=email,sms resources=1001,1002 users=3,4",
+        "/sam task update 100101",
+        "/sam task update 100101 dates=2027-06-01,2027-06-02",
+        "/sam task update 100101 type=2 channels=email,sms resources=100101,100102 users=7001,20001",
     ),
 )
 def update_task(inv: Invocation, ctx: AppContext) -> Reply | None:

@@ -45,7 +45,7 @@ def user_lookup(inv: Invocation, ctx: AppContext) -> Reply:
     summary="delete a user (asks for confirmation)",
     role=Role.ADMIN,
     write=True,
-    examples=("/sam user delete 2001",),
+    examples=("/sam user delete 20002",),
 )
 def delete_user(inv: Invocation, ctx: AppContext) -> Reply:
     user_id = one_id(inv.args, "userId", "give exactly one user id")

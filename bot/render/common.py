@@ -6,6 +6,7 @@ element 2,000. Long lists are cut and end with "… and N more" rather than fail
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from core.text import relinked, shown, unformatted, unlinked
+from core.text import LINK_BREAK, relinked, shown, unformatted, unlinked
 
 MAX_BLOCKS = 50
 MAX_SECTION_TEXT = 3000
@@ -133,6 +134,50 @@ def blocks_to_dicts(blocks: Sequence[Any]) -> list[dict[str, Any]]:
     return [b.to_dict() if hasattr(b, "to_dict") else dict(b) for b in blocks]
 
 
+# Slack's mrkdwn, read out for a terminal (issue 37: `*bold*` and `:red_circle:` were printed as typed). A
+# mark with a zero-width space before it is a person's own character (core.text.unformatted): it stays.
+_MARKED = re.compile(r"(?<![\w\u200b])([*_~])(?=\S)([^\n]*?\S)\1(?!\w)")
+_CODE = re.compile(r"(`[^`\n]*`)")
+_EMOJI = re.compile(r"(?<![\w:]):([a-z][a-z0-9_+-]*):(?![\w:])")
+_SLACK_LINK = re.compile(r"<([^<>|]+)\|([^<>]+)>|<([@#!][^<>]+)>|<((?:https?|mailto):[^<>]+)>")
+# The emoji samops' messages use, as a terminal shows them; any other is left out (its words say it all).
+EMOJI = {
+    "red_circle": "🔴", "large_yellow_circle": "🟡", "white_circle": "⚪", "rotating_light": "🚨",
+    "warning": "⚠️", "x": "❌", "white_check_mark": "✅", "no_entry": "⛔", "construction": "🚧",
+    "pager": "📟", "bell": "🔔", "no_bell": "🔕", "lock": "🔒", "unlock": "🔓", "clock3": "🕒",
+    "hourglass_flowing_sand": "⏳", "arrow_up": "⬆️", "arrow_right": "➡️", "heavy_check_mark": "✔️",
+    "information_source": "ℹ️", "fire": "🔥", "camera": "📷", "satellite_antenna": "📡",
+}  # fmt: skip
+
+
+def terminal_text(mrkdwn: str) -> str:
+    """`mrkdwn` as a terminal should show it: no bold, italic or strike marks, emoji as characters, links as
+    their label and address, mentions as @id, entities and the zero-width spaces samops adds undone."""
+
+    def link(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            target, label = m.group(1), m.group(2)
+            target = target.removeprefix("mailto:")
+            return label if label == target else f"{label} ({target})"
+        if m.group(3) is not None:
+            ref = m.group(3)
+            return "@" + ref[1:].split("|")[0] if ref[0] in "@!" else ref.split("|")[0]
+        return m.group(4).removeprefix("mailto:")
+
+    def unmarked(part: str) -> str:
+        previous = None
+        while previous != part:  # nested marks (`*_both_*`) come off one layer at a time
+            previous, part = part, _MARKED.sub(r"\2", part)
+        return part
+
+    # Inside `code` a mark is a character (`*` = required): only the text between code spans loses its marks.
+    pieces = _CODE.split(_SLACK_LINK.sub(link, mrkdwn))
+    text = "".join(piece if i % 2 else unmarked(piece) for i, piece in enumerate(pieces))
+    text = _EMOJI.sub(lambda m: EMOJI.get(m.group(1), ""), text)
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return relinked(text).replace(LINK_BREAK, "")
+
+
 def blocks_to_text(blocks: Sequence[dict[str, Any]]) -> str:
     """A readable plain-text rendering of Block Kit JSON (for `samops slash` and the logs)."""
     out: list[str] = []
@@ -156,7 +201,7 @@ def blocks_to_text(blocks: Sequence[dict[str, Any]]) -> str:
             out.append("[" + "] [".join(labels) + "]")
         elif kind == "rich_text":
             out.append(str(block.get("elements")))
-    return "\n".join(out)
+    return terminal_text("\n".join(out))
 
 
 @dataclass(frozen=True)
@@ -178,7 +223,7 @@ class Rendered:
         """The blocks as text; the fallback `text` only when there are none (it repeats the first block)."""
         blocks = [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
         lines = [_block_text(b) for b in blocks] or [self.text]
-        return "\n".join(line for line in lines if line)
+        return terminal_text("\n".join(line for line in lines if line))
 
 
 def _block_text(block: dict[str, Any]) -> str:

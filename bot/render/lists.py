@@ -136,8 +136,11 @@ def date_words(epoch_ms: int | None, none: str, zone: ZoneInfo = UTC_TZ) -> str:
     return local(epoch_ms, zone) if epoch_ms else none
 
 
-def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> Rendered:
-    """The windows and dates on the organization's clock (`zone`), named, as `/sam who-can` reads them."""
+def privileges_blocks(
+    user_id: int, priv: UserPrivileges, zone: ZoneInfo, names: Mapping[int, str] | None = None
+) -> Rendered:
+    """The windows and dates on the organization's clock (`zone`), named, as `/sam who-can` reads them; each
+    privilege group by its name from `names` (by group id) when the service gives one."""
     validity = priv.user_privilege_validity
     days = (
         sorted(validity.accessible_days or [], key=lambda d: (d.day_of_week or 0, d.start or 0))
@@ -149,7 +152,7 @@ def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> Ren
     expires = date_words(validity.expiration if validity else None, "never", zone)
     groups = sorted(priv.user_privilege_groups or [], key=lambda g: g.privilege_group_id or 0)
     group_lines = [
-        f"{'✅' if g.authority else '⛔'} privilege group `{g.privilege_group_id}`"
+        f"{'✅' if g.authority else '⛔'} {group_label(g.privilege_group_id, names)}"
         + (f" (scope {g.scope_pk})" if g.scope_pk is not None else "")
         for g in groups
     ]
@@ -178,10 +181,18 @@ def privileges_blocks(user_id: int, priv: UserPrivileges, zone: ZoneInfo) -> Ren
     return Rendered.of(text, cap_blocks(blocks))
 
 
-def role_blocks(role_id: int, groups: Sequence[RolePrivilegeGroup]) -> Rendered:
+def group_label(group_id: int | None, names: Mapping[int, str] | None) -> str:
+    """A privilege group as people know it: its name and id, or its id alone when the service names none."""
+    name = (names or {}).get(group_id or -1)
+    return f"*{escape(name)}* (`{group_id}`)" if name else f"privilege group `{group_id}`"
+
+
+def role_blocks(
+    role_id: int, groups: Sequence[RolePrivilegeGroup], names: Mapping[int, str] | None = None
+) -> Rendered:
     ordered = sorted(groups, key=lambda g: g.privilege_group_id or 0)
     lines = [
-        f"{'✅' if g.default_authority else '⛔'} privilege group `{g.privilege_group_id}`"
+        f"{'✅' if g.default_authority else '⛔'} {group_label(g.privilege_group_id, names)}"
         f" — {'granted' if g.default_authority else 'not granted'} by default"
         for g in ordered
     ]

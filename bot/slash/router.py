@@ -146,7 +146,12 @@ def _run(
         return _usage_reply(escape(str(err)), cmd), "usage"  # it may quote what was typed
     except SamError as err:
         reply, outcome = _error_reply(err, inv, cmd)
-        log.warning("%s /sam %s failed: %s", inv.reference, " ".join(cmd.path), err)
+        if isinstance(err, NotFoundError):
+            # A lookup that found nothing is a mistyped id or address, not a failure: INFO, and never what
+            # was searched (the path holds it: an e-mail address is personal data).
+            log.info("%s /sam %s: the service found no such record", inv.reference, " ".join(cmd.path))
+        else:
+            log.warning("%s /sam %s failed: %s", inv.reference, " ".join(cmd.path), err)
         return reply, outcome
     except BusyError:  # records locked past the wait: nothing was done (the write hook audits it, briefly)
         return Reply(text=busy_text(inv.reference)), "busy"

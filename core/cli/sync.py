@@ -126,9 +126,46 @@ def _summary(report: SyncReport, seconds: float) -> str:
     return text
 
 
+# A periodic sync that changed nothing says so at most this often (issue 37: "synced 16 panels in 0.0 s:
+# push_history 0" every 30 s read as news, and as health, when there was neither).
+UNCHANGED_EVERY_S = 600.0
+
+
+def changed(report: SyncReport) -> bool:
+    """Whether a cycle brought anything: rows fetched, rows deleted, or a failure to tell."""
+    return any(report.rows.values()) or any(report.deleted.values()) or bool(report.errors)
+
+
+class Unchanged:
+    """The console's account of cycles that changed nothing: silent, with one line every
+    UNCHANGED_EVERY_S saying the cache is still in step (the periodic sync only; `--once` always says)."""
+
+    def __init__(self, every: float | None) -> None:
+        self.every = every
+        self.said_at = time.monotonic()
+        self.quiet_cycles = 0
+
+    def say(self, report: SyncReport, seconds: float) -> None:
+        now = time.monotonic()
+        if self.every is None or changed(report):
+            log.info("%s", _summary(report, seconds))
+            self.said_at, self.quiet_cycles = now, 0
+            return
+        self.quiet_cycles += 1
+        log.debug("%s", _summary(report, seconds))  # `-v` shows every cycle
+        if now - self.said_at >= UNCHANGED_EVERY_S:
+            log.info(
+                "in step with the service: %s, nothing new in the last %s (%s)",
+                counted(report.panels, "panel"),
+                duration(now - self.said_at),
+                counted(self.quiet_cycles, "sync"),
+            )
+            self.said_at, self.quiet_cycles = now, 0
+
+
 @contextmanager
 def _quiet() -> Generator[Progress | None, None, None]:
-    """No progress lines: the periodic sync says one line per cycle, its summary."""
+    """No progress lines: the periodic sync says one line per cycle that changed something, its summary."""
     yield None
 
 
@@ -218,6 +255,7 @@ def main(argv: list[str]) -> int:
     # --every (what `samops up` runs): one line per cycle, so no progress lines unless a bar on a terminal.
     progress_of = _progress if args.every is None or sys.stderr.isatty() else _quiet
     outage = Outage(args.every)
+    unchanged = Unchanged(args.every)
     login: str | None = None
     try:
         with SamClient(settings) as client:
@@ -247,7 +285,7 @@ def main(argv: list[str]) -> int:
                     outage.failed(report.outage)
                 elif report.asked or outage.since is None:  # a run that asked nothing proves nothing
                     outage.answered()
-                    log.info("%s", _summary(report, time.monotonic() - started))
+                    unchanged.say(report, time.monotonic() - started)
                 code = 0 if report.ok else 1
                 if args.every is None:
                     return code

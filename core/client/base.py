@@ -33,7 +33,7 @@ from core.errors import (
 )
 from core.idempotency import idempotency_key, payload_for
 from core.models import REJECTED, LoginResult, Rejection
-from core.redact import secret_filter
+from core.redact import secret_filter, without_addresses
 from core.settings import Settings
 
 log = logging.getLogger("samops.client")
@@ -302,7 +302,8 @@ class BaseClient:
                 if attempt == attempts:
                     raise failure.error from None
                 delay = backoff_delay(attempt, failure.retry_after, self._retry_after_cap)
-                log.debug("retrying %s %s in %.2f s: %s", request.method, where["path"], delay, failure.error)
+                path, why = without_addresses(where["path"]), type(failure.error).__name__
+                log.debug("retrying %s %s in %.2f s: %s", request.method, path, delay, why)
                 self._sleep(delay)
         raise AssertionError("unreachable")
 
@@ -366,7 +367,7 @@ class BaseClient:
         log.debug(
             "%s %s -> %s in %.1f ms (attempt %d/%d)",
             where["method"],
-            where["path"],
+            without_addresses(where["path"]),
             status,
             elapsed_ms,
             attempt,

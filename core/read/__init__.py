@@ -12,7 +12,8 @@ integers. `from core import read` and `read.X` is how callers use it; the module
   `keyholders`: how each panel's authorizations were last read, which are due, which cards are behind;
 - `zones`: the time zone an organization lives in; `sparklines`: the KPI tiles' counts hour by hour;
 - `handling`: how fast alarms are acknowledged and resolved, and the states of a card's alarms;
-- `home`: what a person's App Home shows; `handover`: a shift's summary; `incidents`: site incidents;
+- `glance`: the Overview's first screen (what needs a person now); `home`: what a person's App Home shows;
+  `handover`: a shift's summary; `incidents`: site incidents;
 - `quiet`: silences and maintenance windows in force, and what a window held back;
 - `cards`: the cards the bot posted, found by channel and ts or by alarm; `plans`: an alarm's checklist,
   and plan adherence;
@@ -48,6 +49,7 @@ from core.read.false_alarms import Period as FalseAlarmPeriod
 from core.read.false_alarms import rates as false_alarm_rates
 from core.read.freshness import SYNCED_TABLES, Freshness, freshness, newest_activity
 from core.read.freshness import assess as assess_freshness
+from core.read.glance import Glance, PriorityCounts, glance
 from core.read.handling import Figures as HandlingFigures
 from core.read.handling import (
     OpenAlarm,
@@ -116,6 +118,7 @@ from core.read.rows import (
 )
 from core.read.sparklines import KpiHours, kpi_hours
 from core.read.stats import hourly_counts, kpis, noisiest_panels, weekday_hour_counts
+from core.read.status import RefusedLogin, refused_logins
 from core.read.who_can import PanelUser, WhoCan, WhoCanEntry, who_can
 from core.read.zones import UsersZones, organization_time_zone, users_zone
 
@@ -138,6 +141,7 @@ __all__ = [
     "ControllerRow",
     "FalseAlarmPeriod",
     "Freshness",
+    "Glance",
     "GroupRates",
     "Grouping",
     "HandlingFigures",
@@ -159,7 +163,9 @@ __all__ = [
     "PanelUser",
     "PlanAdherence",
     "PlanAdherenceReport",
+    "PriorityCounts",
     "QuietWindow",
+    "RefusedLogin",
     "SensorRow",
     "ShiftDispositions",
     "Standing",
@@ -187,6 +193,7 @@ __all__ = [
     "find_panels",
     "first_grouped",
     "freshness",
+    "glance",
     "handling_times",
     "handover",
     "health_figures",
@@ -225,6 +232,7 @@ __all__ = [
     "quiet_window",
     "readiness",
     "recent_alarms",
+    "refused_logins",
     "search",
     "seen_times",
     "shift_dispositions",

@@ -27,6 +27,7 @@ class AlarmFilter:
     until: int | None = None
     text: str | None = None  # case-insensitive substring of description, violation name or panel name
     alarms_only: bool = True  # only alarms (core.alarms: eventType "violation" or a violationType set)
+    event_id: str | None = None  # one alarm (the Overview's link to the oldest not acknowledged)
 
 
 def alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
@@ -40,6 +41,7 @@ def alarm_where(flt: AlarmFilter) -> tuple[str, list[Any], bool]:
         ("a.resource_id", flt.resource_id),
         ("a.violation_type", flt.violation_type),
         ("a.event_type", flt.event_type),
+        ("a.event_id", flt.event_id),
     ):
         if value is not None:
             clauses.append(f"{name} = ?")

@@ -3,7 +3,9 @@ records the last sync rejected."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from dataclasses import dataclass
+from typing import Any, cast
 
 from core.cache.schema import REJECTED_RECORDS
 from core.cache.sync_state import LOGIN_REFUSED
@@ -44,3 +46,32 @@ def login_refusals(db: sqlite_utils.Database) -> list[tuple[str, str]]:
     """(part, its refused-login back-off as JSON) of each part whose logins the service refuses now."""
     rows = query(db, "SELECT key, value FROM meta WHERE key LIKE ? ORDER BY key", [LOGIN_REFUSED + "%"])
     return [(str(r["key"])[len(LOGIN_REFUSED) :], str(r["value"])) for r in rows]
+
+
+@dataclass(frozen=True)
+class RefusedLogin:
+    """A part whose logins the service refuses now (its record of core.client.login_backoff.Refusal)."""
+
+    part: str  # "sync", "notify"
+    reason: str
+    since_ms: int | None
+
+
+def refused_logins(db: sqlite_utils.Database) -> list[RefusedLogin]:
+    """The parts whose logins the service refuses now, read from their records (the dashboard's banner
+    says so: what those parts would fetch is not fresh, however recent the last successful sync)."""
+    found: list[RefusedLogin] = []
+    for part, text in login_refusals(db):
+        try:
+            parsed: object = json.loads(text)
+        except ValueError:
+            parsed = None
+        record = cast("dict[str, object]", parsed) if isinstance(parsed, dict) else {}
+        reason, since = record.get("reason"), record.get("since_ms")
+        found.append(
+            RefusedLogin(
+                part, reason if isinstance(reason, str) and reason else "refused",
+                since if isinstance(since, int) else None,
+            )
+        )  # fmt: skip
+    return found

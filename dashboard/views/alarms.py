@@ -42,11 +42,15 @@ filters.seed("alarms_incidents", "incidents", filters.flag, default=False)
 filters.seed("alarms_sort", "sort", filters.choice(list(alarm_table.SORTS)), default=alarm_table.DEFAULT_SORT)
 filters.seed("alarms_grid", "grid", filters.flag, default=False)
 filters.seed("alarms_every_row", "all_rows", filters.flag, default=False)
+# One alarm, as the Overview links to the oldest not acknowledged; no widget: the link's to take off.
+filters.seed("alarms_event", "event", filters.text, default="")
 if st.session_state["alarms_org"] not in (None, *orgs):
     filters.note(f"Organization {st.session_state['alarms_org']} is not in the cache: showing all of them.")
     st.session_state["alarms_org"] = None
 
-org_col, panel_col, type_col, range_col, text_col, sort_col = st.columns([2, 3, 2, 2, 3, 2])
+# Two rows of three: in one row of six, at 1280 px, the values were cut ("All organi", "Last 7 day").
+org_col, panel_col, type_col = st.columns(3)
+range_col, text_col, sort_col = st.columns(3)
 org_id = ui.all_or_one(org_col, "Organization", orgs, "alarms_org", "All organizations")
 panels = {
     p.resource_id: p.name or f"panel {p.resource_id}" for p in data.find_panels(path, None, org_id, 10_000)
@@ -65,7 +69,7 @@ range_key = range_col.selectbox(
     "Time range", list(RANGES), key="alarms_range", format_func=RANGE_LABELS.__getitem__
 )
 text = text_col.text_input(
-    "Search", key="alarms_text", placeholder="description, violation or panel", max_chars=filters.TEXT_MAX
+    "Search", key="alarms_text", placeholder="description or panel name", max_chars=filters.TEXT_MAX
 )
 sort = sort_col.selectbox(
     "Sort by", list(alarm_table.SORTS), key="alarms_sort", format_func=alarm_table.SORTS.__getitem__
@@ -82,6 +86,7 @@ filters.publish(
         "sort": None if sort == alarm_table.DEFAULT_SORT else sort,
         "grid": 1 if st.session_state["alarms_grid"] else None,
         "all_rows": 1 if st.session_state["alarms_every_row"] else None,
+        "event": st.session_state["alarms_event"] or None,
     }
 )
 
@@ -93,6 +98,7 @@ flt = read.AlarmFilter(
     violation_type=violation_type,
     since=None if span is None else now - span,
     text=read.clean_text(text) or None,
+    event_id=st.session_state["alarms_event"] or None,
 )
 
 
@@ -103,6 +109,7 @@ def described_filters() -> str:
         "type": violation_type,
         "range": RANGE_LABELS[range_key],
         "text": flt.text,
+        "event": flt.event_id,
     }
     # One line even when a panel name holds a line break: it heads the CSV export too.
     return read.clean_text("; ".join(f"{name}: {value}" for name, value in shown.items() if value))
@@ -125,7 +132,9 @@ def table_html(
     found = data.alarm_list(path, flt, LIMIT, config_path)
     shown = alarm_table.sort_rows(found.rows, sort)[:first]
     tz = zones.tz_named(zone)
-    return alarm_table.alarms_html(shown, tz, zone, found.states, found.keyholders, found.closed, found.held)
+    return alarm_table.alarms_html(
+        shown, tz, zone, found.states, found.keyholders, found.closed, found.held, found.priorities
+    )
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
@@ -146,7 +155,8 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool, every_row: bool) 
         return
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
         shown = alarm_table.sort_rows(rows, sort)
-        frame = ui.alarms_frame(shown, found.states, found.held)
+        # Every alarm's event type is "violation": the Type column (its kind) says what it is.
+        frame = ui.alarms_frame(shown, found.states, found.held, found.priorities).drop(columns="Event")
         frame[alarm_table.KEYHOLDERS] = [found.keyholders.get(r.event_id, "") for r in shown]
         frame[alarm_table.DISPOSITION] = [alarm_table.label_of(found.closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))

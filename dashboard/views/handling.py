@@ -8,6 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from core import read
+from core.lifecycle import State
+from core.priorities import Priority
 from core.settings import current_settings
 from core.text import counted
 from dashboard import boundary, data, filters, ui, zones
@@ -15,6 +17,8 @@ from dashboard import boundary, data, filters, ui, zones
 PERIODS = {"7d": 7, "30d": 30, "90d": 90}
 PERIOD_LABELS = {"7d": "Last 7 days", "30d": "Last 30 days", "90d": "Last 90 days"}
 OLDEST_SHOWN = 200
+OPEN_STATES = [State.OPEN.value, State.ACKNOWLEDGED.value]  # an alarm not resolved is in one of these
+STATE_WORDS = {State.OPEN.value: "not acknowledged", State.ACKNOWLEDGED.value: "acknowledged, not resolved"}
 
 
 def minutes(ms: float | None) -> float | None:
@@ -40,7 +44,18 @@ def figures_frame(rows: list[read.HandlingFigures], label: str) -> pd.DataFrame:
 path = ui.start_page("Handling", period=True)
 filters.seed("handling_period", "period", filters.choice(list(PERIODS)), default="7d")
 period = st.selectbox("Period", list(PERIODS), key="handling_period", format_func=PERIOD_LABELS.__getitem__)
-filters.publish({"period": period if period != "7d" else None})
+# The Overview's figures link here with the open alarms' filters (dashboard/glance.py).
+filters.seed("handling_priority", "priority", filters.choice([p.label for p in Priority]))
+filters.seed("handling_state", "state", filters.choice(OPEN_STATES))
+filters.seed("handling_overdue", "overdue", filters.flag, default=False)
+filters.publish(
+    {
+        "period": period if period != "7d" else None,
+        "priority": st.session_state["handling_priority"],
+        "state": st.session_state["handling_state"],
+        "overdue": 1 if st.session_state["handling_overdue"] else None,
+    }
+)
 st.caption(
     "Time to acknowledge (TTA) and to resolve (TTR) count from the alarm's own time, or, for an alarm that "
     "reached samops late (counted apart), from when it arrived. Median: the middle "
@@ -84,7 +99,25 @@ def open_by_age() -> None:
         return
     if problem := data.priorities_problem(config_path):
         st.warning(f"The config's priorities cannot be used ({problem}); the default priorities are shown.")
-    oldest = alarms[:OLDEST_SHOWN]
+    listed, described = narrowed(alarms)
+    first, second, third = st.columns([2, 2, 1], vertical_alignment="bottom")
+    first.selectbox(
+        "Priority",
+        [None, *(p.label for p in Priority)],
+        key="handling_priority",
+        format_func=lambda p: "All priorities" if p is None else p,
+    )
+    second.selectbox(
+        "State",
+        [None, *OPEN_STATES],
+        key="handling_state",
+        format_func=lambda s: "Open or acknowledged" if s is None else STATE_WORDS[s],
+    )
+    third.toggle("Overdue only", key="handling_overdue")
+    if not listed:
+        st.info(f"No alarm not resolved matches these filters ({described}).")
+        return
+    oldest = listed[:OLDEST_SHOWN]
     frame = pd.DataFrame(
         {
             "Priority": [a.priority.label if a.priority else "" for a in oldest],
@@ -98,8 +131,9 @@ def open_by_age() -> None:
         }
     )
     st.caption(
-        f"The first {len(oldest)} of {counted(len(alarms), 'alarm')} not resolved, by priority then oldest "
-        "first; overdue: still open past its priority's time to acknowledge"
+        f"The first {len(oldest)} of {counted(len(listed), 'alarm')} not resolved"
+        + (f" ({described})" if described else "")
+        + ", by priority then oldest first; overdue: still open past its priority's time to acknowledge"
     )
     st.dataframe(
         frame,
@@ -108,6 +142,25 @@ def open_by_age() -> None:
         width="stretch",
         column_config={"Opened": ui.time_column("Opened")},
     )
+
+
+def narrowed(alarms: list[read.OpenAlarm]) -> tuple[list[read.OpenAlarm], str]:
+    """The open alarms the page's priority, state and overdue filters keep, and those filters in words."""
+    priority, state = st.session_state["handling_priority"], st.session_state["handling_state"]
+    overdue = bool(st.session_state["handling_overdue"])
+    kept = [
+        a
+        for a in alarms
+        if (priority is None or (a.priority is not None and a.priority.label == priority))
+        and (state is None or a.state.value == state)
+        and (not overdue or a.overdue)
+    ]
+    words = [
+        *([priority] if priority else []),
+        *([STATE_WORDS[state]] if state else []),
+        *(["overdue"] if overdue else []),
+    ]
+    return kept, ", ".join(words)
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)

@@ -1,49 +1,66 @@
-"""Overview: KPI tiles, the alarm trend over 7 days, the noisiest panels, silences and maintenance."""
+"""Overview: what needs a person now (open alarms by priority, the oldest not acknowledged, acknowledged
+within SLA today, silent panels, cameras down, open incidents), the last day's counts, the alarm trend over 7
+days, the noisiest panels, silences and maintenance. Every figure links to the filtered page behind it."""
 
 from __future__ import annotations
 
-from typing import Any
+import html
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import boundary, charts, data, ui, zones
-
-TILE_HEIGHT = 190
-# Why a camera tile shows "—": the camera list (operation 17) promises no status, so none is counted.
-NOT_REPORTED = "{} is not reported by the service, so there is nothing to count."
-# Why a camera tile has no bars: the cache keeps each camera's latest state, not a history of it.
-NO_HISTORY = "Cameras now; the cache keeps no history of camera states to draw hour by hour."
-# core.cameras' other state of a camera that is down, named as the Cameras page and incident cards name it.
-DISABLED = " Disabled cameras (out of service, never counted as offline): {}; the Cameras page lists them."
+from core import read
+from core.settings import current_settings
+from core.text import counted
+from dashboard import boundary, charts, data, glance, ui, zones
+from dashboard.glance import Tile, link
 
 path = ui.start_page("Overview", period=True)
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
-def kpi_tiles() -> None:
+def needs_a_person() -> None:
     now = data.floor_to(data.now_ms(), 60_000)
+    config_path = str(current_settings().config_path)
+    found = data.glance(path, now, zones.day_start(now), config_path)
     k = data.kpis(path, now)
-    hours = data.kpi_hours(path, now)
-    tiles = st.columns(5)
-    _tile(tiles[0], "Alarms, last 24 h", k.alarms_24h, k.alarms_per_hour_24h or None,
-          "Violations in the last 24 hours; the bars are alarms per hour.")  # fmt: skip
-    _tile(tiles[1], "Panels with alarms, 24 h", k.panels_with_alarms_24h, hours.panels_with_alarms,
-          "Panels that raised an alarm in the last 24 hours; the bars are panels per hour.")  # fmt: skip
-    _tile(tiles[2], "Cameras offline", k.cameras_offline, None,
-          (NOT_REPORTED.format("Camera status") if k.cameras_offline is None else NO_HISTORY)
-          + DISABLED.format(k.cameras_disabled))  # fmt: skip
-    _tile(tiles[3], "SD-card problems", k.sd_card_problems, None,
-          NOT_REPORTED.format("SD-card status") if k.sd_card_problems is None else NO_HISTORY)  # fmt: skip
-    _tile(tiles[4], "Sensor errors, 24 h", k.sensors_with_errors_24h, hours.sensors_with_errors,
-          "Distinct panel and sensor pairs that sent an error event in the last 24 hours; the bars are "
-          "pairs per hour.")  # fmt: skip
-
-
-def _tile(column: Any, label: str, value: int | None, bars: Any, explains: str) -> None:
-    """One KPI tile: a number, its bars per hour when it has a history (`bars`), and what it counts."""
-    column.metric(
-        label, value, chart_data=bars, chart_type="bar", border=True, height=TILE_HEIGHT, help=explains
+    st.header("Needs a person now")
+    if problem := data.priorities_problem(config_path):
+        st.warning(f"The config's priorities cannot be used ({problem}); the default priorities are counted.")
+    st.html(glance.priorities_html(found, zones.tz(), now))
+    st.html(
+        glance.tiles_html(
+            [
+                Tile(
+                    "Acknowledged within SLA today",
+                    found.within_sla_today,
+                    link("handling"),
+                    f"of {found.acknowledged_today} acknowledged since midnight ({zones.label()})",
+                ),
+                Tile("Silent panels", found.silent_panels, link("at-risk"), "not heard from in time"),
+                Tile(
+                    "Cameras down",
+                    found.cameras_down,
+                    link("cameras", problems=1),
+                    # The spec's camera list gives `enabled` only; a status, when a service sends one,
+                    # counts too (core.cameras.camera_down).
+                    f"offline or disabled; {k.cameras_disabled} disabled",
+                ),
+                Tile("Incidents open", found.incidents_open, link("alarms", incidents=1, range="all")),
+                Tile("Alarms, last 24 h", k.alarms_24h, link("alarms", range="24h")),
+                Tile(
+                    "Panels with alarms, 24 h",
+                    k.panels_with_alarms_24h,
+                    link("alarms", range="24h", sort="panel"),
+                ),
+                Tile(
+                    "Sensor errors, 24 h",
+                    k.sensors_with_errors_24h,
+                    link("alarms", type="error", range="24h"),
+                    "panel and sensor pairs that sent an error; the link lists each error",
+                ),
+            ]
+        )
     )
 
 
@@ -66,25 +83,24 @@ def trend_and_noisiest() -> None:
         if not noisy:
             st.info("No alarms in the last 7 days.")
             return
-        frame = pd.DataFrame(
-            {
-                "Panel": [f"{p.name or 'panel'} ({p.resource_id})" for p, _ in noisy],
-                "Alarms": [n for _, n in noisy],
-                "Open": [f"/panels?panel={p.resource_id}" for p, _ in noisy],
-            }
-        )
-        st.dataframe(
-            frame,
-            hide_index=True,
-            placeholder=ui.EMPTY,
-            width="stretch",
-            column_config={
-                "Alarms": st.column_config.ProgressColumn(
-                    "Alarms", format="%d", min_value=0, max_value=max(1, *(n for _, n in noisy))
-                ),
-                "Open": st.column_config.LinkColumn("Detail", display_text="open"),
-            },
-        )
+        st.html(noisiest_html(noisy))
+
+
+def noisiest_html(noisy: list[tuple[read.PanelRow, int]]) -> str:
+    """The noisiest panels as an HTML table: each panel links to its page, each count to its alarms. Not a
+    grid: its cells were cut ("De… / op…") in the narrow column beside the chart."""
+    rows = "".join(
+        f'<tr><td><a href="{html.escape(link("panels", panel=p.resource_id))}">'
+        f"{html.escape(p.name or 'panel')} ({p.resource_id})</a></td>"
+        f'<td><a href="{html.escape(link("alarms", panel=p.resource_id))}"'
+        f' aria-label="{counted(n, "alarm")} of panel {p.resource_id}">{n}</a></td></tr>'
+        for p, n in noisy
+    )
+    return (
+        f'{glance.CSS}<div class="samops-glance"><table aria-label="Noisiest panels">'
+        '<thead><tr><th scope="col">Panel</th><th scope="col">Alarms</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>"
+    )
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
@@ -117,6 +133,6 @@ def quiet_in_force() -> None:
     st.caption("Their alarms are recorded, not posted; one message sums them up when each ends.")
 
 
-kpi_tiles()
+needs_a_person()
 trend_and_noisiest()
 quiet_in_force()

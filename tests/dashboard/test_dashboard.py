@@ -15,7 +15,7 @@ from core.cache.db import open_cache, open_reader
 from core.clock import now_ms
 from dashboard import data, export
 from tests.support.apptest import APP, open_page
-from tests.support.html_table import alarms_table
+from tests.support.html_table import alarms_table, linked_figures
 from tests.support.seed_cache import Seeded, seed_cache
 
 PAGES = ["views/overview.py", "views/alarms.py", "views/cameras.py", "views/panels.py"]
@@ -105,13 +105,11 @@ def test_overview_shows_the_kpis_the_read_api_computes(seeded: Seeded) -> None:
     db = open_reader(seeded.path)
     expected = read.kpis(db, data.floor_to(now_ms(), 60_000))
     db.conn.close()
-    tiles = {m.label: m.value for m in at.metric}
-    assert tiles["Alarms, last 24 h"] == str(expected.alarms_24h) != "0"
-    assert tiles["Cameras offline"] == "2"  # seeded: cameras 0 and 3 offline
-    assert tiles["SD-card problems"] == "2"  # seeded: cameras 1 and 5
-    noisiest = frame(at)
-    assert set(noisiest["Panel"]) <= {f"{name} ({rid})" for rid, name in seeded.panels.items()}
-    assert list(noisiest["Alarms"]) == sorted(noisiest["Alarms"], reverse=True)
+    tiles = linked_figures(at)
+    assert tiles[f"Alarms, last 24 h: {expected.alarms_24h}"] == expected.alarms_24h != 0
+    assert tiles["Cameras down: 2"] == 2  # seeded: cameras 0 and 3 offline
+    noisiest = [(label, n) for label, n in tiles.items() if label.endswith(tuple(map(str, seeded.panels)))]
+    assert noisiest and [n for _, n in noisiest] == sorted((n for _, n in noisiest), reverse=True)
     # what is fresh, each named (issue 22): the sync's last success, then the newest activity
     assert "Live — last successful sync 1 min ago" in texts(at) and "· newest activity" in texts(at)
     assert not at.error
@@ -286,14 +284,14 @@ def test_cameras_with_status_count_problems_and_healthy(seeded: Seeded) -> None:
     assert "not reported by the service" not in texts(at)
 
 
-def test_overview_camera_tiles_say_why_they_are_empty(seeded: Seeded) -> None:
+def test_overview_counts_cameras_down_from_what_the_spec_gives(seeded: Seeded) -> None:
+    """The spec's camera list has no status: a camera is down when it is disabled (core.cameras.camera_down),
+    and no tile says "—" for ever (issue 37)."""
     without_camera_status(seeded)
     at = open_page(PAGES[0])
-    tiles = {m.label: m for m in at.metric}
-    for label in ("Cameras offline", "SD-card problems"):
-        assert tiles[label].value == "—"
-        assert "not reported by the service" in tiles[label].proto.help, label
-    assert not tiles["Alarms, last 24 h"].proto.help.count("not reported")
+    tiles = linked_figures(at)
+    assert tiles["Cameras down: 1"] == 1  # the first, disabled
+    assert not any("SD-card" in label for label in tiles)
 
 
 # --- panels -----------------------------------------------------------------------------------------------
@@ -338,14 +336,34 @@ def test_no_pages_folder_beside_the_app() -> None:
 def test_password_gate(seeded: Seeded, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SAMOPS_DASHBOARD_PASSWORD", "s3cret-pass")
     at = AppTest.from_file(str(APP), default_timeout=60).run()
-    assert not at.metric and at.text_input[0].label == "Password"
+    assert not linked_figures(at) and at.text_input[0].label == "Password"
 
     at.text_input[0].input("wrong")
     at.button[0].click().run()
-    assert at.error[0].value == "Wrong password." and not at.metric
+    assert at.error[0].value == "Wrong password." and not linked_figures(at)
 
     at.text_input[0].input("s3cret-pass")
     at.button[0].click().run()
     assert not at.exception
-    assert [t.value for t in at.title] == ["Overview"] and at.metric
+    assert [t.value for t in at.title] == ["Overview"] and linked_figures(at)
     assert "s3cret-pass" not in texts(at)
+
+
+def test_the_banner_says_when_the_service_refuses_a_parts_login(seeded: Seeded) -> None:
+    """Issue 37: while the alarm poller's login was refused, every page read "Live — last successful sync 1
+    min ago" (the sync's kept session went on). The refusal each part records for `samops status` is said
+    on every page, above the rest."""
+    from core.cache import sync_state, write_transaction
+    from core.client.login_backoff import Refusal
+
+    now = now_ms()
+    refusal = Refusal(401, "invalid screenName or password", 3, now - 5 * 60_000, now + 60_000, 60.0)
+    db = open_cache(seeded.path)
+    with write_transaction(db):
+        sync_state.record_login_refusal(db, "notify", refusal.to_json())
+    db.close()
+    for page in PAGES[:2]:
+        at = open_page(page)
+        [banner] = [e.value for e in at.error]
+        assert "The service refuses samops' login** (notify)" in banner
+        assert "invalid screenName or password" in banner

@@ -180,7 +180,8 @@ def test_the_state_column_says_open_acknowledged_resolved_and_who_holds_it(seede
 
     at.toggle(key="alarms_grid").set_value(True).run()  # the grid carries the same columns
     grid = at.dataframe[0].value
-    assert list(grid.columns[:4]) == ["Time", "Type", "State", "Held by"]
+    assert list(grid.columns[:5]) == ["Priority", "State", "Held by", "Time", "Type"]
+    assert "Event" not in grid.columns  # "violation" on every alarm
 
 
 # --- a real browser ---------------------------------------------------------------------------------------

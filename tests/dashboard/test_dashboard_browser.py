@@ -98,7 +98,7 @@ def test_every_page_in_headless_chromium_over_a_synced_cache(tmp_path: Path) -> 
     with dashboard(db) as base, sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1440, "height": 1400})
-        visit(page, f"{base}/", "overview", ["Alarms, last 24 h", "Cameras offline", "Noisiest panels"])
+        visit(page, f"{base}/", "overview", ["Needs a person now", "Cameras down", "Noisiest panels"])
         visit(
             page,
             f"{base}/alarms?panel={panel.resource_id}",

@@ -49,7 +49,7 @@ def test_every_hour_of_the_week_is_a_cell_holding_its_count() -> None:
     by_title = {
         cell["title"]: (background(cell), text) for cell, text in zip(parsed.cells, parsed.text, strict=True)
     }
-    assert by_title["Mon 00:00 UTC: 1 alarms"][1] == "1"
+    assert by_title["Mon 00:00 UTC: 1 alarm"][1] == "1"
     assert by_title["Wed 13:00 UTC: 8 alarms"] == ("#b30000", "8")  # the most: the darkest
     assert by_title["Sun 23:00 UTC: 4 alarms"][1] == "4"
     assert by_title["Tue 05:00 UTC: 0 alarms"] == (charts.QUIET, "")  # quiet hours grey and blank

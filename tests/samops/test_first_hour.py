@@ -251,3 +251,5 @@ def test_an_unreachable_service_at_start_is_said_and_up_starts_anyway(tmp_path: 
     periodic = [line for line in text.splitlines() if line.startswith("[sync]")]
     assert sum("the service is unavailable" in line for line in periodic) == 1, text
     assert "field-secret" not in text and "Traceback" not in text
+    # Ctrl-C ends with a line saying so, once every part has ended (issue 37).
+    assert text.rstrip().splitlines()[-1] == "[up] stopped: sync ended", text[-500:]

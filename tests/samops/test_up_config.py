@@ -333,7 +333,7 @@ def check_every_part(
     # The bot answers from that cache (`/sam alarms` reads it), signed with its data folder's secret.
     answer = run_samops(cwd, "slash", f"/sam alarms {panel}", "--timeout", "60")
     assert answer.returncode == 0, answer.stderr
-    assert f"*{alarm['violationName']}* ({alarm['violationType']})" in answer.stdout
+    assert f"{alarm['violationName']} ({alarm['violationType']})" in answer.stdout  # as text, not mrkdwn
 
     # The dashboard's pages show that service's alarm.
     alarms_page_shows(dashboard, panel, alarm["description"], "up-config-alarms")

@@ -56,3 +56,29 @@ def test_a_restarted_simulator_never_reuses_a_live_event_id() -> None:
     before = new_activity(first, random.Random(1), rid, NOW + 1, "alarm", live=True)["eventId"]
     after = new_activity(restarted, random.Random(1), rid, NOW + 60_001, "alarm", live=True)["eventId"]
     assert before != after and not {before, after} & history
+
+
+def test_the_demo_holds_what_the_help_uses_and_names_stay_plain() -> None:
+    """Issue 37: `/sam user ana@example.com`, `20001`, a Warehouse, `+90 555 111 22 33` are in the demo;
+    screen names are plain ASCII with no dot (a dotted one reads as a host name to Slack's linker)."""
+    world = build(Scale(), NOW)
+    ana = world.users[20001]
+    assert (ana["emailAddress"], ana["screenName"], ana["orgIds"]) == ("ana@example.com", "ana", [1001])
+    assert any(pu["userId"] == 20001 for pu in world.panel_users[100101])
+    assert world.panels[100102]["resourceName"].endswith(" Warehouse")
+    phones = [c["contactMedium"][0]["characteristic"]["phoneNumber"] for c in world.customers[1001]]
+    assert "+90 555 111 22 33" in phones
+    for user in world.users.values():
+        assert user["screenName"].isascii() and "." not in user["screenName"], user["screenName"]
+
+
+def test_live_activities_name_a_sensor_of_their_panel() -> None:
+    """The card's "Sensor / zone" is read from "<name> on <panel> - <sensor>": live alarms say it too."""
+    from simulator.store import Store
+
+    store = Store(Scale(panels=6), 3600)
+    rid = next(iter(store.world.panels))
+    sensors = {s["sensorName"] for s in store.world.panels[rid]["resourceSensors"][0]["sensors"]}
+    added = store.add_activities(rid, 3, "alarm") + store.add_activities(rid, 1, "alarm", name="Panic")
+    for activity in added:
+        assert activity["description"].rsplit(" - ", 1)[1] in sensors, activity["description"]

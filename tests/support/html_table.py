@@ -1,5 +1,6 @@
 """Read the Alarms page's HTML table (dashboard/alarm_table.py) back into a DataFrame, as a browser would see
-it: cell text unescaped, the Time column from each `<time datetime>` (ISO 8601 with the viewer's offset)."""
+it: cell text unescaped, the Time column from each `<time datetime>` (ISO 8601 with the viewer's offset); and
+the links of a page's HTML (the Overview's figures, dashboard/glance.py)."""
 
 from __future__ import annotations
 
@@ -56,13 +57,14 @@ def read_alarms(body: str) -> pd.DataFrame | None:
     if not parser.rows:
         return None
     header, *rows = parser.rows
-    columns = ["Time", *header[1:]]
+    at = next(i for i, name in enumerate(header) if name.startswith("Time"))
+    columns = [*header[:at], "Time", *header[at + 1 :]]
     frame = pd.DataFrame(rows, columns=columns)
     frame["Time"] = pd.to_datetime(pd.Series(parser.times[1:], dtype="string"), utc=True)
     for ints in ("Panel id", "Org"):
         frame[ints] = pd.array([int(v) if v else None for v in frame[ints]], dtype="Int64")
-    frame.attrs["time_header"] = header[0]
-    frame.attrs["shown_times"] = [row[0] for row in rows]
+    frame.attrs["time_header"] = header[at]
+    frame.attrs["shown_times"] = [row[at] for row in rows]
     return frame
 
 
@@ -73,3 +75,42 @@ def alarms_table(at: AppTest) -> pd.DataFrame | None:
         if found is not None:
             return found
     return None
+
+
+class _Links(HTMLParser):
+    """Every link of the page's HTML: (its aria-label or text, its href, its text)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[tuple[str, str, str]] = []
+        self._open: tuple[str, str] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            found = dict(attrs)
+            self._open, self._text = (found.get("aria-label") or "", found.get("href") or ""), []
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self._open is not None:
+            label, href = self._open
+            text = "".join(self._text)
+            self.links.append((label or text, href, text))
+            self._open = None
+
+
+def links(at: AppTest) -> list[tuple[str, str, str]]:
+    """Every link in the page's HTML elements: (its aria-label, else its text; its href; its text)."""
+    parser = _Links()
+    for element in at.get("html"):
+        parser.feed(element.proto.body)
+    return parser.links
+
+
+def linked_figures(at: AppTest) -> dict[str, int]:
+    """The page's figures that are links (the Overview's, dashboard/glance.py), by their aria-label."""
+    return {label: int(text) for label, _, text in links(at) if text.isdigit() and label}

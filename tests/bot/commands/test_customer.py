@@ -24,3 +24,10 @@ def test_customer_names_stay_masked(bot: BotProcess, sim: Simulator, client: Sam
             assert str(customer[secret]) not in result.text
     usage(bot.send_command("customer call-me", user="U_TECH"), "/sam customer <phone>")
     assert "0 customers" in bot.send_command("customer +1 000 000 0000", user="U_TECH").text
+
+
+def test_a_number_too_short_is_told_what_a_phone_number_needs(bot: BotProcess) -> None:
+    """ "`555` is not a phone number (digits, …)" told someone who typed only digits that digits were what
+    it needed (issue 37): the answer says how many."""
+    answer = bot.send_command("customer 555", user="U_TECH").text
+    assert "`555` is not a phone number: it needs 5 to 31 characters" in answer

@@ -46,3 +46,16 @@ def test_user_bad_input_and_unknown(bot: BotProcess) -> None:
     missing = bot.send_command("user nobody-at-all@example.invalid")
     assert "Not found" in missing.text
     assert "Not found" in bot.send_command("user 424242").text
+
+
+def test_a_lookup_that_finds_nothing_is_logged_at_info_without_the_address(bot: BotProcess) -> None:
+    """A mistyped address is no failure of samops, and an address is personal data (issue 37): the bot's
+    log line says the service found nothing, at INFO, and never what was searched."""
+    address = "no-such-person-4711@example.com"
+    result = bot.send_command(f"user {address}")
+    assert "Not found" in result.text
+    logged = bot.output()
+    assert "the service found no such record" in logged
+    assert "no-such-person-4711" not in logged
+    line = next(line for line in logged.splitlines() if "the service found no such record" in line)
+    assert "WARNING" not in line

@@ -252,7 +252,7 @@ class Notifier:
         if entries:
             # The held ones counted apart, and each told with its reason: none is held out of sight.
             apart = f" ({len(held)} held back, {len(entries) - len(held)} to post)" if held else ""
-            log.info("notify: %d new alarms%s", len(entries), apart)
+            log.info("notify: %s%s", counted(len(entries), "new alarm"), apart)
             self.quiet.tell(found, quieted)
         return len(entries)
 

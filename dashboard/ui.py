@@ -147,9 +147,10 @@ def state_cells(state: read.Standing | None, held: str = "") -> tuple[str, str]:
 
 
 def held_words(held: Mapping[str, read.QuietWindow], event_id: str, tz: tzinfo) -> str:
-    """Why the alarm was held back, in the viewer's zone ("held: maintenance by @U… until …"), else ""."""
+    """Why the alarm was held back, on the viewer's clock ("held: maintenance by @U… until …"), else "";
+    the zone unnamed: the Time column's header names it."""
     window = held.get(event_id)
-    return window.held_reason(tz) if window is not None else ""
+    return window.held_reason(tz, named=False) if window is not None else ""
 
 
 def alarms_frame(

@@ -139,6 +139,7 @@ class AlarmList:
     keyholders: dict[str, str]
     closed: dict[str, read.AlarmDisposition]
     held: dict[str, QuietWindow] = field(default_factory=dict)
+    marked: dict[str, QuietWindow] = field(default_factory=dict)  # life-safety, posted during maintenance
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -156,6 +157,7 @@ def alarm_list(path: str, flt: read.AlarmFilter, limit: int, config_path: str) -
             _keyholder_lines(db, rows, config_path),
             read.dispositions_of(db, event_ids),
             read.held_reasons(db, event_ids),
+            read.marked_reasons(db, event_ids),
         )
 
 

@@ -98,6 +98,7 @@ from core.read.quiet import (
     held_count,
     held_reasons,
     marked_during,
+    marked_reasons,
     windows_in_force,
 )
 from core.read.quiet import window as quiet_window
@@ -206,6 +207,7 @@ __all__ = [
     "kpis",
     "late_by",
     "marked_during",
+    "marked_reasons",
     "newest_activity",
     "noisiest_panels",
     "open_alarms",

@@ -125,7 +125,9 @@ def table_html(
     found = data.alarm_list(path, flt, LIMIT, config_path)
     shown = alarm_table.sort_rows(found.rows, sort)[:first]
     tz = zones.tz_named(zone)
-    return alarm_table.alarms_html(shown, tz, zone, found.states, found.keyholders, found.closed, found.held)
+    return alarm_table.alarms_html(
+        shown, tz, zone, found.states, found.keyholders, found.closed, found.held, found.marked
+    )
 
 
 @boundary.fragment(run_every=data.REFRESH_SECONDS)
@@ -146,7 +148,7 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool, every_row: bool) 
         return
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
         shown = alarm_table.sort_rows(rows, sort)
-        frame = ui.alarms_frame(shown, found.states, found.held)
+        frame = ui.alarms_frame(shown, found.states, found.held, found.marked)
         frame[alarm_table.KEYHOLDERS] = [found.keyholders.get(r.event_id, "") for r in shown]
         frame[alarm_table.DISPOSITION] = [alarm_table.label_of(found.closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))

@@ -156,7 +156,14 @@ class Settings(BaseSettings):
     dashboard_host: str = _env("SAMOPS_DASHBOARD_HOST", "127.0.0.1")
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
     dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
-    dashboard_url: HttpUrl = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
+    # Unset: the dashboard these settings run (its host and port), so a notifier or bot started by hand links
+    # where `samops dashboard` serves, not to 8501 whatever SAMOPS_DASHBOARD_PORT says.
+    dashboard_url: HttpUrl = Field(
+        default_factory=lambda values: dashboard_address(
+            values.get("dashboard_host", "127.0.0.1"), values.get("dashboard_port", 8501)
+        ),
+        validation_alias="SAMOPS_DASHBOARD_URL",
+    )
 
     @property
     def demo_account(self) -> bool:
@@ -200,6 +207,11 @@ class Settings(BaseSettings):
         return env
 
 
+def dashboard_address(host: str, port: int) -> str:
+    """The dashboard's URL on this machine when it serves on `host`:`port` (SAMOPS_DASHBOARD_URL unset)."""
+    return f"http://{reachable_host(host)}:{port}"
+
+
 def reachable_host(host: str) -> str:
     """An address a local client can connect to for a server bound to `host` (a wildcard means loopback)."""
     if host in {"", "0.0.0.0"}:
@@ -221,6 +233,8 @@ def describe(error: ValidationError) -> str:
     variables = Settings.variables()
     parts: list[str] = []
     for item in error.errors(include_input=False, include_url=False):
+        if item["type"] == "default_factory_not_called":
+            continue  # a default made of another variable, which is named already (SAMOPS_DASHBOARD_URL's)
         field = str(item["loc"][0]) if item["loc"] else ""
         parts.append(f"{variables.get(field, field.upper())} ({item['msg'].lower()})")
     return "invalid configuration: " + "; ".join(parts)

@@ -41,6 +41,7 @@ from core.settings import (
     DEMO_SCREEN_NAME,
     SLASH_USER,
     Settings,
+    dashboard_address,
     reachable_host,
     settings_or_report,
 )
@@ -325,8 +326,7 @@ def plan(args: argparse.Namespace, settings: Settings) -> Plan:
         "SAMOPS_DASHBOARD_PORT": str(dashboard_port),
     }
     if not settings.is_set("dashboard_url"):
-        host = reachable_host(settings.dashboard_host)
-        env["SAMOPS_DASHBOARD_URL"] = f"http://{host}:{dashboard_port}"
+        env["SAMOPS_DASHBOARD_URL"] = dashboard_address(settings.dashboard_host, dashboard_port)
     embedded = not settings.is_set("base_url")
     result = Plan(env, embedded, bot_port, dashboard_port, str(settings.db_path.absolute()))
     account = (settings.screen_name, settings.password.get_secret_value())

@@ -92,6 +92,28 @@ def test_the_dashboard_and_the_cache_default_follow_dotenv(no_samops_env: Path) 
     assert auth.password() == "pw-from-dotenv" and auth.configured()
 
 
+def test_the_dashboard_url_follows_the_dashboards_host_and_port(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unset, SAMOPS_DASHBOARD_URL is where the dashboard these settings run serves: a notifier started by
+    hand links to SAMOPS_DASHBOARD_PORT's dashboard (it linked to 8501 whatever the port)."""
+    (no_samops_env / ".env").write_text("SAMOPS_DASHBOARD_PORT=9493\n")
+    settings = Settings()
+    assert settings.dashboard_url == "http://127.0.0.1:9493" and not settings.is_set("dashboard_url")
+    assert "SAMOPS_DASHBOARD_URL" not in settings.as_env()  # `samops up` still sets it from --dashboard-port
+    monkeypatch.setenv("SAMOPS_DASHBOARD_HOST", "0.0.0.0")  # every interface: reached on loopback
+    assert Settings().dashboard_url == "http://127.0.0.1:9493"
+    monkeypatch.setenv("SAMOPS_DASHBOARD_HOST", "::1")
+    assert Settings().dashboard_url == "http://[::1]:9493"
+    monkeypatch.setenv("SAMOPS_DASHBOARD_URL", "https://dash.example")  # set: it wins
+    assert Settings().dashboard_url == "https://dash.example"
+    monkeypatch.delenv("SAMOPS_DASHBOARD_URL")
+    monkeypatch.setenv("SAMOPS_DASHBOARD_PORT", "x")
+    with pytest.raises(SettingsError) as caught:  # the bad port named, not the URL made of it
+        load_settings()
+    assert "SAMOPS_DASHBOARD_PORT" in str(caught.value) and "SAMOPS_DASHBOARD_URL" not in str(caught.value)
+
+
 def test_current_settings_are_parsed_again_only_when_their_sources_change(
     no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,7 +19,15 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
+SIM_PORT = 8080  # the embedded simulator's port, unless SAMOPS_SIM_PORT or `samops up --sim-port` says
+
+
+def simulator_url(port: int) -> str:
+    """The embedded simulator's API on this machine, on `port`."""
+    return f"http://127.0.0.1:{port}/api"
+
+
+DEFAULT_BASE_URL = simulator_url(SIM_PORT)  # as `samops up` starts it, SAMOPS_SIM_PORT unset
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
 # Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` runs the bot with
@@ -71,8 +79,14 @@ class Settings(BaseSettings):
         values.setdefault("_env_file", dotenv_path())
         super().__init__(**{variables.get(name, name): value for name, value in values.items()})
 
-    # The service (core).
-    base_url: HttpUrl = _env("SAM_BASE_URL", DEFAULT_BASE_URL)
+    # The embedded simulator `samops up` starts when SAM_BASE_URL is not set (`--sim-port` wins over it).
+    sim_port: int = _env("SAMOPS_SIM_PORT", SIM_PORT, ge=1, le=65535)
+
+    # The service (core). Unset: the embedded simulator's, on SAMOPS_SIM_PORT (what `samops up` starts).
+    base_url: HttpUrl = Field(
+        default_factory=lambda values: simulator_url(values.get("sim_port", SIM_PORT)),
+        validation_alias="SAM_BASE_URL",
+    )
     screen_name: str = _env("SAM_SCREEN_NAME", DEMO_SCREEN_NAME)
     password: SecretStr = _env("SAM_PASSWORD", SecretStr(DEMO_PASSWORD))
     organization_id: int | None = _env("SAM_ORGANIZATION_ID")

@@ -256,7 +256,7 @@ def test_console_lines_are_on_the_machines_clock(
     # The held alarm's console line: its reason's end on this clock, the zone named once, by the line's time.
     [held] = [r for r in caplog.records if "held: maintenance R-1" in r.getMessage()]
     held_line = timefmt.HostLogFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S").format(held)
-    on_clock_of(held_line, zone, held.created * 1000, until)
+    on_clock_of(held_line, zone, int(held.created * 1000), until)
     assert held_line.count(zone) == 1, held_line
     assert config.zone_for(1001) == ZoneInfo(ORG_ZONE)  # a handover, a window still fall on the org's clock
 

@@ -101,10 +101,9 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
     state = lifecycle.get(d.db, alarm.event_id)
     priority = d.priorities.of(alarm)
     still_open = state is None or state.state is State.OPEN
-    urgency = render.Urgency(
-        priority, d.priorities.sla.minutes(priority), still_open and d.priorities.overdue(alarm, d.clock())
-    )
-    late = read.late_by(d.db, alarm.event_id)
+    late = read.late_by(d.db, alarm.event_id)  # a late alarm's SLA counts from its arrival (due_at)
+    overdue = still_open and d.priorities.overdue(alarm, d.clock(), late)
+    urgency = render.Urgency(priority, d.priorities.sla.minutes(priority), overdue, late is not None)
     zone = d.zone_for(alarm.org_id)
     checklist = plan_blocks(d, alarm, state, zone)
     closed = dispositions.resolved_as(d.db, alarm.event_id)

@@ -185,14 +185,18 @@ class Priorities:
         minutes = self.sla.minutes(priority)
         return None if minutes is None else int(minutes * MINUTE_MS)
 
-    def due_at(self, alarm: Alarm) -> int | None:
-        """When the alarm must be acknowledged by (ms), counted from when it happened; None: no SLA."""
+    def due_at(self, alarm: Alarm, late_ms: int | None = None) -> int | None:
+        """When the alarm must be acknowledged by (ms); None: no SLA. Counted from when it happened, or, for
+        an alarm that reached samops late (`late_ms`: how long after its own time samops first saw it,
+        `core.read.lateness` over `activities.seen_at`, the late mark's source), from its arrival: nobody
+        could acknowledge it before. The one rule of the card's overdue line, the overdue edit, Handling and
+        the handover (which read the lifecycle's `opened_at`, the arrival of a late alarm)."""
         sla = self.sla_ms(self.of(alarm))
-        return None if sla is None else alarm.activity_time + sla
+        return None if sla is None else alarm.activity_time + (late_ms or 0) + sla
 
-    def overdue(self, alarm: Alarm, now: int) -> bool:
-        """Past its SLA; the caller says whether it is still open (unacknowledged)."""
-        due = self.due_at(alarm)
+    def overdue(self, alarm: Alarm, now: int, late_ms: int | None = None) -> bool:
+        """Past its SLA (`due_at`); the caller says whether it is still open (unacknowledged)."""
+        due = self.due_at(alarm, late_ms)
         return due is not None and now >= due
 
     def rank_sql(self) -> tuple[str, Callable[..., int]]:

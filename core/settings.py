@@ -19,7 +19,15 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8080/api"  # the embedded simulator's, as `samops up` starts it
+SIM_PORT = 8080  # the embedded simulator's port, unless SAMOPS_SIM_PORT or `samops up --sim-port` says
+
+
+def simulator_url(port: int) -> str:
+    """The embedded simulator's API on this machine, on `port`."""
+    return f"http://127.0.0.1:{port}/api"
+
+
+DEFAULT_BASE_URL = simulator_url(SIM_PORT)  # as `samops up` starts it, SAMOPS_SIM_PORT unset
 DEMO_SCREEN_NAME = "demo"  # the embedded simulator's account
 DEMO_PASSWORD = "demo"
 # Who `samops slash` sends as unless `--as` says: on the embedded simulator (`samops up` runs the bot with
@@ -71,8 +79,14 @@ class Settings(BaseSettings):
         values.setdefault("_env_file", dotenv_path())
         super().__init__(**{variables.get(name, name): value for name, value in values.items()})
 
-    # The service (core).
-    base_url: HttpUrl = _env("SAM_BASE_URL", DEFAULT_BASE_URL)
+    # The embedded simulator `samops up` starts when SAM_BASE_URL is not set (`--sim-port` wins over it).
+    sim_port: int = _env("SAMOPS_SIM_PORT", SIM_PORT, ge=1, le=65535)
+
+    # The service (core). Unset: the embedded simulator's, on SAMOPS_SIM_PORT (what `samops up` starts).
+    base_url: HttpUrl = Field(
+        default_factory=lambda values: simulator_url(values.get("sim_port", SIM_PORT)),
+        validation_alias="SAM_BASE_URL",
+    )
     screen_name: str = _env("SAM_SCREEN_NAME", DEMO_SCREEN_NAME)
     password: SecretStr = _env("SAM_PASSWORD", SecretStr(DEMO_PASSWORD))
     organization_id: int | None = _env("SAM_ORGANIZATION_ID")
@@ -156,7 +170,14 @@ class Settings(BaseSettings):
     dashboard_host: str = _env("SAMOPS_DASHBOARD_HOST", "127.0.0.1")
     dashboard_port: int = _env("SAMOPS_DASHBOARD_PORT", 8501, ge=1, le=65535)
     dashboard_password: SecretStr | None = _env("SAMOPS_DASHBOARD_PASSWORD")
-    dashboard_url: HttpUrl = _env("SAMOPS_DASHBOARD_URL", "http://127.0.0.1:8501")
+    # Unset: the dashboard these settings run (its host and port), so a notifier or bot started by hand links
+    # where `samops dashboard` serves, not to 8501 whatever SAMOPS_DASHBOARD_PORT says.
+    dashboard_url: HttpUrl = Field(
+        default_factory=lambda values: dashboard_address(
+            values.get("dashboard_host", "127.0.0.1"), values.get("dashboard_port", 8501)
+        ),
+        validation_alias="SAMOPS_DASHBOARD_URL",
+    )
 
     @property
     def demo_account(self) -> bool:
@@ -200,6 +221,11 @@ class Settings(BaseSettings):
         return env
 
 
+def dashboard_address(host: str, port: int) -> str:
+    """The dashboard's URL on this machine when it serves on `host`:`port` (SAMOPS_DASHBOARD_URL unset)."""
+    return f"http://{reachable_host(host)}:{port}"
+
+
 def reachable_host(host: str) -> str:
     """An address a local client can connect to for a server bound to `host` (a wildcard means loopback)."""
     if host in {"", "0.0.0.0"}:
@@ -221,6 +247,8 @@ def describe(error: ValidationError) -> str:
     variables = Settings.variables()
     parts: list[str] = []
     for item in error.errors(include_input=False, include_url=False):
+        if item["type"] == "default_factory_not_called":
+            continue  # a default made of another variable, which is named already (SAMOPS_DASHBOARD_URL's)
         field = str(item["loc"][0]) if item["loc"] else ""
         parts.append(f"{variables.get(field, field.upper())} ({item['msg'].lower()})")
     return "invalid configuration: " + "; ".join(parts)

@@ -126,13 +126,15 @@ def alarms_html(
     closed: Mapping[str, read.AlarmDisposition] | None = None,
     held: Mapping[str, read.QuietWindow] | None = None,
     priorities: Mapping[str, Priority] | None = None,
+    marked: Mapping[str, read.QuietWindow] | None = None,
 ) -> str:
     """The rows as one scrollable HTML table, times in `tz` (named in the Time header), each alarm's
     lifecycle state from `states` (by event id), newest first unless the rows come sorted otherwise; with
     `keyholders` (each alarm's keyholder line by event id, core/keyholders.py), a Keyholders column; with
     `closed`, a last column: what each alarm was resolved as (core/dispositions.py); the State of an alarm a
-    silence or maintenance window held back (`held`) says why; each alarm's priority from `priorities`."""
-    states, held, priorities = states or {}, held or {}, priorities or {}
+    silence or maintenance window held back (`held`) says why, and that of a life-safety alarm posted during
+    maintenance (`marked`) says so after its state; each alarm's priority from `priorities`."""
+    states, held, marked, priorities = states or {}, held or {}, marked or {}, priorities or {}
     extra = [
         *([KEYHOLDERS] if keyholders is not None else []),
         *([DISPOSITION] if closed is not None else []),
@@ -143,7 +145,11 @@ def alarms_html(
         "<tr>"
         + _cells(
             priority.label if (priority := priorities.get(r.event_id)) else "",
-            *ui.state_cells(states.get(r.event_id), ui.held_words(held, r.event_id, tz)),
+            *ui.state_cells(
+                states.get(r.event_id),
+                ui.held_words(held, r.event_id, tz),
+                ui.during_words(marked, r.event_id, tz),
+            ),
         )
         + _time_cell(r.activity_time, tz)
         + _type_cell(r.violation_type)

@@ -149,6 +149,7 @@ class AlarmList:
     closed: dict[str, read.AlarmDisposition]
     held: dict[str, QuietWindow] = field(default_factory=dict)
     priorities: dict[str, Priority] = field(default_factory=dict)  # by the config's [[priorities]]
+    marked: dict[str, QuietWindow] = field(default_factory=dict)  # life-safety, posted during maintenance
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -168,6 +169,7 @@ def alarm_list(path: str, flt: read.AlarmFilter, limit: int, config_path: str) -
             read.dispositions_of(db, event_ids),
             read.held_reasons(db, event_ids),
             {r.event_id: ranked.of(r) for r in rows},
+            read.marked_reasons(db, event_ids),
         )
 
 

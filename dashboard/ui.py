@@ -146,20 +146,30 @@ def timestamps(values: list[int | None]) -> pd.Series:
     return pd.to_datetime(pd.Series(values, dtype="Int64"), unit="ms", utc=True)
 
 
-def state_cells(state: read.Standing | None, held: str = "") -> tuple[str, str]:
+def state_cells(state: read.Standing | None, held: str = "", during: str = "") -> tuple[str, str]:
     """An alarm's State and Held by cells: open, acknowledged or resolved, and who holds it (the rule is
     core/lifecycle.py's, read through core.read.standings); for an alarm a silence or maintenance window held
-    back, `held`: why (`QuietWindow.held_reason`); both blank for an alarm samops does not track (older than
-    samops, or not delivered yet)."""
+    back, `held`: why (`QuietWindow.held_reason`); for a life-safety alarm posted during maintenance,
+    `during` after its state ("open · during maintenance of … : a test?", as its card says); both blank for
+    an alarm samops does not track (older than samops, or not delivered yet)."""
     if state is None:
-        return held, ""
-    return state.state.value, state.holder or ""
+        return held or during, ""
+    shown = state.state.value + (f" · {during}" if during else "")
+    return shown, state.holder or ""
 
 
 def held_words(held: Mapping[str, read.QuietWindow], event_id: str, tz: tzinfo) -> str:
-    """Why the alarm was held back, in the viewer's zone ("held: maintenance by @U… until …"), else ""."""
+    """Why the alarm was held back, on the viewer's clock ("held: maintenance by @U… until …"), else "";
+    the zone unnamed: the Time column's header names it."""
     window = held.get(event_id)
-    return window.held_reason(tz) if window is not None else ""
+    return window.held_reason(tz, named=False) if window is not None else ""
+
+
+def during_words(marked: Mapping[str, read.QuietWindow], event_id: str, tz: tzinfo) -> str:
+    """What maintenance a life-safety alarm was posted during, on the viewer's clock, the zone unnamed; else
+    ""."""
+    window = marked.get(event_id)
+    return window.during(tz, named=False) if window is not None else ""
 
 
 def alarms_frame(
@@ -167,14 +177,20 @@ def alarms_frame(
     states: Mapping[str, read.Standing] | None = None,
     held: Mapping[str, read.QuietWindow] | None = None,
     priorities: Mapping[str, Priority] | None = None,
+    marked: Mapping[str, read.QuietWindow] | None = None,
 ) -> pd.DataFrame:
     """The rows as a frame for the grid; with `states`, each alarm's State and Held by (the Alarms page),
     the State of one held back saying why (`held`, in the viewer's zone); with `priorities`, a Priority column
     first. The columns are dashboard/alarm_table.py's, in its order."""
     lifecycle: dict[str, list[str]] = {}
     if states is not None:
-        tz, held = zones.tz(), held or {}
-        cells = [state_cells(states.get(r.event_id), held_words(held, r.event_id, tz)) for r in rows]
+        tz, held, marked = zones.tz(), held or {}, marked or {}
+        cells = [
+            state_cells(
+                states.get(r.event_id), held_words(held, r.event_id, tz), during_words(marked, r.event_id, tz)
+            )
+            for r in rows
+        ]
         lifecycle = {"State": [c[0] for c in cells], "Held by": [c[1] for c in cells]}
     ranked: dict[str, list[str]] = {}
     if priorities is not None:

@@ -41,6 +41,7 @@ from core.settings import (
     DEMO_SCREEN_NAME,
     SLASH_USER,
     Settings,
+    dashboard_address,
     reachable_host,
     settings_or_report,
 )
@@ -273,7 +274,9 @@ class Supervisor:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     summary = __doc__.splitlines()[0] if __doc__ else None
     parser = argparse.ArgumentParser(prog="samops up", description=summary)
-    parser.add_argument("--sim-port", type=int, default=8080, help="simulator port (embedded default only)")
+    parser.add_argument(
+        "--sim-port", type=int, help="the embedded simulator's port (default: SAMOPS_SIM_PORT or 8080)"
+    )
     parser.add_argument("--bot-port", type=int, help="the bot's port (default: SAMOPS_BOT_PORT or 3000)")
     parser.add_argument(
         "--dashboard-port", type=int, help="the dashboard's port (default: SAMOPS_DASHBOARD_PORT or 8501)"
@@ -315,6 +318,11 @@ class Plan:
     sim_port: int | None = None  # the embedded simulator's, once chosen
 
 
+def wanted_sim_port(args: argparse.Namespace, settings: Settings) -> int:
+    """The embedded simulator's port: `--sim-port`, else SAMOPS_SIM_PORT (`make run` passes no flag)."""
+    return args.sim_port if args.sim_port is not None else settings.sim_port
+
+
 def plan(args: argparse.Namespace, settings: Settings) -> Plan:
     bot_port = args.bot_port if args.bot_port is not None else settings.bot_port
     dashboard_port = args.dashboard_port if args.dashboard_port is not None else settings.dashboard_port
@@ -327,8 +335,7 @@ def plan(args: argparse.Namespace, settings: Settings) -> Plan:
         "SAMOPS_DASHBOARD_PORT": str(dashboard_port),
     }
     if not settings.is_set("dashboard_url"):
-        host = reachable_host(settings.dashboard_host)
-        env["SAMOPS_DASHBOARD_URL"] = f"http://{host}:{dashboard_port}"
+        env["SAMOPS_DASHBOARD_URL"] = dashboard_address(settings.dashboard_host, dashboard_port)
     embedded = not settings.is_set("base_url")
     result = Plan(env, embedded, bot_port, dashboard_port, str(settings.db_path.absolute()))
     account = (settings.screen_name, settings.password.get_secret_value())
@@ -446,7 +453,7 @@ def start_service(args: argparse.Namespace, where: Plan, settings: Settings, sup
         log(f"using the service at {settings.base_url} (SAM_BASE_URL from the {source})")
         log(f"account: {settings.screen_name}")
         return True
-    port = where.sim_port = simulator_port(args.sim_port)
+    port = where.sim_port = simulator_port(wanted_sim_port(args, settings))
     options = [opt for raw in args.simulator_option for opt in raw.split("=", 1)]
     sim = supervisor.add("simulator", samops("simulator", "--port", str(port), *options))
     if not wait_http(f"http://{LOOPBACK}:{port}/healthz", sim, timeout=60):

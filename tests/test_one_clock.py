@@ -48,7 +48,7 @@ from bot.roles import RoleResolver
 from bot.slash.registry import Invocation
 from core import lifecycle, timefmt
 from core.alarms import Alarm
-from core.cache import add_window, audit, save_task, set_state
+from core.cache import add_window, audit, record_held, save_task, set_state
 from core.cache.db import open_cache
 from core.cache.quiet import QuietWindow
 from core.cache.writes import write_transaction
@@ -56,7 +56,7 @@ from core.cli import audit as audit_cli
 from core.cli.status import _history_line
 from core.lifecycle import AlarmState, State
 from core.paging import PagePrefs
-from core.read import SILENCE, AlarmFilter, recent_alarms
+from core.read import MAINTENANCE, SILENCE, AlarmFilter, recent_alarms
 from core.read.at_risk import AtRisk, Expiring, Overdue
 from core.read.handover import Handover
 from core.read.rows import TableFreshness
@@ -175,6 +175,12 @@ def test_what_a_person_reads_alone_is_on_their_own_slack_clock(
             add_window(
                 db, kind=SILENCE, starts_at=T, ends_at=until, created_at=T, resource_id=101, created_by="U1"
             )
+            # An alarm a maintenance window held back (never posted): its reason ends on the reader's clock.
+            held_by = add_window(db, kind=MAINTENANCE, starts_at=T, ends_at=until, created_at=T,
+                                 resource_id=102, created_by="U1")  # fmt: skip
+        [held_id] = add_alarms(db, 102, T)
+        with write_transaction(db):
+            record_held(db, [(held_id, held_by)])
         save_task(
             db, 42, {"taskName": "Night patrol", "taskDates": ["2026-12-01"]}, org_id=1001, at=T, by="U1"
         )
@@ -187,7 +193,8 @@ def test_what_a_person_reads_alone_is_on_their_own_slack_clock(
 
             # `/sam alarms` and `/sam silences`: ephemeral answers to one person.
             answer = sam_alarms(inv("alarms"), ctx)
-            on_clock_of(shown(answer), theirs, T)
+            assert "held: maintenance" in shown(answer), shown(answer)
+            on_clock_of(shown(answer), theirs, T, until)
             answer = sam_silences(
                 Invocation(user, "C_ALARMS", "T1", "silences", (), None, ctx.roles.role_of(user)), ctx
             )
@@ -211,7 +218,11 @@ def test_what_a_person_reads_alone_is_on_their_own_slack_clock(
 
 @pytest.mark.parametrize("zone", ZONES)
 def test_console_lines_are_on_the_machines_clock(
-    zone: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    zone: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("TZ", zone)
     assert timefmt.host_zone() == ZoneInfo(zone)
@@ -230,12 +241,23 @@ def test_console_lines_are_on_the_machines_clock(
         set_state(db, "summary", "posted")
     notifier = Notifier(db, config, ConsoleDelivery(out), CacheSource(), "http://d", clock=FakeClock(NOW))
     notifier.start()
+    until = NOW + 3 * 3_600_000  # a maintenance window's end on Office: a third moment
+    with write_transaction(db):
+        add_window(db, kind=MAINTENANCE, starts_at=T, ends_at=until, created_at=T, resource_id=102,
+                   created_by="U1", reference="R-1")  # fmt: skip
     add_alarms(db, 101, T)
+    add_alarms(db, 102, T)
+    caplog.set_level(logging.INFO, logger="bot.notify")
     for _ in range(5):
         notifier.cycle()
     printed = out.getvalue()
     assert "Warehouse" in printed, printed
     on_clock_of(printed, zone)
+    # The held alarm's console line: its reason's end on this clock, the zone named once, by the line's time.
+    [held] = [r for r in caplog.records if "held: maintenance R-1" in r.getMessage()]
+    held_line = timefmt.HostLogFormatter("%(asctime)s %(message)s", datefmt="%H:%M:%S").format(held)
+    on_clock_of(held_line, zone, int(held.created * 1000), until)
+    assert held_line.count(zone) == 1, held_line
     assert config.zone_for(1001) == ZoneInfo(ORG_ZONE)  # a handover, a window still fall on the org's clock
 
     # samops status' history line, samops audit: the zone named once.
@@ -267,9 +289,13 @@ def test_dashboard_cells_are_on_the_viewers_clock_named_in_the_header(zone: str)
     row = read.AlarmRow(event_id="EV-1", resource_id=101, org_id=1001, activity_time=T, description="d",
                         event_type="violation", violation_name="Burglary", violation_type="alarm",
                         panel_name="Warehouse")  # fmt: skip
-    body = alarm_table.alarms_html([row], ZoneInfo(zone), zone)
+    until = NOW + 3 * 3_600_000
+    window = QuietWindow(1, "maintenance", 101, None, T, until, None, "U1", T, None, None, None, None,
+                         "Warehouse", 1001, reference="R-1")  # fmt: skip
+    body = alarm_table.alarms_html([row], ZoneInfo(zone), zone, held={"EV-1": window})
     visible = re.sub(r'datetime="[^"]*"', "", body)  # the machine-readable ISO stamp carries an offset
-    on_clock_of(re.sub(r"<style>.*?</style>", "", visible, flags=re.S), zone, T)
+    assert "held: maintenance R-1 by @U1 until" in visible
+    on_clock_of(re.sub(r"<style>.*?</style>", "", visible, flags=re.S), zone, T, until)
     assert visible.count(zone) == 1 and f"Time ({zone})" in visible
     assert timefmt.wall(T, ZoneInfo(zone), seconds=True) in visible
     assert timefmt.day(DUE) == "2026-10-15"  # a date, whatever the zone

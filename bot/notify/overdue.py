@@ -49,8 +49,11 @@ class OverdueCards:
         now = self.clock()
         edited, waiting = 0, set[str]()
         since, until = now - max(slas) - CATCH_UP_MS, now - min(slas)
-        for alarm, channel, ts, _ in read.open_on_cards(self.db, channels, since, until, MAX_CHECKED):
-            if channel in waiting or not self.priorities.overdue(alarm, now):
+        found = read.open_on_cards(self.db, channels, since, until, MAX_CHECKED)
+        seen = read.seen_times(self.db, [alarm.event_id for alarm, *_ in found])
+        for alarm, channel, ts, _ in found:
+            late = read.lateness(alarm.activity_time, seen.get(alarm.event_id))  # timed from its arrival
+            if channel in waiting or not self.priorities.overdue(alarm, now, late):
                 continue
             card = cards.card_at(self.db, channel, ts)
             if card is None or card.kind is not cards.CardKind.ALARM or card.event_id != alarm.event_id:

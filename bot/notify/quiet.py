@@ -28,6 +28,7 @@ from core.clock import MINUTE_MS
 from core.life_safety import LifeSafetyConfig
 from core.read import MAINTENANCE, QuietWindow, held_back
 from core.sqlite_lib import sqlite_utils
+from core.timefmt import host_zone
 
 CONSOLE_CHANNEL = "console"
 TOLD = 20  # console lines a discovery gives alarms held back (and as many to those posted marked)
@@ -94,8 +95,9 @@ class QuietHours:
             alarms = [a for a in found if a.event_id in chosen]
             for alarm in alarms[:TOLD]:
                 window = chosen[alarm.event_id]
-                zone = self.config.zone_for(alarm.org_id)
-                why = window.held_reason(zone) if words == "held" else window.during(zone)
+                # The console's clock, the machine's: the line's time names its zone once already.
+                zone = host_zone()
+                why = window.held_reason(zone, False) if words == "held" else window.during(zone, False)
                 log.info("notify: %s %s (%s): %s", words, _named(alarm), alarm.event_id, why)
             if len(alarms) > TOLD:
                 more = len(alarms) - TOLD

@@ -151,11 +151,13 @@ def as_disposition(label: str | None) -> str:
 @dataclass(frozen=True)
 class Urgency:
     """What the card says of the alarm's priority (core/priorities.py): which, its acknowledgement SLA in
-    minutes (None: none), and whether it is still open past it."""
+    minutes (None: none), whether it is still open past it, and whether it came late (its SLA counted from
+    its arrival: core.priorities.Priorities.due_at)."""
 
     priority: Priority
     sla_minutes: float | None
     overdue: bool = False
+    late: bool = False
 
 
 def priority_field(urgency: Urgency) -> str:
@@ -167,7 +169,7 @@ def priority_field(urgency: Urgency) -> str:
 def overdue_line(urgency: Urgency) -> str:
     return (
         f":alarm_clock: *Overdue*: {urgency.priority.label} alarms are to be acknowledged within "
-        f"{sla_text(urgency.sla_minutes)}, and nobody has yet"
+        f"{sla_text(urgency.sla_minutes)}{' of reaching samops' if urgency.late else ''}, and nobody has yet"
     )
 
 

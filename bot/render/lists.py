@@ -34,7 +34,9 @@ def alarm_line(a: AlarmRow, zone: ZoneInfo = UTC_TZ, held: QuietWindow | None = 
     what = escape(a.violation_name or a.description or a.event_type or "alarm")
     kind = f" ({escape(a.violation_type)})" if a.violation_type else ""
     line = f"{icon} {local(a.activity_time, zone)} · *{what}*{kind} · {panel}"
-    return line if held is None else f"{line} · :no_bell: _{slack_words(held.held_reason(zone), held)}_"
+    # The reason's end on the line's clock, unnamed: the line names its zone once already.
+    why = f" · :no_bell: _{slack_words(held.held_reason(zone, named=False), held)}_" if held else ""
+    return line + why
 
 
 def alarms_blocks(

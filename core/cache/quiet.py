@@ -16,8 +16,8 @@ from typing import Any
 from core.alarms import Alarm, alarm_from
 from core.cache.alarm_sql import ALARM_COLUMNS
 from core.cache.sql import execute, query
+from core.quiet_reason import DURING, HELD, QuietReason, words
 from core.sqlite_lib import sqlite_utils
-from core.timefmt import local
 
 SILENCE, MAINTENANCE = "silence", "maintenance"
 
@@ -95,27 +95,30 @@ class QuietWindow:
         """Whether a life-safety alarm at `at` is posted marked as during this maintenance window."""
         return life_safety and self.kind == MAINTENANCE and self.covers(at, resource_id, org_id)
 
-    def _by(self) -> str:
-        if self.created_by:
-            return f" by @{self.created_by}"
-        return f" ({self.reason}, from the config)" if self.reason else " (from the config)"
+    def quiet_reason(self, effect: str = HELD) -> QuietReason:
+        """What this window did to an alarm (HELD, or DURING for a life-safety alarm posted marked), as a
+        record each reader renders on their own clock (`core.quiet_reason.words`)."""
+        return QuietReason(
+            effect=effect,
+            kind=SILENCE if self.kind == SILENCE else MAINTENANCE,
+            who=self.created_by,
+            until=self.end,
+            reference=self.reference,
+            note=self.reason if not self.created_by else None,
+            scope=self.scope(),
+            life_safety_held=self.hold_life_safety,
+        )
 
-    def held_reason(self, zone: tzinfo) -> str:
+    def held_reason(self, zone: tzinfo, named: bool = True) -> str:
         """Why an alarm this window held is not posted, the one wording of every surface (console, the
         Alarms page, Handling, `/sam alarms`): "held: maintenance by @U0TECH until 2026-12-08 14:00 …",
         "held: silence R-4K7Q2M by @U0TECH until …" (Slack makes the person a mention:
-        bot/render/quiet.py `slack_words`)."""
-        what = "silence" if self.kind == SILENCE else "maintenance"
-        if self.reference:
-            what += f" {self.reference}"
-        if self.hold_life_safety:
-            what += " (life-safety held too)"
-        return f"held: {what}{self._by()} until {local(self.end, zone)}"
+        bot/render/quiet.py `slack_words`), on `zone`'s clock, the zone named unless `named` is False."""
+        return words(self.quiet_reason(HELD), zone, named)
 
-    def during(self, zone: tzinfo) -> str:
+    def during(self, zone: tzinfo, named: bool = True) -> str:
         """What a life-safety alarm posted during this maintenance window says of it."""
-        by = self._by()
-        return f"during maintenance of {self.scope()}{by} until {local(self.end, zone)}: a test?"
+        return words(self.quiet_reason(DURING), zone, named)
 
     def scope(self) -> str:
         """What it covers, in words: `Depot (777)`, `panel 777` or `organization 1001`."""

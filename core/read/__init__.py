@@ -66,7 +66,7 @@ from core.read.handling import (
 from core.read.handover import Handover, handover
 from core.read.health import figures as health_figures
 from core.read.health import readiness
-from core.read.history import LATE_AFTER_MS, Backfill, complete_from, is_late, late_by, seen_times
+from core.read.history import LATE_AFTER_MS, Backfill, complete_from, is_late, late_by, lateness, seen_times
 from core.read.history import backfill as backfill_progress
 from core.read.home import HomeAlarm, HomeData, home_data
 from core.read.home import Scope as HomeScope
@@ -100,6 +100,7 @@ from core.read.quiet import (
     held_count,
     held_reasons,
     marked_during,
+    marked_reasons,
     windows_in_force,
 )
 from core.read.quiet import window as quiet_window
@@ -212,7 +213,9 @@ __all__ = [
     "kpi_hours",
     "kpis",
     "late_by",
+    "lateness",
     "marked_during",
+    "marked_reasons",
     "newest_activity",
     "noisiest_panels",
     "open_alarms",

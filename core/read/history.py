@@ -89,13 +89,19 @@ def is_late(activity_time: int, seen_at: int | None) -> bool:
     return seen_at is not None and seen_at - activity_time > LATE_AFTER_MS
 
 
+def lateness(activity_time: int, seen_at: int | None) -> int | None:
+    """How long after `activity_time` samops first saw an activity, when that makes it late; else None: the
+    late mark, and where a late alarm's time to acknowledge starts (`core.priorities.Priorities.due_at`)."""
+    return int(seen_at) - activity_time if seen_at is not None and is_late(activity_time, seen_at) else None
+
+
 def late_by(db: sqlite_utils.Database, event_id: str) -> int | None:
     """How long after its own time samops first saw this activity, when that makes it late; else None."""
     found = tuples(db, "SELECT activity_time, seen_at FROM activities WHERE event_id = ?", [event_id])
     if not found:
         return None
     activity_time, seen_at = found[0]
-    return int(seen_at - activity_time) if is_late(int(activity_time or 0), seen_at) else None
+    return lateness(int(activity_time or 0), seen_at)
 
 
 def latest_seen(db: sqlite_utils.Database) -> int | None:
@@ -117,6 +123,7 @@ __all__ = [
     "complete_from",
     "is_late",
     "late_by",
+    "lateness",
     "latest_seen",
     "seen_times",
 ]

@@ -78,15 +78,26 @@ def held_back(db: sqlite_utils.Database, window_id: int) -> list[HeldGroup]:
 def held_reasons(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, QuietWindow]:
     """The window that held back each of these alarms (not posted: a silence or a maintenance window), by
     event id; an alarm posted is absent. Its words are `QuietWindow.held_reason`, the same everywhere."""
+    return _windows_of(db, "quiet_held", event_ids)
+
+
+def marked_reasons(db: sqlite_utils.Database, event_ids: Iterable[str]) -> dict[str, QuietWindow]:
+    """The maintenance window each of these life-safety alarms was posted during (`quiet_marked`: its card
+    says so), by event id; others are absent. Its words are `QuietWindow.during`, as on the card."""
+    return _windows_of(db, "quiet_marked", event_ids)
+
+
+def _windows_of(db: sqlite_utils.Database, table: str, event_ids: Iterable[str]) -> dict[str, QuietWindow]:
+    """The window `table` (quiet_held or quiet_marked) records for each of `event_ids`."""
     ids = list(dict.fromkeys(event_ids))
-    if not ids or not _has_table(db):
+    if not ids or not has_table(db, table):
         return {}
     found: dict[str, QuietWindow] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         rows = query(
             db,
-            f"SELECT h.event_id AS event_id, {window_columns('w_')} FROM quiet_held h"
+            f"SELECT h.event_id AS event_id, {window_columns('w_')} FROM {table} h"
             " JOIN quiet_windows w ON w.id = h.window_id LEFT JOIN panels p ON p.resource_id = w.resource_id"
             f" WHERE h.event_id IN ({','.join('?' * len(chunk))})",
             chunk,
@@ -166,6 +177,7 @@ __all__ = [
     "held_count",
     "held_reasons",
     "marked_during",
+    "marked_reasons",
     "window",
     "windows_in_force",
 ]

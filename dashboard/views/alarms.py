@@ -133,7 +133,15 @@ def table_html(
     shown = alarm_table.sort_rows(found.rows, sort)[:first]
     tz = zones.tz_named(zone)
     return alarm_table.alarms_html(
-        shown, tz, zone, found.states, found.keyholders, found.closed, found.held, found.priorities
+        shown,
+        tz,
+        zone,
+        found.states,
+        found.keyholders,
+        found.closed,
+        found.held,
+        found.priorities,
+        found.marked,
     )
 
 
@@ -156,7 +164,9 @@ def alarms_table(flt: read.AlarmFilter, sort: str, grid: bool, every_row: bool) 
     if grid:  # the interactive grid, for column sorting and resizing: slower to open (alarm_table)
         shown = alarm_table.sort_rows(rows, sort)
         # Every alarm's event type is "violation": the Type column (its kind) says what it is.
-        frame = ui.alarms_frame(shown, found.states, found.held, found.priorities).drop(columns="Event")
+        frame = ui.alarms_frame(shown, found.states, found.held, found.priorities, found.marked).drop(
+            columns="Event"
+        )
         frame[alarm_table.KEYHOLDERS] = [found.keyholders.get(r.event_id, "") for r in shown]
         frame[alarm_table.DISPOSITION] = [alarm_table.label_of(found.closed.get(r.event_id)) for r in shown]
         ui.show_alarms(frame, height=min(36 + 35 * len(shown), alarm_table.MAX_HEIGHT))

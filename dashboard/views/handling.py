@@ -184,7 +184,7 @@ def held_back(period: str) -> None:
     frame = pd.DataFrame(
         {
             "Time": ui.timestamps([h.alarm.activity_time for h in shown]),
-            "State": [h.window.held_reason(tz) for h in shown],
+            "State": [h.window.held_reason(tz, named=False) for h in shown],  # Time's header names it
             "Alarm": [h.alarm.violation_name or h.alarm.event_type or "alarm" for h in shown],
             "Panel": [f"{h.alarm.panel_name or 'panel'} ({h.alarm.resource_id})" for h in shown],
             "Event": [h.alarm.event_id for h in shown],

@@ -8,6 +8,7 @@ import pytest
 from bot.config import ConfigError, parse_config
 from core.alarms import Alarm
 from core.priorities import DEFAULTS, Priorities, Priority, default_priority
+from core.read import lateness
 
 
 def alarm(name: str | None = "Intrusion", vtype: str | None = "alarm", etype: str | None = "violation",
@@ -69,6 +70,16 @@ def test_sla_defaults_and_settings() -> None:
     assert not rules.overdue(alarm(at=1_000), 90_999)
     assert rules.overdue(alarm(at=1_000), 91_000)
     assert not rules.overdue(alarm(vtype="red", at=0), 10**12)  # P2: no SLA
+
+
+def test_a_late_alarms_sla_counts_from_its_arrival() -> None:
+    """`late_ms` (core.read.lateness: seen 10 min after it happened) moves the start to its arrival."""
+    rules = book(sla={"P1": "2m"})
+    late = lateness(1_000, 1_000 + 600_000)
+    assert late == 600_000 and lateness(1_000, 1_000 + 60_000) is None  # seen within 2 min: not late
+    assert rules.due_at(alarm(at=1_000), late) == 1_000 + 600_000 + 120_000
+    assert not rules.overdue(alarm(at=1_000), 601_000, late)  # just arrived: not overdue at posting
+    assert rules.overdue(alarm(at=1_000), 721_000, late)
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,7 @@ def test_one_model_holds_every_variable_with_its_default(no_samops_env: Path) ->
         *("SAMOPS_REFRESH_BILLS", "SAMOPS_BILLS_RATE"),
         *("SAMOPS_HOME_REFRESH", "SAMOPS_HOME_RECENT", "SAMOPS_HOME_PUBLISH_RATE", "SAMOPS_HOME_USER_GAP"),
         "SAMOPS_HOME_CHANNELS_TTL",
+        "SAMOPS_SIM_PORT",
     }
     assert settings.max_response_bytes == 16 * 1024 * 1024
     assert (settings.bot_port, settings.dashboard_port, settings.db_path) == (
@@ -90,6 +91,48 @@ def test_the_dashboard_and_the_cache_default_follow_dotenv(no_samops_env: Path) 
     (no_samops_env / ".env").write_text("SAMOPS_DATA_DIR=field\nSAMOPS_DASHBOARD_PASSWORD=pw-from-dotenv\n")
     assert db_path() == default_path() == Path("field/cache.db")
     assert auth.password() == "pw-from-dotenv" and auth.configured()
+
+
+def test_the_dashboard_url_follows_the_dashboards_host_and_port(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unset, SAMOPS_DASHBOARD_URL is where the dashboard these settings run serves: a notifier started by
+    hand links to SAMOPS_DASHBOARD_PORT's dashboard (it linked to 8501 whatever the port)."""
+    (no_samops_env / ".env").write_text("SAMOPS_DASHBOARD_PORT=9493\n")
+    settings = Settings()
+    assert settings.dashboard_url == "http://127.0.0.1:9493" and not settings.is_set("dashboard_url")
+    assert "SAMOPS_DASHBOARD_URL" not in settings.as_env()  # `samops up` still sets it from --dashboard-port
+    monkeypatch.setenv("SAMOPS_DASHBOARD_HOST", "0.0.0.0")  # every interface: reached on loopback
+    assert Settings().dashboard_url == "http://127.0.0.1:9493"
+    monkeypatch.setenv("SAMOPS_DASHBOARD_HOST", "::1")
+    assert Settings().dashboard_url == "http://[::1]:9493"
+    monkeypatch.setenv("SAMOPS_DASHBOARD_URL", "https://dash.example")  # set: it wins
+    assert Settings().dashboard_url == "https://dash.example"
+    monkeypatch.delenv("SAMOPS_DASHBOARD_URL")
+    monkeypatch.setenv("SAMOPS_DASHBOARD_PORT", "x")
+    with pytest.raises(SettingsError) as caught:  # the bad port named, not the URL made of it
+        load_settings()
+    assert "SAMOPS_DASHBOARD_PORT" in str(caught.value) and "SAMOPS_DASHBOARD_URL" not in str(caught.value)
+
+
+def test_the_simulators_port_is_a_setting_the_flag_wins_over(
+    no_samops_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SAMOPS_SIM_PORT: where `samops up` (`make run`, which passes no flag) starts the embedded simulator,
+    and where a program started by hand without SAM_BASE_URL reaches it; `--sim-port` wins."""
+    from samops import up
+
+    assert Settings().sim_port == 8080 and Settings().base_url == "http://127.0.0.1:8080/api"
+    (no_samops_env / ".env").write_text("SAMOPS_SIM_PORT=9090\n")
+    settings = Settings()
+    assert settings.base_url == "http://127.0.0.1:9090/api" and not settings.is_set("base_url")  # embedded
+    assert up.plan(up.parse_args([]), settings).embedded
+    assert up.wanted_sim_port(up.parse_args([]), settings) == 9090
+    assert up.wanted_sim_port(up.parse_args(["--sim-port", "9191"]), settings) == 9191
+    monkeypatch.setenv("SAMOPS_SIM_PORT", "70000")
+    with pytest.raises(SettingsError, match="SAMOPS_SIM_PORT") as caught:
+        load_settings()
+    assert "SAM_BASE_URL" not in str(caught.value)
 
 
 def test_current_settings_are_parsed_again_only_when_their_sources_change(

@@ -150,6 +150,7 @@ def test_held_alarms_are_shown_held_on_the_alarms_page_and_handling(world: dict[
         rows = read.recent_alarms(db, read.AlarmFilter(since=now - HOUR_MS), 100)
         ids = [r.event_id for r in rows]
         held = read.held_reasons(db, ids)
+        marked = read.marked_reasons(db, ids)
         states = read.standings(db, ids)
         back = read.held_alarms(db, now - HOUR_MS, now + HOUR_MS)
         opened = read.open_alarms(db, now)
@@ -158,8 +159,12 @@ def test_held_alarms_are_shown_held_on_the_alarms_page_and_handling(world: dict[
     assert set(held) == {world["burglary"], world["drill_fire"]}
     assert held[world["burglary"]].held_reason(UTC_TZ).startswith("held: maintenance R-")
     assert "life-safety held too" in held[world["drill_fire"]].held_reason(UTC_TZ)
-    table = alarm_table.alarms_html(rows, UTC_TZ, "UTC", states, held=held)
-    assert table.count("held: maintenance R-") == 2 and "<td>open</td>" in table  # the fire alarm: open
+    assert set(marked) == {world["fire"]}  # posted during maintenance: its State says so, as its card does
+    table = alarm_table.alarms_html(rows, UTC_TZ, "UTC", states, held=held, marked=marked)
+    assert table.count("held: maintenance R-") == 2
+    first = world["first"]
+    during = f"<td>open · during maintenance of {first.resource_name} ({first.resource_id}) by @{TECH} until "
+    assert during in table and ": a test?</td>" in table and "UTC until" not in table  # the fire alarm: open
     assert {h.alarm.event_id for h in back} == {world["burglary"], world["drill_fire"]}  # Handling's list
     assert world["fire"] in {a.event_id for a in opened}  # posted, so open; the held ones are listed apart
 

@@ -15,7 +15,9 @@ from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from core import lifecycle
-from core.cache.writes import write_transaction
+from core.cache.cursors import save_cursors
+from core.cache.seen import POLLER_CURSORS, mark_watch_from
+from core.cache.writes import upsert_activities, write_transaction
 from core.clock import MINUTE_MS
 from core.lifecycle import Change
 from core.read import card_of_alarm
@@ -95,3 +97,35 @@ def test_an_open_card_past_its_sla_is_marked_overdue_once(tmp_path: Path) -> Non
         n.cycle()
         assert [ts for ts, _ in updates(slack)] == [card_ts(db, p1), card_ts(db, p3)]
         assert "P3 alarms are to be acknowledged within 30 min" in updates(slack)[1][1]
+
+
+def test_a_late_alarms_sla_counts_from_its_arrival(tmp_path: Path) -> None:
+    """A back-dated alarm (it happened 10 minutes before samops saw it, `activities.seen_at`) is not overdue
+    when its card posts, and becomes overdue its SLA after its arrival: as the handover times it."""
+    db = cache(tmp_path)
+    with write_transaction(db):  # watched (core/cache/seen.py): organization 1001 polled from the start
+        mark_watch_from(db, 0)
+        save_cursors(db, POLLER_CURSORS, [(1001, 0)])
+    clock = FakeClock(int(time.time() * 1000))
+    with SlackStandIn() as slack:
+        n = priority_notifier(db, slack, clock, sla={"P1": "2m"})
+        arrived = int(time.time() * 1000) + 1
+        clock.now = arrived
+        row = ("EV-LATE", 101, 1001, arrived - 10 * MINUTE_MS, "Burglary on Warehouse - Door 1", "violation",
+               "Burglary", "alarm", 2, 1, 1)  # fmt: skip
+        with write_transaction(db):
+            upsert_activities(db, "activities", [row], seen_at=arrived)
+        settle(n, lambda: len(alarm_cards(slack)) == 1)
+        [card] = posts(slack, "C_ALL", "EV-LATE")
+        assert "Late:" in card and "Overdue" not in card  # 10 min after it happened, 2 min SLA: just arrived
+
+        clock.now = arrived + 2 * MINUTE_MS - 1
+        n.cycle()
+        assert updates(slack) == []
+
+        clock.now = arrived + 2 * MINUTE_MS
+        n.cycle()
+        n.cycle()
+        [(ts, text)] = updates(slack)
+        assert ts == card_ts(db, "EV-LATE")
+        assert "Overdue" in text and "acknowledged within 2 min of reaching samops" in text

@@ -26,6 +26,11 @@ TEST_WORKERS ?= 4
 test: chromium install-dev lint
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n $(TEST_WORKERS)
 
+# The README's pictures, taken afresh: the dashboard's pages and an alarm card (docs/tools/screenshots.py).
+.PHONY: screenshots
+screenshots: chromium install-dev
+	PYTHONPATH=. $(BIN)/python docs/tools/screenshots.py
+
 # Install chromium where we can (root with apt-get); otherwise stop, before anything runs, with one line
 # saying what to install.
 CAN_APT = $(and $(filter 0,$(shell id -u)),$(shell command -v $(APT_GET) 2>/dev/null))

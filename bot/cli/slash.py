@@ -38,7 +38,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="samops slash",
         description="Send a signed slash command to the running bot and print the answer.",
     )
-    parser.add_argument("text", help='the command as typed in Slack, e.g. "/sam panel 1001"')
+    parser.add_argument(
+        "text", nargs="?", help='the command as typed in Slack, e.g. "/sam panel 1001" (not with --click)'
+    )
+    parser.add_argument(
+        "--click",
+        nargs=2,
+        metavar=("CARD", "BUTTON"),
+        help="press a button of a card printed on the console (no Slack token) as Slack would: the card's "
+        "reference (c42) and the button's number or label, e.g. --click c42 1 or --click c42 Resolve",
+    )
+    parser.add_argument(
+        "--cards", action="store_true", help="list the open cards printed on the console and their buttons"
+    )
     parser.add_argument(
         "--as",
         dest="user",
@@ -60,7 +72,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "set (several choices: comma-separated values); the others keep the form's initial values. "
         'Example: samops slash "/sam task update 42" --submit dates=2027-06-01',
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if sum(map(bool, (args.text, args.click, args.cards))) != 1:
+        parser.error("give one of: a command text, --click CARD BUTTON, --cards")
+    return args
 
 
 def signing_secret(settings: Settings) -> str | None:
@@ -164,6 +179,10 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.cards or args.click:
+        from bot.cli import click
+
+        return click.list_cards(settings) if args.cards else click.run(args, settings, secret)
     command, text = split_command(args.text)
     with ResponseCatcher() as catcher:  # open until the form's answer too: it comes to the same URL
         form = {

@@ -140,6 +140,10 @@ def test_an_alarm_is_taken_from_its_console_card_to_resolved(bot: BotProcess, si
     [panel] = [g for g in read.false_alarm_rates(db, read.Grouping.PANEL, now_ms())]
     assert panel.period(7).false_alarms == 1 and panel.period(7).resolved == 1
     assert ref not in slash(bot, sim, "--cards").stdout  # resolved: no longer open
+    # The card's other buttons go through their own handlers too: a silence of its panel.
+    silenced = slash(bot, sim, "--click", ref, "Silence 30 min")
+    assert silenced.returncode == 0, silenced
+    assert db.execute("SELECT count(*) FROM quiet_windows").fetchone()[0] == 1
 
     audited = db.execute("SELECT command FROM audit_log WHERE slack_user = ?", [TECH]).fetchall()
     audit = [r[0] for r in audited]

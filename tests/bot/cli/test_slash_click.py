@@ -102,12 +102,21 @@ def test_an_alarm_is_taken_from_its_console_card_to_resolved(bot: BotProcess, si
     listed = slash(bot, sim, "--cards")
     assert listed.returncode == 0 and ref in listed.stdout and "[Acknowledge]" in listed.stdout, listed
 
+    # A card or button the console does not show: a clear answer naming what it does show, nothing sent.
+    no_card = slash(bot, sim, "--click", "c999", "1")
+    assert no_card.returncode == 2 and "no card 'c999'" in no_card.stderr, no_card
+    no_button = slash(bot, sim, "--click", ref, "99")
+    assert no_button.returncode == 2 and "1 Acknowledge" in no_button.stderr, no_button
+    assert "Traceback" not in no_card.stderr + no_button.stderr
+
     # A viewer's click is refused by the bot's role check, and changes nothing.
     refused = slash(bot, sim, "--click", ref, number_of(card, "Acknowledge"), user=VIEWER)
     assert "needs the technician role" in refused.stdout, refused
     db = open_cache(bot.db_path)
     before = lifecycle.get(db, event_id)
     assert before is not None and before.state is State.OPEN
+    denied = db.execute("SELECT outcome, command FROM audit_log WHERE slack_user = ?", [VIEWER]).fetchall()
+    assert denied == [("denied", f"alarm acknowledge {event_id}")], denied
 
     acked = slash(bot, sim, "--click", ref, number_of(card, "Acknowledge"))
     assert acked.returncode == 0, acked

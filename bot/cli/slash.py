@@ -7,6 +7,9 @@ answer(s) and prints them as text. A command that opens a form (a modal) answers
 form and its fields; `--submit` fills it (FIELD=VALUE for each field to set, the others keep their initial
 values) and submits it as a view_submission, signed alike, then prints the answer. Exit 0 when an answer
 came, 1 on a timeout, an HTTP error or a form the bot refused, 2 on a usage error.
+
+`--click CARD BUTTON` and `--cards` press the buttons of the cards the notifier printed on the console
+(bot/cli/click.py), through the same signed requests, response_url and `--submit`.
 """
 
 from __future__ import annotations
@@ -181,8 +184,13 @@ def main(argv: list[str]) -> int:
         return 2
     if args.cards or args.click:
         from bot.cli import click
+        from bot.config import ConfigError
 
-        return click.list_cards(settings) if args.cards else click.run(args, settings, secret)
+        try:  # the cards are drawn as the bot draws them: with its config
+            return click.list_cards(settings) if args.cards else click.run(args, settings, secret)
+        except ConfigError as err:
+            print(f"samops slash: {err}", file=sys.stderr)
+            return 2
     command, text = split_command(args.text)
     with ResponseCatcher() as catcher:  # open until the form's answer too: it comes to the same URL
         form = {

@@ -268,13 +268,18 @@ def claimed_card(body: dict[str, Any]) -> Claim:
 
 
 def claimed(db: sqlite_utils.Database, body: dict[str, Any]) -> Claim:
-    """`claimed_card`, except that a click on a page samops sent (its record in `pages_sent`) is a click on
-    that page, not a claim of a card."""
+    """`claimed_card`, except that a click on a page samops sent (its record in `pages_sent`), or on a card it
+    printed on the console, is a click on that message's alarm, not a claim of a card."""
     claim = claimed_card(body)
     if claim.channel is not None and claim.ts is not None:
         paged = cache.page_at(db, claim.channel, claim.ts)
         if paged is not None:
             return Claim(page_of=paged)
+        # A card printed on the console (no Slack token; `samops slash --click`) names its alarm as a page
+        # does: the click acts on that alarm alone, and is answered, since no Slack card shows the change.
+        printed = read.console_card_at(db, claim.channel, claim.ts)
+        if printed is not None:
+            return Claim(page_of=printed.event_id)
     return claim
 
 

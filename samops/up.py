@@ -584,6 +584,8 @@ def print_where(args: argparse.Namespace, where: Plan, settings: Settings, late:
     if not args.no_notify:
         where_to = "Slack" if settings.slack_bot_token else "this console (no SLACK_BOT_TOKEN)"
         lines.append(f"alarms:    posted to {where_to}")
+        if not settings.slack_bot_token:  # the printed cards' buttons are pressed from another terminal
+            lines.append("           press a card's buttons: samops slash --click <card> <number>  (--cards)")
     if late:
         lines.append(f"not yet:   {' and '.join(late)} not answering after {LISTEN_TIMEOUT_S:g} s; see above")
     lines.append("stop:      Ctrl-C")

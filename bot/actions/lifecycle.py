@@ -524,9 +524,12 @@ def _open_resolve(
     what: str,
     claim: Claim,
     hint: str | None = None,
+    respond: Respond | None = None,
     **target: Any,
 ) -> None:
-    """Open the Resolve form; `hint` is shown under its disposition menu (`Dispositions.suggestion`)."""
+    """Open the Resolve form; `hint` is shown under its disposition menu (`Dispositions.suggestion`). In a
+    local run (no Slack) the answer through `respond` carries the form, for `samops slash --click … --submit`
+    to fill as Slack would."""
     user = slack_user(body)
     inv = _invocation(body, user, ctx.roles.role_of(user), claim)
     meta = modal_meta(inv, ts=claim.ts, **({"home": True} if claim.home else {}), **target)
@@ -538,9 +541,13 @@ def _open_resolve(
         inv,
         "Resolve alarm",
         lambda: render.resolve_modal(meta, what, ctx.config.disposition_list().options(), hint),
-        without_slack=lambda: Reply(text="Resolving opens a form, which needs Slack; use the card in Slack."),
+        without_slack=lambda: Reply(text=f"Resolve {what}: say how it was closed, and add a note."),
     )
-    if reply is not None:
+    if reply is not None and reply.form is not None and respond is not None:
+        from bot.slash.router import answer as answer_reply  # the slash answer's shape, form included
+
+        answer_reply(respond, reply)
+    elif reply is not None:
         answer(reply.text)
 
 
@@ -560,7 +567,8 @@ def on_resolve(
     if (plan := plan_gate.at_click(ctx, user, [target.event_id], answer)) is None:
         return
     hint = resolve_hint(ctx, target.event_id)
-    _open_resolve(ctx, body, answer, f"alarm `{target.event_id}`", claim, hint, e=target.event_id, **plan)
+    what = f"alarm `{target.event_id}`"
+    _open_resolve(ctx, body, answer, what, claim, hint, respond, e=target.event_id, **plan)
 
 
 def resolve_hint(ctx: AppContext, event_id: str) -> str | None:
@@ -595,6 +603,7 @@ def on_resolve_all(
         answer,
         f"all {counted(count, 'alarm')} of this {what}",
         claimed_card(body),
+        respond=respond,
         all=True,
         r=card.resource_id,
         **plan,

@@ -7,6 +7,9 @@ answer(s) and prints them as text. A command that opens a form (a modal) answers
 form and its fields; `--submit` fills it (FIELD=VALUE for each field to set, the others keep their initial
 values) and submits it as a view_submission, signed alike, then prints the answer. Exit 0 when an answer
 came, 1 on a timeout, an HTTP error or a form the bot refused, 2 on a usage error.
+
+`--click CARD BUTTON` and `--cards` press the buttons of the cards the notifier printed on the console
+(bot/cli/click.py), through the same signed requests, response_url and `--submit`.
 """
 
 from __future__ import annotations
@@ -38,7 +41,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="samops slash",
         description="Send a signed slash command to the running bot and print the answer.",
     )
-    parser.add_argument("text", help='the command as typed in Slack, e.g. "/sam panel 1001"')
+    parser.add_argument(
+        "text", nargs="?", help='the command as typed in Slack, e.g. "/sam panel 1001" (not with --click)'
+    )
+    parser.add_argument(
+        "--click",
+        nargs=2,
+        metavar=("CARD", "BUTTON"),
+        help="press a button of a card printed on the console (no Slack token) as Slack would: the card's "
+        "reference (c42) and the button's number or label, e.g. --click c42 1 or --click c42 Resolve",
+    )
+    parser.add_argument(
+        "--cards", action="store_true", help="list the open cards printed on the console and their buttons"
+    )
     parser.add_argument(
         "--as",
         dest="user",
@@ -60,7 +75,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "set (several choices: comma-separated values); the others keep the form's initial values. "
         'Example: samops slash "/sam task update 42" --submit dates=2027-06-01',
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if sum(map(bool, (args.text, args.click, args.cards))) != 1:
+        parser.error("give one of: a command text, --click CARD BUTTON, --cards")
+    return args
 
 
 def signing_secret(settings: Settings) -> str | None:
@@ -164,6 +182,15 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.cards or args.click:
+        from bot.cli import click
+        from bot.config import ConfigError
+
+        try:  # the cards are drawn as the bot draws them: with its config
+            return click.list_cards(settings) if args.cards else click.run(args, settings, secret)
+        except ConfigError as err:
+            print(f"samops slash: {err}", file=sys.stderr)
+            return 2
     command, text = split_command(args.text)
     with ResponseCatcher() as catcher:  # open until the form's answer too: it comes to the same URL
         form = {

@@ -34,7 +34,9 @@ class DeliveryError(Exception):
 class Delivery(Protocol):
     console: bool
 
-    def post(self, channel: str, message: Rendered, thread_ts: str | None = None) -> str | None: ...
+    def post(
+        self, channel: str, message: Rendered, thread_ts: str | None = None, ref: str | None = None
+    ) -> str | None: ...
 
     def update(self, channel: str, ts: str, message: Rendered) -> None: ...
 
@@ -80,7 +82,10 @@ class SlackDelivery:
     def wait(self, channel: str, kind: str = "post") -> float:
         return self.pacer.wait(channel, kind)
 
-    def post(self, channel: str, message: Rendered, thread_ts: str | None = None) -> str | None:
+    def post(
+        self, channel: str, message: Rendered, thread_ts: str | None = None, ref: str | None = None
+    ) -> str | None:
+        """Post; Slack's ts names the message (`ref` is a console card's, unused here)."""
         return str(self._post(channel, message, thread_ts)["ts"])
 
     def post_direct(self, user: str, message: Rendered) -> tuple[str, str]:
@@ -146,9 +151,12 @@ class ConsoleDelivery:
     def wait(self, channel: str, kind: str = "post") -> float:
         return 0.0
 
-    def post(self, channel: str, message: Rendered, thread_ts: str | None = None) -> str | None:
+    def post(
+        self, channel: str, message: Rendered, thread_ts: str | None = None, ref: str | None = None
+    ) -> str | None:
+        """Print; a card's `ref` (core.read.console_ref) numbers its buttons for `samops slash --click`."""
         where = f"#{channel}" + (" (thread)" if thread_ts else "")
-        self._show(f"--- {where} ---\n{message.console()}\n")
+        self._show(f"--- {where} ---\n{message.console(ref)}\n")
         return None
 
     def update(self, channel: str, ts: str, message: Rendered) -> None:

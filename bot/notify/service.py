@@ -322,7 +322,7 @@ class Notifier:
         entries = cache.pending(self.db, channel)
         if entries and self.delivery.console:
             for entry in entries:
-                self.delivery.post(channel, self._card(entry.alarm))
+                self.delivery.post(channel, self._card(entry.alarm), ref=read.console_ref(entry.rowid))
                 with write_transaction(self.db):
                     cache.mark_delivered(self.db, [entry.alarm.event_id], cache.CONSOLE, None)
             return

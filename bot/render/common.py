@@ -219,22 +219,45 @@ class Rendered:
         """A message of `blocks` (slack_sdk Block objects or their dicts) with the fallback `text`."""
         return cls(text=text, blocks=blocks_to_dicts(blocks))
 
-    def console(self) -> str:
-        """The blocks as text; the fallback `text` only when there are none (it repeats the first block)."""
-        blocks = [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
-        lines = [_block_text(b) for b in blocks] or [self.text]
-        return terminal_text("\n".join(line for line in lines if line))
+    def console(self, ref: str | None = None) -> str:
+        """The blocks as text; the fallback `text` only when there are none (it repeats the first block).
+        With a console card's `ref`, its buttons are numbered for `samops slash --click <ref> <number>`."""
+        blocks = self._all_blocks()
+        numbers = {id(b): n for n, b in enumerate(self.buttons(), 1)} if ref else {}
+        lines = [_block_text(b, numbers) for b in blocks] or [self.text]
+        text = terminal_text("\n".join(line for line in lines if line))
+        if numbers:
+            text += f"\n— card {ref}: samops slash --click {ref} <number> presses a button"
+        return text
+
+    def _all_blocks(self) -> list[dict[str, Any]]:
+        return [b for attachment in self.attachments for b in attachment.get("blocks", [])] + self.blocks
+
+    def buttons(self) -> list[dict[str, Any]]:
+        """The buttons a click sends to samops (a link button only opens its address), in the order the
+        console numbers them: block by block, a section's accessory, then an actions block's elements."""
+        found: list[dict[str, Any]] = []
+        for block in self._all_blocks():
+            for element in [block.get("accessory") or {}, *(block.get("elements") or [])]:
+                if isinstance(element, dict) and element.get("type") == "button" and not element.get("url"):
+                    found.append(element)
+        return found
 
 
-def _block_text(block: dict[str, Any]) -> str:
+def _block_text(block: dict[str, Any], numbers: dict[int, int] | None = None) -> str:
+    """A block's text, its buttons as `[label]` (numbered `2 [label]` when in `numbers`, by object id)."""
+    numbers = numbers or {}
     parts: list[str] = []
     if text := block.get("text"):
         parts.append(text.get("text", "") if isinstance(text, dict) else str(text))
     parts += [f.get("text", "").replace("\n", ": ", 1) for f in block.get("fields", []) or []]
-    for element in block.get("elements", []) or []:
+    accessory = block.get("accessory")
+    elements = [*([accessory] if isinstance(accessory, dict) else []), *(block.get("elements", []) or [])]
+    for element in elements:
         if element.get("type") == "button":
             label = element["text"]["text"]
-            parts.append(f"[{label}]" + (f" {element['url']}" if element.get("url") else ""))
-        elif "text" in element:
+            number = f"{numbers[id(element)]} " if id(element) in numbers else ""
+            parts.append(f"{number}[{label}]" + (f" {element['url']}" if element.get("url") else ""))
+        elif "text" in element and element is not accessory:
             parts.append(str(element["text"]))
     return "  ".join(p for p in parts if p)

@@ -34,7 +34,19 @@ from core.read.alarms import AlarmFilter, count_alarms, iter_alarms, recent_alar
 from core.read.at_risk import AtRisk
 from core.read.at_risk import at_risk as at_risk_of
 from core.read.cameras import camera_down, camera_problems, camera_summary
-from core.read.cards import Card, CardKind, card_at, card_of_alarm, first_grouped, panel_name
+from core.read.cards import (
+    Card,
+    CardKind,
+    ConsoleCard,
+    card_at,
+    card_of_alarm,
+    console_card,
+    console_card_at,
+    console_cards,
+    console_ref,
+    first_grouped,
+    panel_name,
+)
 from core.read.false_alarms import (
     AlarmDisposition,
     Grouping,
@@ -139,6 +151,7 @@ __all__ = [
     "CardKind",
     "Checklist",
     "ChecklistStep",
+    "ConsoleCard",
     "ControllerRow",
     "FalseAlarmPeriod",
     "Freshness",
@@ -188,6 +201,10 @@ __all__ = [
     "card_states",
     "clean_text",
     "complete_from",
+    "console_card",
+    "console_card_at",
+    "console_cards",
+    "console_ref",
     "count_alarms",
     "dispositions_of",
     "false_alarm_rates",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.read.rows import first
+from core.read.rows import first, tuples
 from core.sqlite_lib import sqlite_utils
 
 
@@ -53,6 +53,56 @@ def card_at(db: sqlite_utils.Database, channel: str, ts: str) -> Card | None:
         [ts, channel],
     )
     return Card(channel, ts, CardKind.ALARM, event_id=str(row[0])) if row is not None else None
+
+
+CONSOLE_REF_PREFIX = "c"  # a console card's reference: "c" and its outbox row's number, e.g. "c42"
+
+
+@dataclass(frozen=True)
+class ConsoleCard:
+    """A card the notifier printed on the console (no Slack token): its outbox row, state 'console', which
+    names its alarm and the channel it would have gone to. Its reference (`c<rowid>`) stands for the message
+    ts Slack would have given: `samops slash --click <ref> <button>` clicks it as Slack would."""
+
+    ref: str
+    channel: str
+    event_id: str
+
+
+def console_ref(rowid: int) -> str:
+    return f"{CONSOLE_REF_PREFIX}{rowid}"
+
+
+def console_card(db: sqlite_utils.Database, ref: str) -> ConsoleCard | None:
+    """The console card `ref` names (`c42`), None when there is none."""
+    number = ref.strip().lower().removeprefix(CONSOLE_REF_PREFIX)
+    if not number.isdigit() or len(number) > 18:
+        return None
+    row = first(
+        db,
+        "SELECT rowid, channel, event_id FROM notify_outbox WHERE rowid = ? AND state = 'console'",
+        [int(number)],
+    )
+    return ConsoleCard(console_ref(int(row[0])), str(row[1]), str(row[2])) if row is not None else None
+
+
+def console_card_at(db: sqlite_utils.Database, channel: str, ts: str) -> ConsoleCard | None:
+    """The console card a click names by (channel, ts), the ts being its reference."""
+    found = console_card(db, ts)
+    return found if found is not None and found.channel == channel else None
+
+
+def console_cards(db: sqlite_utils.Database, limit: int = 50) -> list[ConsoleCard]:
+    """The console cards of alarms not resolved yet, oldest first (`samops slash --cards`)."""
+    rows = tuples(
+        db,
+        "SELECT o.rowid, o.channel, o.event_id FROM notify_outbox o"
+        " LEFT JOIN alarm_state l ON l.event_id = o.event_id"
+        " WHERE o.state = 'console' AND (l.state IS NULL OR l.state != 'resolved')"
+        " ORDER BY o.rowid LIMIT ?",
+        [limit],
+    )
+    return [ConsoleCard(console_ref(int(r[0])), str(r[1]), str(r[2])) for r in rows]
 
 
 def card_of_alarm(db: sqlite_utils.Database, event_id: str) -> Card | None:

@@ -1,8 +1,9 @@
 """`make screenshots`: the README's pictures, taken afresh from the product as it is today.
 
 It runs `samops up` on the embedded simulator in a throwaway folder on free loopback ports, tries the README's
-first write through the bot (`samops slash`, so the Audit page has rows), waits for the first sync and for one
-alarm whose keyholder line is read, then:
+first write through the bot (`samops slash`, so the Audit page has rows) and its walk of a fire alarm from
+its console card to resolved as a false alarm (`samops slash --click`, so the False alarms page counts it),
+waits for the first sync and for one alarm whose keyholder line is read, then:
 - opens every page of dashboard/pages.py in Debian's headless chromium at 1280 px (`dashboard-<page>.png`);
 - draws one real alarm's card with the notifier's own drawing (`bot.cards.draw_alarm`: priority, buttons,
   keyholder line, action plan) in Slack's layout, since no Slack workspace is reachable from here
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import httpx
 from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 
@@ -36,7 +38,7 @@ from bot.config import BotConfig
 from bot.render.common import Rendered
 from core.alarms import Alarm
 from core.cache import get_alarm, open_cache
-from core.read import AlarmFilter, UsersZones, recent_alarms
+from core.read import AlarmFilter, UsersZones, console_cards, recent_alarms
 from dashboard.pages import PAGES, PageSpec
 from tests.support.browser import WAIT_MS, launch
 from tests.support.processes import ROOT, ctrl_c, free_port, samops_cmd, samops_free_env, wait_http
@@ -62,11 +64,18 @@ def dashboard_pages() -> list[dict[str, str]]:
 
 
 # Writes a newcomer tries first (README), so that the Audit page has rows: one done (exit 0), one refused to
-# a viewer (exit 2).
-TRIED = (
-    ("U_SAMOPS_CLI", "/sam task update 100201 org:1002", "dates=2027-06-01", 0),
-    ("U0VIEWER", "/sam task update 100202 org:1002", "dates=2027-06-01", 2),
-)
+# a viewer (exit 2); then the README's walk of an alarm from its console card to resolved with a disposition,
+# so that the False alarms page counts one (`{card}`: the card the notifier printed for the alarm made here,
+# a P1 fire alarm, whose default action plan's mandatory step is the third).
+TRIED: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("U_SAMOPS_CLI", ("/sam task update 100201 org:1002", "--submit", "dates=2027-06-01"), 0),
+    ("U0VIEWER", ("/sam task update 100202 org:1002", "--submit", "dates=2027-06-01"), 2),
+    ("U_SAMOPS_CLI", ("--click", "{card}", "Acknowledge"), 0),
+    ("U_SAMOPS_CLI", ("--click", "{card}", "Done: step 3"), 0),
+    ("U_SAMOPS_CLI", ("--click", "{card}", "Resolve", "--submit", "disposition=false_user_error",
+                      "note=the cleaner's code"), 0),
+)  # fmt: skip
+FIRE = {"resourceId": 100101, "count": 1, "violationType": "alarm", "violationName": "Fire alarm"}
 
 
 @contextmanager
@@ -84,17 +93,40 @@ def product(folder: Path) -> Iterator[tuple[str, Path]]:
         base = f"http://127.0.0.1:{dashboard}"
         wait_http(f"{base}/_stcore/health", proc, timeout=READY_S)
         wait_http(f"http://127.0.0.1:{bot}/healthz", proc, timeout=READY_S)
-        for user, text, submit, code in TRIED:
-            slash = samops_cmd("slash", "--as", user, text, "--submit", submit)
+        card = console_card(f"http://127.0.0.1:{sim}", log, data / "cache.db")
+        for user, args, code in TRIED:
+            argv = [arg.format(card=card) for arg in args]
+            slash = samops_cmd("slash", "--as", user, *argv)
             done = subprocess.run(slash, cwd=folder, env=env, capture_output=True, text=True, timeout=120)
             if done.returncode != code:
-                raise SystemExit(f"samops slash {text!r} as {user}: exit {done.returncode}\n{done.stdout}")
+                raise SystemExit(f"samops slash {argv} as {user}: exit {done.returncode}\n{done.stdout}")
         yield base, data / "cache.db"
     except BaseException:
         print(log.read_text(errors="replace")[-3000:], file=sys.stderr)
         raise
     finally:
         ctrl_c(proc)
+
+
+def console_card(sim: str, log: Path, db_path: Path) -> str:
+    """The reference of the card the notifier prints for a fire alarm made once it watches (README)."""
+    deadline = time.monotonic() + READY_S
+    while "watching for alarms" not in log.read_text(errors="replace"):
+        if time.monotonic() > deadline:
+            raise SystemExit("the notifier did not start watching in time: no alarm walked")
+        time.sleep(1)
+    [made] = httpx.post(f"{sim}/_sim/activities", json=FIRE, timeout=10).json()
+    while True:
+        db = open_cache(db_path)
+        try:
+            found = [c.ref for c in console_cards(db) if c.event_id == made["eventId"]]
+        finally:
+            db.close()
+        if found:
+            return found[0]
+        if time.monotonic() > deadline:
+            raise SystemExit("the fire alarm's card was not printed in time: no alarm walked")
+        time.sleep(1)
 
 
 # --- the dashboard -----------------------------------------------------------------------------------------

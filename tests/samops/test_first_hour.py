@@ -189,6 +189,7 @@ def test_the_embedded_first_hour(tmp_path: Path) -> None:
         assert httpx.get(bot, timeout=2).is_success and httpx.get(dashboard, timeout=2).is_success
         text = log.read_text()
         assert "[up] roles: U_SAMOPS_CLI, the user of `samops slash`, is an admin of the demo" in text
+        assert "press a card's buttons: samops slash --click <card> <number>" in text  # no Slack token
         assert "as U_SAMOPS_CLI, an admin of the demo" in text and "not yet:" not in text
 
         def slash(*args: str) -> subprocess.CompletedProcess[str]:

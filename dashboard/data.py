@@ -16,15 +16,13 @@ from pathlib import Path
 import streamlit as st
 
 from core import cache, read, timefmt
-from core.access_windows import notify_section
-from core.action_plans import ActionPlans, load_action_plans
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
-from core.dispositions import FalseAlarmsConfig, load_false_alarms
+from core.config import SamopsConfig, read_config
+from core.dispositions import FalseAlarmsConfig
 from core.incidents import Evidence
 from core.keyholders import contexts
-from core.priorities import Priorities, load_priorities
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
 from core.read import incident_timeline as read_incident_timeline
@@ -170,8 +168,8 @@ def _keyholder_lines(
 ) -> dict[str, str]:
     """Each alarm's keyholder line (core/keyholders.py) by event id, as its card says it: judged at its own
     time in its organization's zone (the config's `[notify]` zone, else its cached users')."""
-    notify = notify_section(Path(config_path))
-    found = contexts(db, rows, lambda org: timefmt.org_zone(notify, org, fallback=read.users_zone(db, org)))
+    notify = config(config_path)[0].notify
+    found = contexts(db, rows, lambda org: notify.zone_for(org, fallback=read.users_zone(db, org)))
     return {event_id: context.text for event_id, context in found.items()}
 
 
@@ -257,15 +255,11 @@ def held_alarms(path: str, since: int, until: int) -> list[read.HeldBack]:
 def open_alarms(path: str, now: int, config_path: str | None = None) -> list[read.OpenAlarm]:
     """The alarms not yet resolved, oldest first; given the config, by priority then oldest first, with
     each one's priority (the Handling page; a config whose priorities are bad gives the defaults, and the
-    page says why: `priorities_problem`)."""
+    page says why: `config_problem`)."""
     with _reader(path) as db:
         if config_path is None:
             return read.open_alarms(db, now)
-        try:
-            priorities = load_priorities(Path(config_path))
-        except ValueError:
-            priorities = Priorities()
-        return read.open_alarms(db, now, priorities=priorities)
+        return read.open_alarms(db, now, priorities=config(config_path)[0].priority_book())
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -284,49 +278,29 @@ def false_alarm_rates(
         )
 
 
+def config(config_path: str) -> tuple[SamopsConfig, str | None]:
+    """The one configuration model (core/config/), read as the bot reads it; when the file cannot be used,
+    the defaults and why (one line naming the field), which the pages that show a configured value say."""
+    return read_config(Path(config_path))
+
+
 def false_alarm_limits(config_path: str) -> tuple[FalseAlarmsConfig, str | None]:
-    """`[false_alarms]` of the config, and why it cannot be used (one line naming the field), if so."""
-    try:
-        return load_false_alarms(Path(config_path)), None
-    except ValueError as err:
-        return FalseAlarmsConfig(), str(err)
+    """`[false_alarms]` of the config, and why the config cannot be used (one line naming a field), if so."""
+    model, problem = config(config_path)
+    return model.false_alarms, problem
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def plan_adherence(path: str, since: int, until: int, config_path: str) -> read.PlanAdherenceReport:
     """The Handling page's action-plan adherence over the alarms resolved in [since, until), by the config's
-    plans (the defaults when the file's are bad: `plans_problem` says why)."""
+    plans (the defaults when the file cannot be used: `config_problem` says why)."""
     with _reader(path) as db:
-        return read.plan_adherence(db, _plans(config_path), since, until)
+        return read.plan_adherence(db, config(config_path)[0].plan_book(), since, until)
 
 
-def _plans(config_path: str) -> ActionPlans:
-    try:
-        priorities = load_priorities(Path(config_path))
-    except ValueError:
-        priorities = Priorities()
-    try:
-        return load_action_plans(Path(config_path), priorities)
-    except ValueError:
-        return ActionPlans(priorities=priorities)
-
-
-def plans_problem(config_path: str) -> str | None:
-    """Why the config's `[[action_plans]]` cannot be used (one line naming the field), or None."""
-    try:
-        load_action_plans(Path(config_path), Priorities())
-    except ValueError as err:
-        return str(err)
-    return None
-
-
-def priorities_problem(config_path: str) -> str | None:
-    """Why the config's `[[priorities]]` or `[sla]` cannot be used (one line naming the field), or None."""
-    try:
-        load_priorities(Path(config_path))
-    except ValueError as err:
-        return str(err)
-    return None
+def config_problem(config_path: str) -> str | None:
+    """Why the config cannot be used (one line naming the field), or None."""
+    return config(config_path)[1]
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

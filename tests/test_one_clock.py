@@ -34,7 +34,6 @@ from bot.commands.notify_me import describe
 from bot.commands.silences import silences as sam_silences
 from bot.commands.task import task_form, update_task
 from bot.events.home import HomeTabs
-from bot.notify.config import parse_notify
 from bot.notify.delivery import ConsoleDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
@@ -54,6 +53,7 @@ from core.cache.quiet import QuietWindow
 from core.cache.writes import write_transaction
 from core.cli import audit as audit_cli
 from core.cli.status import _history_line
+from core.config import parse_notify
 from core.lifecycle import AlarmState, State
 from core.paging import PagePrefs
 from core.read import SILENCE, AlarmFilter, recent_alarms

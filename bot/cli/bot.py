@@ -10,9 +10,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from bot.config import ConfigError
 from bot.secrets import secure_data_dir
 from core.client.login_backoff import refused
+from core.config import ConfigError
 from core.errors import SamError
 from core.redact import install
 from core.settings import settings_or_report

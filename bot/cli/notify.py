@@ -14,8 +14,8 @@ from rich.table import Table
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.notify.config import NotifyConfig
 from core.action_plans import ActionPlans
+from core.config import NotifyConfig
 from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities
 from core.redact import install
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
     settings = settings_or_report("samops notify")
     if settings is None:
         return 2
-    from bot.config import ConfigError, load_config
+    from core.config import ConfigError, load_config
 
     try:  # the one parse of the file: [notify] and the bot's sections ([audit], [dashboard]) together
         whole = load_config(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.notify.config import HealthConfig
 from core import read
 from core.cache import get_state, set_state, write_transaction
+from core.config import HealthConfig
 from core.sqlite_lib import sqlite_utils
 
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from bot import cards
 from bot.notify.at_risk import AtRiskDigests
-from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
@@ -42,6 +41,7 @@ from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
+from core.config import NotifyConfig
 from core.errors import SamError
 from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from slack_sdk import WebClient
 
 from bot.cards import incident_view
-from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
@@ -28,6 +27,7 @@ from core.cache import incidents as store
 from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.config import NotifyConfigError, parse_notify
 from core.incidents import (
     ALARM,
     CAMERA_OFFLINE,

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 
-from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
@@ -20,6 +19,7 @@ from core.cache import outbox, schema
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import DAY_MS, MINUTE_MS
+from core.config import NotifyConfigError, parse_notify
 from core.lifecycle import Change, State
 from core.read import handling
 from tests.support.bot import blocks_text

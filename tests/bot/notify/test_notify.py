@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 
-from bot.notify.config import parse_notify
 from bot.notify.delivery import ConsoleDelivery, SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
 from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.config import parse_notify
 from tests.support.slack_standin import SlackStandIn
 
 PANELS = {101: (1001, "Warehouse"), 102: (1001, "Office"), 201: (1002, "Harbor gate")}
@@ -232,8 +232,8 @@ def test_run_stops_on_the_event(db: Any, tmp_path: Path) -> None:
 
 
 def test_the_example_config_parses_and_routes_first_match() -> None:
-    from bot.config import load_config
     from core.cache.outbox import Alarm
+    from core.config import load_config
 
     config = load_config(Path(__file__).resolve().parents[3] / "samops.example.toml", required=True).notify
     assert config.storm.posts_per_second == 1.0 and config.source == "service"

@@ -2,12 +2,12 @@
 channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py),
 silent-panel supervision (`[supervision]`: core/supervision.py), the life-safety alarms no silence holds
 (`[life_safety]`: core/life_safety.py), the dispositions and the false-alarm
-threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and `[notify]` (its model lives
-beside the notifier, `bot/notify/config.py`).
+threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and `[notify]` (its model:
+`core/config/notify.py`).
 
-The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
-every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
-an error at start naming the key, not a silent default.
+The bot, the notifier, `samops notify --check-config` and `samops up` read it through `load_config`, the
+dashboard through `read_config`, and every part is handed the one `SamopsConfig` it gives. Each section
+rejects keys it does not know, so a typo is an error at start naming the key, not a silent default.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from bot.notify.config import NotifyConfig, with_channel_orgs
 from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
-from core.config_sections import one_line
+from core.config.errors import ConfigError, one_line
+from core.config.notify import NotifyConfig, with_channel_orgs
 from core.dispositions import DEFAULTS as DISPOSITIONS
 from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
 from core.life_safety import LifeSafetyConfig
@@ -29,10 +29,6 @@ from core.priorities import Priorities, PriorityRule, SlaConfig
 from core.supervision import SupervisionConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
-
-
-class ConfigError(ValueError):
-    """The config file is missing (when asked for explicitly), not TOML, or has a bad value."""
 
 
 class _Section(BaseModel):
@@ -84,7 +80,7 @@ class DashboardConfig(_Section):
     url: str | None = None
 
 
-class BotConfig(BaseModel):
+class SamopsConfig(BaseModel):
     # Every section of the TOML is named here, so a misspelt one (`[role]` would drop every role list) is an
     # error naming it, as an unknown key inside one is.
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -144,23 +140,33 @@ class BotConfig(BaseModel):
         return self.notify.dashboard_url or self.dashboard.url or default
 
 
-def parse_config(data: dict[str, Any], source: str = "config") -> BotConfig:
+def parse_config(data: dict[str, Any], source: str = "config") -> SamopsConfig:
     try:
-        return BotConfig.model_validate(data)
+        return SamopsConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(f"{source}: {one_line(err)}") from None
 
 
-def load_config(path: Path, required: bool = False) -> BotConfig:
+def load_config(path: Path, required: bool = False) -> SamopsConfig:
     """Read `path`; a missing file gives the defaults unless `required` (the user named it)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"{path}: no such file") from None
-        return BotConfig()
+        return SamopsConfig()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
     return parse_config(data, str(path))
+
+
+def read_config(path: Path) -> tuple[SamopsConfig, str | None]:
+    """The config for a reader that goes on with the defaults when the file cannot be used (the dashboard):
+    the model, and why the file could not be used (the one line `load_config` raises), if so. A missing file
+    is the defaults, as for `load_config`."""
+    try:
+        return load_config(path), None
+    except ConfigError as err:
+        return SamopsConfig(), str(err)

@@ -69,9 +69,9 @@ from pydantic import (
     model_validator,
 )
 
-from bot.notify.at_risk_config import AtRiskDigest
 from core.alarms import Alarm, in_scope
-from core.config_sections import one_line
+from core.config.at_risk import AtRiskDigest
+from core.config.errors import NotifyConfigError, one_line
 from core.timefmt import host_zone, org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
@@ -85,10 +85,6 @@ def _known_zone(name: str) -> str:
 
 
 ZoneName = Annotated[str, AfterValidator(_known_zone)]
-
-
-class NotifyConfigError(ValueError):
-    """The `[notify]` section has an unknown key or a bad value; the message names the field."""
 
 
 def _channel_id(value: str) -> str:
@@ -384,16 +380,18 @@ class NotifyConfig(_Section):
         route = self.route_for(alarm)
         return route.channel if route is not None else self.default_channel
 
-    def zone_for(self, org_id: int | None) -> ZoneInfo:
+    def zone_for(self, org_id: int | None, fallback: str | None = None) -> ZoneInfo:
         """The organization's zone, core's one reading of it (`core.timefmt.org_zone`): `timezones`, else
         `timezone` when the file sets it, else the zone most of its cached users have (when this process
         reads a cache: `reading_users_zones`), else UTC. The dashboard's default is the same zone."""
         # With no organization, the one `timezones` names when it names one (core.timefmt.org_zone).
         by_org = org_id in self.timezones if org_id is not None else len(self.timezones) == 1
         named = "timezone" in self.model_fields_set or by_org
-        if self._users_zone is None or named:
+        if named:
             return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
-        return org_zone({"timezones": self.timezones}, org_id, fallback=self._users_zone(org_id))
+        if fallback is None and self._users_zone is not None:
+            fallback = self._users_zone(org_id)
+        return org_zone({"timezones": self.timezones}, org_id, fallback=fallback)
 
     def reading_users_zones(self, users_zone: Callable[[int | None], str | None]) -> NotifyConfig:
         """This config, with the cached users' zone (`core.read.UsersZones`) as the zone of an organization

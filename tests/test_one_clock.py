@@ -60,6 +60,7 @@ from core.read import SILENCE, AlarmFilter, recent_alarms
 from core.read.at_risk import AtRisk, Expiring, Overdue
 from core.read.handover import Handover
 from core.read.rows import TableFreshness
+from core.views import AlarmView
 from dashboard import alarm_table
 from tests.bot.notify.support import FakeClock, add_alarms, cache
 from tests.support.bot import local_context
@@ -105,7 +106,7 @@ def test_slack_messages_are_on_the_organizations_clock(zone: str, tmp_path: Path
     config = parse_notify({"timezones": {"1001": zone}})
     org = config.zone_for(1001)
     state = AlarmState("EV-1", State.ACKNOWLEDGED, "U1", T, NOW, "U1", None, None, None, NOW)
-    on_clock_of(shown(alarm_card(ALARM, org, NOW, "http://d", state=state, late_ms=NOW - T)), zone)
+    on_clock_of(shown(alarm_card(AlarmView(ALARM, org, NOW, "http://d", state=state, late_ms=NOW - T))), zone)
     on_clock_of(late_line(ALARM, NOW - T, org), zone, NOW)
     on_clock_of(shown(storm_details([ALARM], org)), zone, T)
     # No organization of its own: the one [notify.timezones] names (it was the simulator users' zone).

@@ -147,6 +147,7 @@ def run(
         plans=plans or ActionPlans(()),
         supervision_config=supervision or SupervisionConfig(),
         life_safety=life_safety or LifeSafetyConfig(),
+        db_path=Path(args.db or settings.db_path),  # the timed jobs' own connection (bot/notify/jobs.py)
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

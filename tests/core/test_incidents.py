@@ -17,11 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
 
-from bot.cards import incident_view
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
 from bot.notify.source import CacheSource
-from bot.render.incidents import IncidentView, incident_card
+from bot.render.incidents import incident_card
 from core import lifecycle
 from core.cache import incidents as store
 from core.cache import outbox
@@ -41,6 +40,7 @@ from core.incidents import (
 )
 from core.lifecycle import Change, State
 from core.read.incidents import incident_of, open_incidents
+from core.views import IncidentView, incident_view
 from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn

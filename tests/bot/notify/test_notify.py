@@ -21,6 +21,7 @@ from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.config import parse_notify
+from core.views import AlarmView
 from tests.support.slack_standin import SlackStandIn
 
 PANELS = {101: (1001, "Warehouse"), 102: (1001, "Office"), 201: (1002, "Harbor gate")}
@@ -318,7 +319,7 @@ def test_cards_show_the_organization_time_zone_and_stay_within_slack_limits() ->
     alarm = Alarm(
         "EV-1", 101, 1001, at, "Fire alarm on Warehouse - Kitchen", "violation", "Fire alarm", "alarm", "W"
     )
-    card = render.alarm_card(alarm, cfg.zone_for(1001), at, "http://d/")
+    card = render.alarm_card(AlarmView(alarm, cfg.zone_for(1001), at, "http://d/"))
     text = card.console()
     assert (
         "2023-11-15 07:13:20 Asia/Tokyo" in text and "Kitchen" in text and "http://d/alarms?panel=101" in text

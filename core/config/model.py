@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -112,10 +112,13 @@ class SamopsConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _handover_orgs(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "notify" in data:
-            return {**data, "notify": with_channel_orgs(data["notify"], data)}
-        return data
+    def _handover_orgs(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        table = cast("dict[str, object]", data)  # TOML: string keys
+        if "notify" not in table:
+            return table
+        return {**table, "notify": with_channel_orgs(table["notify"], table)}
 
     def priority_book(self) -> Priorities:
         """The priority rules and their SLA, as every reader of priorities takes them."""

@@ -55,7 +55,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -141,11 +141,12 @@ class Escalation(_Section):
     def _to(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [[value]]
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return [value]  # one list of targets, for every level
-        if isinstance(value, list):
-            return [[v] if isinstance(v, str) else v for v in value]
-        return value
+        if not isinstance(value, list):
+            return value
+        levels = cast("list[object]", value)
+        if all(isinstance(v, str) for v in levels):
+            return [levels]  # one list of targets, for every level
+        return [[v] if isinstance(v, str) else v for v in levels]
 
     @field_validator("escalate_to")
     @classmethod
@@ -465,16 +466,21 @@ def parse_notify(data: dict[str, Any], source: str = "config") -> NotifyConfig:
         raise NotifyConfigError(f"{source}: {one_line(err, 'notify.')}") from None
 
 
-def with_channel_orgs(section: Any, data: dict[str, Any]) -> Any:
+def with_channel_orgs(section: object, data: dict[str, object]) -> object:
     """A handover channel without its own `org` takes the bot's `[channels.<id>] org`: one place to say it."""
-    bot_channels = data.get("channels")
-    ours = section.get("channels") if isinstance(section, dict) else None
+    bot_channels, ours = data.get("channels"), _table(section).get("channels")
     if not isinstance(bot_channels, dict) or not isinstance(ours, dict):
         return section
-    merged = {}
-    for name, settings in ours.items():
-        org = (bot_channels.get(name) or {}).get("org") if isinstance(bot_channels.get(name), dict) else None
+    theirs = cast("dict[str, object]", bot_channels)
+    merged: dict[str, object] = {}
+    for name, settings in cast("dict[str, object]", ours).items():
+        org = _table(theirs.get(name)).get("org")
         if isinstance(settings, dict) and "org" not in settings and org is not None:
-            settings = {**settings, "org": org}
+            settings = {**cast("dict[str, object]", settings), "org": org}
         merged[name] = settings
-    return {**section, "channels": merged}
+    return {**_table(section), "channels": merged}
+
+
+def _table(value: object) -> dict[str, object]:
+    """A TOML table (string keys), or an empty one for anything else."""
+    return cast("dict[str, object]", value) if isinstance(value, dict) else {}

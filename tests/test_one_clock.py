@@ -36,7 +36,6 @@ from bot.commands.task import task_form, update_task
 from bot.events.home import HomeTabs
 from bot.notify.delivery import ConsoleDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from bot.person_zones import PersonZones
 from bot.render.alarms import alarm_card, first_start_summary, late_line, storm_details
 from bot.render.at_risk import org_sections
@@ -55,6 +54,7 @@ from core.cli import audit as audit_cli
 from core.cli.status import _history_line
 from core.config import parse_notify
 from core.lifecycle import AlarmState, State
+from core.notify.source import CacheSource
 from core.paging import PagePrefs
 from core.read import SILENCE, AlarmFilter, recent_alarms
 from core.read.at_risk import AtRisk, Expiring, Overdue

@@ -115,8 +115,8 @@ def run(
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
-    from bot.notify.source import CacheSource, ServiceSource, Source
     from core.cache import RecordsLostError, Service, open_cache
+    from core.notify.source import CacheSource, ServiceSource, Source
     from core.private import owner_only
     from core.read import UsersZones
 

@@ -39,7 +39,6 @@ from bot.notify.ops_notices import HealthMonitor, Notice, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.paging import Directory, Pager
 from bot.notify.quiet import QuietHours
-from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
 from bot.notify.supervision import Supervision
 from bot.render import alarms as render
@@ -51,6 +50,7 @@ from core.clock import now_ms
 from core.config import NotifyConfig
 from core.errors import SamError
 from core.life_safety import LifeSafetyConfig
+from core.notify.source import ServiceSource, Source
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
 from core.supervision import SupervisionConfig

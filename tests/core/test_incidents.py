@@ -19,7 +19,6 @@ from slack_sdk import WebClient
 
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from bot.render.incidents import incident_card
 from core import lifecycle
 from core.cache import incidents as store
@@ -39,6 +38,7 @@ from core.incidents import (
     evidence_kind,
 )
 from core.lifecycle import Change, State
+from core.notify.source import CacheSource
 from core.read.incidents import incident_of, open_incidents
 from core.views import IncidentView, incident_view
 from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all

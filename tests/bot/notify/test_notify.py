@@ -16,11 +16,11 @@ from slack_sdk import WebClient
 
 from bot.notify.delivery import ConsoleDelivery, SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.config import parse_notify
+from core.notify.source import CacheSource
 from core.views import AlarmView
 from tests.support.slack_standin import SlackStandIn
 
@@ -256,8 +256,8 @@ def test_the_example_config_parses_and_routes_first_match() -> None:
 def test_health_notices_once_when_the_service_fails_and_once_when_it_recovers(
     db: Any, simulator: Any
 ) -> None:
-    from bot.notify.source import ServiceSource
     from core.client import SamClient
+    from core.notify.source import ServiceSource
     from core.settings import Settings
 
     dead = SamClient(Settings(base_url="http://127.0.0.1:9/api", max_retries=0, timeout=1, connect_timeout=1))

@@ -29,7 +29,6 @@ from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
 from core.clock import now_ms
-from core.lifecycle import State
 from core.priorities import Priorities
 
 # The one Card type, and where cards are found, are this module's too (explicit re-exports).
@@ -37,8 +36,7 @@ from core.read import Card as Card
 from core.read import CardKind as CardKind
 from core.read import card_at as card_at
 from core.read import card_of_alarm as card_of_alarm
-from core.read import first_grouped
-from core.views import Looks, alarm_view, incident_view, resolutions
+from core.views import Looks, StormView, alarm_view, incident_view, storm_view
 
 if TYPE_CHECKING:
     from core.sqlite_lib import sqlite_utils
@@ -100,18 +98,11 @@ def looks(d: Drawing, org_id: int | None) -> Looks:
     return Looks(d.zone_for(org_id), d.data_as_of, d.dashboard_url, d.priorities, d.plans, d.clock())
 
 
-def draw_storm(
-    d: Drawing,
-    alarm: Alarm,
-    counts: CardCounts,
-    handled: dict[State, int] | None = None,
-    closed: dict[str, int] | None = None,
-) -> Rendered:
-    """A storm card: `alarm` is the first grouped into it (its title and colour), `handled` how many of its
-    alarms are in each state (None for a card not posted yet: all open), `closed` what its resolved alarms
-    were resolved as."""
-    zone = d.zone_for(alarm.org_id)
-    return render.storm_card(alarm, counts, zone, d.data_as_of, d.dashboard_url, handled, closed)
+def draw_storm(d: Drawing, alarm: Alarm, counts: CardCounts) -> Rendered:
+    """A storm card not posted yet: `alarm` is the first grouped into it, all its alarms open."""
+    return render.storm_card(
+        StormView(alarm, counts, d.zone_for(alarm.org_id), d.data_as_of, d.dashboard_url)
+    )
 
 
 def draw_incident(d: Drawing, incident: IncidentRow) -> Rendered:
@@ -127,14 +118,8 @@ def draw(d: Drawing, card: Card) -> Rendered | None:
         incident = cache.get_incident(db, card.incident_id) if card.incident_id is not None else None
         return draw_incident(d, incident) if incident is not None else None
     if card.kind is CardKind.STORM:
-        first = first_grouped(db, card)
-        alarm = cache.get_alarm(db, first) if first is not None else None
-        if alarm is None:
-            return None
-        # An edit keeps the card's handling line and buttons as the team left them.
-        handled = read.card_states(db, card.channel, card.ts)
-        closed = resolutions(db, [e for e, _ in read.card_alarms(db, card.channel, card.ts)])
-        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled, closed)
+        storm = storm_view(db, card, lambda org: looks(d, org))
+        return render.storm_card(storm) if storm is not None else None
     alarm = cache.get_alarm(db, card.event_id) if card.event_id is not None else None
     return draw_alarm(d, alarm) if alarm is not None else None
 

@@ -1,5 +1,6 @@
 """What a card shows, read in one call: `alarm_view` gives an `AlarmView` (an alarm's card, and the page a
-person gets about it), `incident_view` an `IncidentView` (a site incident's card). The renderers in
+person gets about it), `storm_view` a `StormView` (a storm's card), `incident_view` an `IncidentView` (a site
+incident's card). The renderers in
 bot/render/ take a view and nothing else, and read no database.
 
 A view joins samops' rules to the cache's reads: the alarm's lifecycle state, its priority and whether it is
@@ -12,18 +13,19 @@ those rules are built on core/read, not in it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from core import cache, dispositions, lifecycle, read
 from core.action_plans import ActionPlans
 from core.alarms import Alarm
-from core.cache import IncidentRow
+from core.cache import CardCounts, IncidentRow
 from core.incidents import Evidence, kinds_of
 from core.keyholders import KeyholderContext, context_of
 from core.lifecycle import AlarmState, State
 from core.priorities import Priorities, Priority
-from core.read import Checklist, QuietWindow
+from core.read import Card, Checklist, QuietWindow
 from core.sqlite_lib import sqlite_utils
 
 
@@ -85,6 +87,37 @@ def alarm_view(db: sqlite_utils.Database, alarm: Alarm, looks: Looks) -> AlarmVi
         resolved_as=closed.label if closed is not None else None,
         during=read.marked_during(db, alarm.event_id),
     )
+
+
+@dataclass(frozen=True)
+class StormView:
+    """What a storm's card shows: `alarm` is the first grouped into it (its title and colour), `handled` how
+    many of its alarms are in each state (None for a card not posted yet: all open), `resolved_as` what its
+    resolved alarms were resolved as (label -> how many)."""
+
+    alarm: Alarm
+    counts: CardCounts
+    zone: ZoneInfo
+    data_as_of: int | None
+    dashboard_url: str
+    handled: dict[State, int] | None = None
+    resolved_as: dict[str, int] = field(default_factory=dict)
+
+
+def storm_view(
+    db: sqlite_utils.Database, card: Card, looks: Callable[[int | None], Looks]
+) -> StormView | None:
+    """The storm card `card` as it should look now (its handling line as the team left it); None when its
+    first alarm is no longer cached. `looks` gives what it is drawn for, by organization."""
+    first = read.first_grouped(db, card)
+    alarm = cache.get_alarm(db, first) if first is not None else None
+    if alarm is None:
+        return None
+    seen = looks(alarm.org_id)
+    handled = read.card_states(db, card.channel, card.ts)
+    closed = resolutions(db, [e for e, _ in read.card_alarms(db, card.channel, card.ts)])
+    counts = cache.card_counts(db, card.ts)
+    return StormView(alarm, counts, seen.zone, seen.data_as_of, seen.dashboard_url, handled, closed)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ yellow and gray) as a bar beside them; the fallback text starts with a coloured 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -33,12 +33,11 @@ from bot.render.keyholders import keyholder_line
 from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
-from core.cache import CardCounts
 from core.lifecycle import MAX_NOTE, SAMOPS, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
 from core.timefmt import age, local
-from core.views import AlarmView
+from core.views import AlarmView, StormView
 
 ACK = "alarm_ack"
 TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
@@ -227,17 +226,17 @@ def alarm_card(view: AlarmView) -> Rendered:
     return Rendered(text=clip(text, 300), attachments=[attachment(level, blocks)])
 
 
-def storm_card(
-    alarm: Alarm,
-    counts: CardCounts,
-    zone: ZoneInfo,
-    data_as_of: int | None,
-    dashboard_url: str,
-    handled: dict[State, int] | None = None,
-    resolved_as: Mapping[str, int] | None = None,
-) -> Rendered:
-    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread;
-    what its resolved alarms were resolved as (label -> how many)."""
+def storm_card(view: StormView) -> Rendered:
+    """One card per panel in a storm, from its view (core/views.py): how many alarms, first and last time,
+    kinds; details in its thread; what its resolved alarms were resolved as (label -> how many)."""
+    alarm, counts, zone, handled, resolved_as = (
+        view.alarm,
+        view.counts,
+        view.zone,
+        view.handled,
+        view.resolved_as,
+    )
+    data_as_of, dashboard_url = view.data_as_of, view.dashboard_url
     level = severity(alarm.violation_type, alarm.event_type)
     title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counted(counts.count, 'alarm')}"
     fields = [

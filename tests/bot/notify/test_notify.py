@@ -21,7 +21,7 @@ from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.config import parse_notify
 from core.notify.source import CacheSource
-from core.views import AlarmView
+from core.views import AlarmView, StormView
 from tests.support.slack_standin import SlackStandIn
 
 PANELS = {101: (1001, "Warehouse"), 102: (1001, "Office"), 201: (1002, "Harbor gate")}
@@ -325,9 +325,8 @@ def test_cards_show_the_organization_time_zone_and_stay_within_slack_limits() ->
         "2023-11-15 07:13:20 Asia/Tokyo" in text and "Kitchen" in text and "http://d/alarms?panel=101" in text
     )
     assert cfg.zone_for(1002) == ZoneInfo("UTC")
-    storm = render.storm_card(
-        alarm, CardCounts(42, at, at + 60_000, ("Fire alarm",)), ZoneInfo("UTC"), at, "http://d"
-    )
+    counts = CardCounts(42, at, at + 60_000, ("Fire alarm",))
+    storm = render.storm_card(StormView(alarm, counts, ZoneInfo("UTC"), at, "http://d"))
     assert "42 alarms" in storm.text and "Fire alarm" in storm.console()
     details = render.storm_details([alarm] * 400, ZoneInfo("UTC"))
     assert len(details.blocks) <= 50 and all(len(b["text"]["text"]) <= 3000 for b in details.blocks)

@@ -12,7 +12,6 @@ is a claim, read here without trusting its shape (`claimed_card`) and checked ag
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,18 +22,13 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.context import AppContext
 from bot.payloads import part
 from bot.render import alarms as render
-from bot.render import plans as plan_render
-from bot.render import quiet as quiet_render
 from bot.render.common import Rendered
-from bot.render.incidents import IncidentView, incident_card
-from core import cache, dispositions, lifecycle, read
+from bot.render.incidents import incident_card
+from core import cache, read
 from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardCounts, IncidentRow
 from core.clock import now_ms
-from core.incidents import kinds_of
-from core.keyholders import context_of
-from core.lifecycle import AlarmState, State
 from core.priorities import Priorities
 
 # The one Card type, and where cards are found, are this module's too (explicit re-exports).
@@ -42,11 +36,9 @@ from core.read import Card as Card
 from core.read import CardKind as CardKind
 from core.read import card_at as card_at
 from core.read import card_of_alarm as card_of_alarm
-from core.read import first_grouped, panel_name
+from core.views import Looks, StormView, alarm_view, incident_view, storm_view
 
 if TYPE_CHECKING:
-    from slack_sdk.models.blocks import Block
-
     from core.sqlite_lib import sqlite_utils
 
 
@@ -96,72 +88,21 @@ def drawing(ctx: AppContext) -> Drawing:
 
 
 def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
-    """An alarm's own card, showing where the alarm stands (open, acknowledged, held, resolved), its priority,
-    whether it is overdue (still open past its priority's SLA), and its keyholder line (core/keyholders)."""
-    state = lifecycle.get(d.db, alarm.event_id)
-    priority = d.priorities.of(alarm)
-    still_open = state is None or state.state is State.OPEN
-    late = read.late_by(d.db, alarm.event_id)  # a late alarm's SLA counts from its arrival (due_at)
-    overdue = still_open and d.priorities.overdue(alarm, d.clock(), late)
-    urgency = render.Urgency(priority, d.priorities.sla.minutes(priority), overdue, late is not None)
-    zone = d.zone_for(alarm.org_id)
-    checklist = plan_blocks(d, alarm, state, zone)
-    closed = dispositions.resolved_as(d.db, alarm.event_id)
-    window = read.marked_during(d.db, alarm.event_id)  # a life-safety alarm posted during maintenance
-    return render.alarm_card(
-        alarm,
-        zone,
-        d.data_as_of,
-        d.dashboard_url,
-        state=state,
-        late_ms=late,
-        urgency=urgency,
-        keyholders=context_of(d.db, alarm, zone),
-        checklist=checklist,
-        resolved_as=closed.label if closed is not None else None,
-        during=quiet_render.slack_words(window.during(zone), window) if window is not None else None,
+    """An alarm's own card, from its view (core/views.py): where the alarm stands (open, acknowledged, held,
+    resolved), its priority, whether it is overdue, its keyholder line and its checklist."""
+    return render.alarm_card(alarm_view(d.db, alarm, looks(d, alarm.org_id)))
+
+
+def looks(d: Drawing, org_id: int | None) -> Looks:
+    """What a view of an alarm of `org_id` is drawn for, now."""
+    return Looks(d.zone_for(org_id), d.data_as_of, d.dashboard_url, d.priorities, d.plans, d.clock())
+
+
+def draw_storm(d: Drawing, alarm: Alarm, counts: CardCounts) -> Rendered:
+    """A storm card not posted yet: `alarm` is the first grouped into it, all its alarms open."""
+    return render.storm_card(
+        StormView(alarm, counts, d.zone_for(alarm.org_id), d.data_as_of, d.dashboard_url)
     )
-
-
-def plan_blocks(d: Drawing, alarm: Alarm, state: AlarmState | None, zone: ZoneInfo) -> list[Block]:
-    """The alarm's action plan as its card shows it (core/action_plans.py); none when no plan is for it."""
-    resolved = state is not None and state.state is State.RESOLVED
-    found = read.plan_checklist(d.db, d.plans, alarm, d.clock(), zone, with_data=not resolved)
-    return [] if found is None else plan_render.checklist_blocks(alarm.event_id, found, zone, resolved)
-
-
-def draw_storm(
-    d: Drawing,
-    alarm: Alarm,
-    counts: CardCounts,
-    handled: dict[State, int] | None = None,
-    closed: dict[str, int] | None = None,
-) -> Rendered:
-    """A storm card: `alarm` is the first grouped into it (its title and colour), `handled` how many of its
-    alarms are in each state (None for a card not posted yet: all open), `closed` what its resolved alarms
-    were resolved as."""
-    zone = d.zone_for(alarm.org_id)
-    return render.storm_card(alarm, counts, zone, d.data_as_of, d.dashboard_url, handled, closed)
-
-
-def incident_view(db: sqlite_utils.Database, incident: IncidentRow) -> IncidentView:
-    """What the card of `incident` shows, from the cache."""
-    timeline = tuple(cache.incident_timeline(db, incident.id))
-    name = panel_name(db, incident.resource_id)
-    label = f"{name} ({incident.resource_id})" if name else f"panel {incident.resource_id}"
-    members = [event_id for event_id, _ in cache.incident_alarms(db, incident.id)]
-    handled = read.state_counts(db, members)
-    held = lifecycle.states(db, members).values()
-    holders = tuple(sorted({s.holder for s in held if s.holder and s.state is not State.RESOLVED}))
-    kinds = kinds_of(e.kind for e in timeline)
-    closed = resolved_as(db, members)
-    return IncidentView(incident.resource_id, label, kinds, timeline, handled, holders, closed)
-
-
-def resolved_as(db: sqlite_utils.Database, event_ids: list[str]) -> dict[str, int]:
-    """How many of these alarms were resolved as each disposition (by label, most first)."""
-    labels = Counter(d.label for d in read.dispositions_of(db, event_ids).values())
-    return dict(labels.most_common())
 
 
 def draw_incident(d: Drawing, incident: IncidentRow) -> Rendered:
@@ -177,14 +118,8 @@ def draw(d: Drawing, card: Card) -> Rendered | None:
         incident = cache.get_incident(db, card.incident_id) if card.incident_id is not None else None
         return draw_incident(d, incident) if incident is not None else None
     if card.kind is CardKind.STORM:
-        first = first_grouped(db, card)
-        alarm = cache.get_alarm(db, first) if first is not None else None
-        if alarm is None:
-            return None
-        # An edit keeps the card's handling line and buttons as the team left them.
-        handled = read.card_states(db, card.channel, card.ts)
-        closed = resolved_as(db, [e for e, _ in read.card_alarms(db, card.channel, card.ts)])
-        return draw_storm(d, alarm, cache.card_counts(db, card.ts), handled, closed)
+        storm = storm_view(db, card, lambda org: looks(d, org))
+        return render.storm_card(storm) if storm is not None else None
     alarm = cache.get_alarm(db, card.event_id) if card.event_id is not None else None
     return draw_alarm(d, alarm) if alarm is not None else None
 

@@ -16,12 +16,12 @@ from slack_bolt import BoltRequest
 from slack_sdk import WebClient
 
 from bot.ack_first import AcksInFlight
-from bot.config import BotConfig, load_config
 from bot.live_budget import LiveBudget
 from bot.person_zones import PersonZones, ZoneFor
 from bot.roles import RoleResolver
 from bot.roles_service import ServiceRoles
 from bot.secrets import local_signing_secret
+from core.config import SamopsConfig, load_config
 from core.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ LOCAL_BOT_TOKEN = "xoxb-samops-local"
 @dataclass
 class AppContext:
     settings: Settings
-    config: BotConfig
+    config: SamopsConfig
     signing_secret: str
     web_client: WebClient  # for use outside requests: the notifier, the audit channel
     roles: RoleResolver
@@ -101,7 +101,7 @@ class AppContext:
 
     @property
     def dashboard_url(self) -> str:
-        """The dashboard's address for links in messages (`BotConfig.dashboard_url`)."""
+        """The dashboard's address for links in messages (`SamopsConfig.dashboard_url`)."""
         return self.config.dashboard_url(self.settings.dashboard_url)
 
     @property
@@ -132,7 +132,7 @@ class AppContext:
 
 
 def build_context(
-    settings: Settings | None = None, config: BotConfig | None = None, demo_admin: str | None = None
+    settings: Settings | None = None, config: SamopsConfig | None = None, demo_admin: str | None = None
 ) -> AppContext:
     """Everything from the settings (environment and `.env`); `config` defaults to the file `SAMOPS_CONFIG`
     names, which must exist when the user named it."""

@@ -20,9 +20,9 @@ from enum import IntEnum
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.config import RolesConfig
 from bot.render.common import escape
 from bot.roles_service import ServiceRoles
+from core.config import RolesConfig
 
 log = logging.getLogger(__name__)
 

@@ -15,12 +15,10 @@ How samops reads the windows (the spec gives only `dayOfWeek` 1-7 and `start`/`e
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.clock import DAY_MS
@@ -145,19 +143,6 @@ def _local(day: date, ms_of_day: int, zone: ZoneInfo) -> int:
     skips is read as if the clock had not changed, as zoneinfo does)."""
     wall = datetime(day.year, day.month, day.day) + timedelta(milliseconds=ms_of_day)
     return int(wall.replace(tzinfo=zone).timestamp() * 1000)
-
-
-# --- the organization's time zone ---------------------------------------------------------------------
-
-
-def notify_section(config_path: Path) -> Mapping[str, Any]:
-    """The raw `[notify]` section of the TOML config at `config_path` (empty when it cannot be read)."""
-    try:
-        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
-    section = data.get("notify")
-    return cast("Mapping[str, Any]", section) if isinstance(section, Mapping) else {}  # TOML: string keys
 
 
 def local_words(epoch_ms: int, zone: ZoneInfo, now: int) -> str:

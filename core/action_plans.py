@@ -1,6 +1,6 @@
 """Action plans: the steps to take for a kind of alarm, a checklist on its card (docs/action_plans.md).
 
-The TOML's `[[action_plans]]` entries are parsed once, with the rest of the config (bot/config.py); a bad
+The TOML's `[[action_plans]]` entries are parsed once, with the rest of the config (core/config/); a bad
 entry is refused at start with one line naming its field. A plan is for the alarms it matches: by priority
 (`priorities`, core/priorities.py) and by alarm kind (`violation_name` globs, `violation_types`,
 `event_types`), narrowed to an organization (`org`) or to panels (`panels`), read as a `[[priorities]]`
@@ -27,7 +27,6 @@ steps = [
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -39,7 +38,6 @@ from pydantic import (
 )
 
 from core.alarms import Alarm
-from core.config_sections import read_sections
 from core.priorities import AlarmMatch, Priorities, Priority, parse_priority
 
 MAX_STEPS = 10  # each step is one block of the card, which holds at most 50 with everything else
@@ -173,22 +171,3 @@ def steps_left(plan: ActionPlan | None, ticked: set[str], mandatory_only: bool =
         return ()
     steps = plan.mandatory if mandatory_only else plan.steps
     return tuple(step for step in steps if step.label not in ticked)
-
-
-class _PlanSection(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    action_plans: tuple[ActionPlan, ...] | None = None
-
-    @field_validator("action_plans")
-    @classmethod
-    def _names(cls, value: tuple[ActionPlan, ...] | None) -> tuple[ActionPlan, ...] | None:
-        return None if value is None else check_names(value)
-
-
-def load_action_plans(config_path: Path, priorities: Priorities) -> ActionPlans:
-    """The plans of the TOML at `config_path` (core.config_sections): the defaults when the file is missing
-    or not TOML; a ValueError of one line naming the field when an entry is bad."""
-    section = read_sections(config_path, _PlanSection)
-    plans = DEFAULT_PLANS if section is None or section.action_plans is None else section.action_plans
-    return ActionPlans(plans, priorities)

@@ -7,7 +7,7 @@ add its own codes ("false_pet") and they count where they belong.
 
 `[[dispositions]]` in the TOML replaces the whole default list (a list that only added to the defaults could
 never drop one); `[false_alarms]` sets when a panel is flagged. Both are parsed once, with the rest of the
-config (bot/config.py), and a bad entry is refused at start with one line naming its field.
+config (core/config/model.py), and a bad entry is refused at start with one line naming its field.
 
 ```toml
 [[dispositions]]
@@ -29,16 +29,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core import lifecycle
 from core.cache import dispositions as stored
 from core.cache.dispositions import StoredDisposition
 from core.cache.transactions import joined
-from core.config_sections import one_line, read_sections
 from core.lifecycle import Change, Outcome
 from core.sqlite_lib import sqlite_utils
 
@@ -147,35 +144,6 @@ class FalseAlarmsConfig(BaseModel):
 
 # The periods the dashboard and the handover count rates over, in days.
 PERIODS: tuple[int, ...] = (7, 30, 90)
-
-
-class _Sections(BaseModel):
-    """The two sections of the TOML this module owns; the rest of the file is the bot's to check."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    dispositions: tuple[Disposition, ...] = DEFAULTS
-    false_alarms: FalseAlarmsConfig = FalseAlarmsConfig()
-
-    @field_validator("dispositions")
-    @classmethod
-    def _list(cls, value: tuple[Disposition, ...]) -> tuple[Disposition, ...]:
-        return checked_list(value)
-
-
-def load_false_alarms(config_path: Path) -> FalseAlarmsConfig:
-    """`[false_alarms]` of the TOML at `config_path` (core.config_sections): the defaults when the file is
-    missing or not TOML; a ValueError of one line naming the field when an entry is bad."""
-    sections = read_sections(config_path, _Sections)
-    return sections.false_alarms if sections is not None else FalseAlarmsConfig()
-
-
-def parse_dispositions(data: Any) -> Dispositions:
-    """A `[[dispositions]]` value (a list of tables), checked: for tests and tools that hold no config."""
-    try:
-        return Dispositions(_Sections.model_validate({"dispositions": data}).dispositions)
-    except ValidationError as err:
-        raise ValueError(one_line(err)) from None
 
 
 def resolve(

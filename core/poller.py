@@ -8,7 +8,7 @@ the next poll asks the same window again, and event-id de-duplication keeps what
 
 The cursor lives in the cache (`panel_cursors`, table name `poller`, keyed by organization id, 0 for "no
 organization"), so a restarted poller resumes where the last one stopped. The notifier hosts the poller
-(`bot/notify/source.py`) and reads what it wrote in the same cycle; the dashboard reads the same table.
+(`core/notify/source.py`) and reads what it wrote in the same cycle; the dashboard reads the same table.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The one definition the bot's cards, the notifier's overdue edits, the App Home and the dashboard use. The
 TOML's `[[priorities]]` rules are tried in order and the first that matches an alarm gives its priority;
 when none does, the priority follows from the alarm's violationType (`DEFAULTS`). `[sla]` sets each
-priority's acknowledgement time. Both are parsed once, with the rest of the config (bot/config.py), and a bad
+priority's acknowledgement time. Both are parsed once, with the rest of the config (core/config/), and a bad
 entry is refused at start with one line naming its field.
 
 ```toml
@@ -28,14 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fnmatch import fnmatchcase
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from core.alarms import Alarm, in_scope, kind_of
 from core.clock import MINUTE_MS
-from core.config_sections import read_sections
 
 
 class Priority(IntEnum):
@@ -220,19 +218,3 @@ def sla_text(minutes: float | None) -> str:
     if minutes >= 60 and minutes % 60 == 0:
         return f"{minutes / 60:g} h"
     return f"{minutes:g} min"
-
-
-class _PrioritySections(BaseModel):
-    """The two sections of the TOML this module owns; the rest of the file is the bot's to check."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    priorities: tuple[PriorityRule, ...] = ()
-    sla: SlaConfig = SlaConfig()
-
-
-def load_priorities(config_path: Path) -> Priorities:
-    """The priorities of the TOML at `config_path` (core.config_sections): the defaults when the file is
-    missing or not TOML; a ValueError of one line naming the field when an entry is bad."""
-    sections = read_sections(config_path, _PrioritySections) or _PrioritySections()
-    return Priorities(sections.priorities, sections.sla)

@@ -70,7 +70,7 @@ After = Annotated[int | None, BeforeValidator(parse_after)]
 
 class SupervisionConfig(BaseModel):
     """`[supervision]`: how long a panel may say nothing before it is silent; the most specific wins (the
-    panel's, its organization's, the default). Parsed once with the config (bot/config.py)."""
+    panel's, its organization's, the default). Parsed once with the config (core/config/model.py)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

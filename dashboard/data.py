@@ -16,15 +16,14 @@ from pathlib import Path
 import streamlit as st
 
 from core import cache, read, timefmt
-from core.access_windows import notify_section
-from core.action_plans import ActionPlans, load_action_plans
 from core.clock import DAY_MS as DAY_MS  # the pages read the spans from here
 from core.clock import HOUR_MS as HOUR_MS
 from core.clock import now_ms
-from core.dispositions import FalseAlarmsConfig, load_false_alarms
+from core.config import SamopsConfig, read_config
+from core.dispositions import FalseAlarmsConfig
 from core.incidents import Evidence
 from core.keyholders import contexts
-from core.priorities import Priorities, Priority, load_priorities
+from core.priorities import Priorities, Priority
 from core.read import Freshness, IncidentSummary, QuietWindow, windows_in_force
 from core.read import assess_freshness as assess
 from core.read import incident_timeline as read_incident_timeline
@@ -113,7 +112,7 @@ def kpis(path: str, now: int) -> read.Kpis:
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def glance(path: str, now: int, day_start: int, config_path: str) -> read.Glance:
     """The Overview's first screen (core.read.glance), by the config's priorities (the defaults when they
-    are bad: `priorities_problem` says why)."""
+    cannot be used: `config_problem` says why)."""
     with _reader(path) as db:
         return read.glance(db, now, day_start, _priorities(config_path))
 
@@ -184,8 +183,8 @@ def _keyholder_lines(
 ) -> dict[str, str]:
     """Each alarm's keyholder line (core/keyholders.py) by event id, as its card says it: judged at its own
     time in its organization's zone (the config's `[notify]` zone, else its cached users')."""
-    notify = notify_section(Path(config_path))
-    found = contexts(db, rows, lambda org: timefmt.org_zone(notify, org, fallback=read.users_zone(db, org)))
+    notify = config(config_path)[0].notify
+    found = contexts(db, rows, lambda org: notify.zone_for(org, fallback=read.users_zone(db, org)))
     return {event_id: context.text for event_id, context in found.items()}
 
 
@@ -271,7 +270,7 @@ def held_alarms(path: str, since: int, until: int) -> list[read.HeldBack]:
 def open_alarms(path: str, now: int, config_path: str | None = None) -> list[read.OpenAlarm]:
     """The alarms not yet resolved, oldest first; given the config, by priority then oldest first, with
     each one's priority (the Handling page; a config whose priorities are bad gives the defaults, and the
-    page says why: `priorities_problem`)."""
+    page says why: `config_problem`)."""
     with _reader(path) as db:
         if config_path is None:
             return read.open_alarms(db, now)
@@ -279,11 +278,8 @@ def open_alarms(path: str, now: int, config_path: str | None = None) -> list[rea
 
 
 def _priorities(config_path: str) -> Priorities:
-    """The config's priorities, the defaults when they cannot be used (`priorities_problem` says why)."""
-    try:
-        return load_priorities(Path(config_path))
-    except ValueError:
-        return Priorities()
+    """The config's priorities, the defaults when it cannot be used (`config_problem` says why)."""
+    return config(config_path)[0].priority_book()
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -302,46 +298,29 @@ def false_alarm_rates(
         )
 
 
+def config(config_path: str) -> tuple[SamopsConfig, str | None]:
+    """The one configuration model (core/config/), read as the bot reads it; when the file cannot be used,
+    the defaults and why (one line naming the field), which the pages that show a configured value say."""
+    return read_config(Path(config_path))
+
+
 def false_alarm_limits(config_path: str) -> tuple[FalseAlarmsConfig, str | None]:
-    """`[false_alarms]` of the config, and why it cannot be used (one line naming the field), if so."""
-    try:
-        return load_false_alarms(Path(config_path)), None
-    except ValueError as err:
-        return FalseAlarmsConfig(), str(err)
+    """`[false_alarms]` of the config, and why the config cannot be used (one line naming a field), if so."""
+    model, problem = config(config_path)
+    return model.false_alarms, problem
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def plan_adherence(path: str, since: int, until: int, config_path: str) -> read.PlanAdherenceReport:
     """The Handling page's action-plan adherence over the alarms resolved in [since, until), by the config's
-    plans (the defaults when the file's are bad: `plans_problem` says why)."""
+    plans (the defaults when the file cannot be used: `config_problem` says why)."""
     with _reader(path) as db:
-        return read.plan_adherence(db, _plans(config_path), since, until)
+        return read.plan_adherence(db, config(config_path)[0].plan_book(), since, until)
 
 
-def _plans(config_path: str) -> ActionPlans:
-    priorities = _priorities(config_path)
-    try:
-        return load_action_plans(Path(config_path), priorities)
-    except ValueError:
-        return ActionPlans(priorities=priorities)
-
-
-def plans_problem(config_path: str) -> str | None:
-    """Why the config's `[[action_plans]]` cannot be used (one line naming the field), or None."""
-    try:
-        load_action_plans(Path(config_path), Priorities())
-    except ValueError as err:
-        return str(err)
-    return None
-
-
-def priorities_problem(config_path: str) -> str | None:
-    """Why the config's `[[priorities]]` or `[sla]` cannot be used (one line naming the field), or None."""
-    try:
-        load_priorities(Path(config_path))
-    except ValueError as err:
-        return str(err)
-    return None
+def config_problem(config_path: str) -> str | None:
+    """Why the config cannot be used (one line naming the field), or None."""
+    return config(config_path)[1]
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -10,10 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from core import read
-from core.access_windows import local_words, notify_section
+from core.access_windows import local_words
 from core.clock import MINUTE_MS, now_ms
 from core.settings import current_settings
-from core.timefmt import org_zone, wall
+from core.timefmt import wall
 from dashboard import data, ui
 
 
@@ -21,9 +21,8 @@ from dashboard import data, ui
 def _who_can(path: str, resource_id: int, org_id: int | None, minute: int) -> tuple[read.WhoCan, ZoneInfo]:
     with data._reader(path) as db:  # the pages' one way into the cache
         # The organization's zone as the bot reads it: the config's, else its cached users'.
-        zone = org_zone(
-            notify_section(current_settings().config_path), org_id, fallback=read.users_zone(db, org_id)
-        )
+        notify = data.config(str(current_settings().config_path))[0].notify
+        zone = notify.zone_for(org_id, fallback=read.users_zone(db, org_id))
         return read.who_can(db, resource_id, minute, zone), zone
 
 

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import UTC, datetime, tzinfo
-from pathlib import Path
 
 import streamlit as st
 
 from core import timefmt
-from core.access_windows import notify_section
 from core.settings import current_settings
 from dashboard import data, filters
 
@@ -37,7 +35,7 @@ def _organization_zone(path: str, config_path: str, org_id: int | None) -> str:
         cached = data.users_zone(path, org_id)
     except (sqlite3.DatabaseError, RuntimeError):  # no cache yet, or not one: the page says so itself
         cached = None
-    return timefmt.org_zone(notify_section(Path(config_path)), org_id, fallback=cached).key
+    return data.config(config_path)[0].notify.zone_for(org_id, fallback=cached).key
 
 
 def pick(path: str) -> None:

@@ -171,7 +171,7 @@ USAGE_ERROR = 2  # every samops program's exit code for a bad argument, setting 
 def config_problem(settings: Settings) -> str | None:
     """What is wrong with the TOML configuration (`SAMOPS_CONFIG`), checked as the bot and the notifier
     will read it, before anything starts; None when nothing is."""
-    from bot.config import ConfigError, load_config  # here: the other subcommands need no bot imports
+    from core.config import ConfigError, load_config  # here: the other subcommands need no bot imports
 
     try:
         load_config(settings.config_path, settings.is_set("config_path"))

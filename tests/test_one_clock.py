@@ -34,10 +34,8 @@ from bot.commands.notify_me import describe
 from bot.commands.silences import silences as sam_silences
 from bot.commands.task import task_form, update_task
 from bot.events.home import HomeTabs
-from bot.notify.config import parse_notify
 from bot.notify.delivery import ConsoleDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from bot.person_zones import PersonZones
 from bot.render.alarms import alarm_card, first_start_summary, late_line, storm_details
 from bot.render.at_risk import org_sections
@@ -54,12 +52,15 @@ from core.cache.quiet import QuietWindow
 from core.cache.writes import write_transaction
 from core.cli import audit as audit_cli
 from core.cli.status import _history_line
+from core.config import parse_notify
 from core.lifecycle import AlarmState, State
+from core.notify.source import CacheSource
 from core.paging import PagePrefs
 from core.read import MAINTENANCE, SILENCE, AlarmFilter, recent_alarms
 from core.read.at_risk import AtRisk, Expiring, Overdue
 from core.read.handover import Handover
 from core.read.rows import TableFreshness
+from core.views import AlarmView
 from dashboard import alarm_table
 from tests.bot.notify.support import FakeClock, add_alarms, cache
 from tests.support.bot import local_context
@@ -105,7 +106,7 @@ def test_slack_messages_are_on_the_organizations_clock(zone: str, tmp_path: Path
     config = parse_notify({"timezones": {"1001": zone}})
     org = config.zone_for(1001)
     state = AlarmState("EV-1", State.ACKNOWLEDGED, "U1", T, NOW, "U1", None, None, None, NOW)
-    on_clock_of(shown(alarm_card(ALARM, org, NOW, "http://d", state=state, late_ms=NOW - T)), zone)
+    on_clock_of(shown(alarm_card(AlarmView(ALARM, org, NOW, "http://d", state=state, late_ms=NOW - T))), zone)
     on_clock_of(late_line(ALARM, NOW - T, org), zone, NOW)
     on_clock_of(shown(storm_details([ALARM], org)), zone, T)
     # No organization of its own: the one [notify.timezones] names (it was the simulator users' zone).

@@ -11,9 +11,9 @@ import threading
 from typing import TYPE_CHECKING
 
 from bot.cli import started
-from bot.config import ConfigError
 from bot.secrets import secure_data_dir
 from core.client.login_backoff import refused
+from core.config import ConfigError
 from core.errors import SamError
 from core.redact import install
 from core.timefmt import HostLogFormatter

@@ -15,8 +15,8 @@ from rich.table import Table
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.notify.config import NotifyConfig
 from core.action_plans import ActionPlans
+from core.config import NotifyConfig
 from core.heartbeat import HeartbeatConfig
 from core.life_safety import LifeSafetyConfig
 from core.priorities import Priorities
@@ -69,7 +69,7 @@ def main(argv: list[str]) -> int:
     settings = settings_or_report("samops notify")
     if settings is None:
         return 2
-    from bot.config import ConfigError, load_config
+    from core.config import ConfigError, load_config
 
     try:  # the one parse of the file: [notify] and the bot's sections ([audit], [dashboard]) together
         whole = load_config(
@@ -125,8 +125,8 @@ def run(
 ) -> int:
     from bot.notify.delivery import ConsoleDelivery, SlackDelivery
     from bot.notify.service import Notifier
-    from bot.notify.source import CacheSource, ServiceSource, Source
     from core.cache import RecordsLostError, Service, open_cache
+    from core.notify.source import CacheSource, ServiceSource, Source
     from core.private import owner_only
     from core.read import UsersZones
 
@@ -158,6 +158,7 @@ def run(
         supervision_config=supervision or SupervisionConfig(),
         life_safety=life_safety or LifeSafetyConfig(),
         watch=_watch(settings, args, db, interval, slack, heartbeat),
+        db_path=Path(args.db or settings.db_path),  # the timed jobs' own connection (bot/notify/jobs.py)
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

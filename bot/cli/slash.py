@@ -184,7 +184,7 @@ def main(argv: list[str]) -> int:
         return 2
     if args.cards or args.click:
         from bot.cli import click
-        from bot.config import ConfigError
+        from core.config import ConfigError
 
         try:  # the cards are drawn as the bot draws them: with its config
             return click.list_cards(settings) if args.cards else click.run(args, settings, secret)

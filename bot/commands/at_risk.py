@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bot.context import AppContext
 from bot.forms.fields import known_org, no_words_but_org
-from bot.notify.config import ChannelNotify
 from bot.render.at_risk import at_risk_message
 from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
+from core.config import ChannelNotify
 from core.read import at_risk_of, panel_org_ids
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from bot.context import AppContext
 from bot.forms.fields import known_org, no_words_but_org
-from bot.notify.config import ChannelNotify
 from bot.notify.handover import shift_start
 from bot.render import quiet as render
 from bot.slash.registry import Invocation, Reply, subcommand
 from core.clock import now_ms
+from core.config import ChannelNotify
 from core.read import handover, panel_org_ids
 
 

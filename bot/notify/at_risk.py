@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.notify.at_risk_config import AtRiskDigest
-from bot.notify.config import ChannelNotify, NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.notify.digests import post_once, watching_since
 from bot.render.at_risk import at_risk_message
 from bot.render.common import Rendered
+from core.config import AtRiskDigest, ChannelNotify, NotifyConfig
 from core.read import at_risk_of, panel_org_ids
 from core.sqlite_lib import sqlite_utils
 

@@ -21,13 +21,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot import cards
-from bot.notify.config import EscalationLevel, NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import alarms as render
 from core import cache, lifecycle, read
 from core.alarms import Alarm
 from core.cache import write_transaction
 from core.clock import DAY_MS, MINUTE_MS
+from core.config import EscalationLevel, NotifyConfig
 from core.lifecycle import SAMOPS, Change, State
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils

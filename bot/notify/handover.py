@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.notify.config import ChannelNotify, NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.notify.digests import post_once, watching_since
 from bot.render import quiet as render
 from bot.render.common import Rendered
 from core.clock import DAY_MS
+from core.config import ChannelNotify, NotifyConfig
 from core.priorities import Priorities
 from core.read import handover
 from core.sqlite_lib import sqlite_utils

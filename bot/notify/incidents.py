@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from bot import cards
-from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from core import cache, read
 from core.alarms import Alarm
 from core.cache import OutboxEntry, write_transaction
 from core.clock import WEEK_MS, now_ms
+from core.config import NotifyConfig
 from core.incidents import Evidence, camera_on_site, evidence_kind
 from core.read import Card, CardKind
 from core.sqlite_lib import sqlite_utils

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.notify.config import HealthConfig
 from core import cache, read
 from core.cache import get_state, set_state, write_transaction
+from core.config import HealthConfig
 from core.lifecycle import SAMOPS
 from core.priorities import Priorities, Priority
 from core.reference import new_reference

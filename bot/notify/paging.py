@@ -27,7 +27,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot import cards
-from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
 from bot.notify.escalation import CATCH_UP_MS, Escalator, Thread, level_of, open_threads
 from bot.pace import TokenBucket
@@ -35,6 +34,7 @@ from bot.render import alarms as render
 from bot.render.common import Rendered, section
 from core import cache, lifecycle, read, timefmt
 from core.alarms import Alarm
+from core.config import NotifyConfig
 from core.paging import NEW_ALARM_LEVEL, PagePrefs
 from core.priorities import Priorities, Priority
 from core.sqlite_lib import sqlite_utils

@@ -18,13 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from bot.notify.config import MaintenanceEntry, NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet
 from bot.render import quiet as render
 from core import cache, read
 from core.alarms import Alarm
 from core.cache import write_transaction
 from core.clock import MINUTE_MS
+from core.config import MaintenanceEntry, NotifyConfig
 from core.life_safety import LifeSafetyConfig
 from core.read import MAINTENANCE, QuietWindow, held_back
 from core.sqlite_lib import sqlite_utils

@@ -10,6 +10,11 @@ kill between Slack's answer and the record repeats that one message once the lea
 machine: its owner's pid is gone); nothing is lost because discovery is "every alarm after the watermark
 (minus an overlap, never before the baseline or what the source may still write) not in the outbox yet".
 The watermark keeps a poll's cost that of the overlap window, not of the install's history.
+
+The alarm path comes first: `alarm_cycle` (poll, discover, deliver) runs on the notifier's thread, and the
+timed jobs (escalation, paging, digests, maintenance ends, supervision's restorations, the camera listing,
+overdue and keyholder edits: bot/notify/jobs.py, one registry) run after it in `cycle` or, in a long-running
+notifier, on a thread of their own, so none of them holds up the next poll or its cards.
 """
 
 from __future__ import annotations
@@ -19,21 +24,21 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from bot import cards
 from bot.notify.at_risk import AtRiskDigests
-from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery, DeliveryError, NotYet, SlackDelivery
 from bot.notify.escalation import Escalator
 from bot.notify.handover import Handovers
 from bot.notify.incidents import IncidentCards
+from bot.notify.jobs import Job, JobRunner, Step, run_all
 from bot.notify.keyholders import KeyholderCards
 from bot.notify.ops_notices import SLA, HealthMonitor, Notice, sla_failing_since, sync_failing_since
 from bot.notify.overdue import OverdueCards
 from bot.notify.paging import Directory, Pager
 from bot.notify.quiet import QuietHours
-from bot.notify.source import ServiceSource, Source
 from bot.notify.storm import StormCards
 from bot.notify.supervision import Supervision
 from bot.notify.watch import CycleWatch
@@ -43,8 +48,10 @@ from core.action_plans import ActionPlans
 from core.alarms import Alarm
 from core.cache import CardThread, OutboxEntry, write_transaction
 from core.clock import now_ms
+from core.config import NotifyConfig
 from core.errors import SamError
 from core.life_safety import LifeSafetyConfig
+from core.notify.source import ServiceSource, Source
 from core.priorities import Priorities
 from core.sqlite_lib import sqlite_utils
 from core.supervision import SupervisionConfig
@@ -96,6 +103,10 @@ class Notifier:
     owner: str = field(default_factory=cache.process_owner)  # whose leases this notifier takes
     # Records that alarms flow, promises `samops up` the next cycle, beats the heartbeat: bot/notify/watch.py.
     watch: CycleWatch | None = None
+    escalator: Escalator = field(init=False)
+    # The cache's file: given, a long-running notifier runs its timed jobs on a thread of their own with a
+    # connection of their own (bot/notify/jobs.py); None (in-process tests), after the alarm path.
+    db_path: Path | None = None
 
     def __post_init__(self) -> None:
         self.storm = StormCards(self.db, self.config, self.delivery, self.drawing)
@@ -107,6 +118,7 @@ class Notifier:
             self.db, self.priorities, self.config.channels, self.delivery, self.drawing, self.clock
         )
         self.keyholders = KeyholderCards(self.db, self.delivery, self.drawing, self.clock)
+        self.escalator = Escalator(self.db, self.config, self.delivery, self.clock, self.priorities)
         off = SupervisionConfig(silent_after=None)
         self.supervision = Supervision(
             self.db,
@@ -142,57 +154,93 @@ class Notifier:
     # --- one cycle ------------------------------------------------------------------------------------
 
     def cycle(self) -> float:
-        """Poll, discover, deliver, check health; returns how soon the next cycle is worth running (s)."""
+        """The alarm path, then every timed job once; returns how soon the next cycle is worth running (s)."""
+        wait = self.alarm_cycle()
+        run_all(self.timed_jobs(), self.clock())
+        return wait
+
+    def alarm_cycle(self) -> float:
+        """Poll, discover, check health, deliver: the path from a new alarm to its card, which waits for no
+        timed job; returns how soon delivery is worth trying again (s)."""
         self._poll()
         self._post_first_start_summary()
         self.discover()
-        self.supervision.tick()
-        self.quiet.tick()
-        self.handovers.tick()
-        self.at_risk.tick()
         self._check_health()
-        wait = self.deliver()
-        self.source.poll_cameras(self.db)  # after the cards: see ServiceSource.poll_cameras
-        self.escalate()
-        self.pager.run()
-        self.overdue.run()
-        self.keyholders.run()
-        return wait
+        return self.deliver()
 
     def run(self, interval: float, stop: threading.Event, once: bool = False) -> None:
+        jobs: JobRunner | None = None
         started, next_poll = False, 0.0
-        while not stop.is_set():
-            try:
-                # A cache deleted under the notifier: a fresh one, that this cycle's poll refills (with the
-                # panels listed again, or its cards would name no panel until the sync's next listing).
-                if cache.reopen_if_replaced(self.db) and isinstance(self.source, ServiceSource):
-                    self.source.poller.forget_panels()
-                if not started:
-                    self.start()
-                    started = True
-                    if self.watch is not None:
-                        self.watch.started()
-                if time.monotonic() >= next_poll:
-                    next_poll = time.monotonic() + interval
-                    wait = self.cycle()
-                    if self.watch is not None:
-                        self.watch.cycle_done(self._service_failing_since is None, not self._backoff)
-                else:
-                    wait = self.deliver()  # between polls, only what pacing allows now
-            except sqlite3.OperationalError as err:
-                # The sync can hold the write lock longer than the busy timeout; nothing is half-done
-                # (every step is its own transaction), so the next cycle simply goes on.
-                log.warning("notify: the cache is busy (%s); trying again", err)
-                stop.wait(interval)
-                continue
-            if once:
-                # --once: finish delivering what was discovered, then stop.
-                while wait < interval and self._has_work() and not stop.is_set():
-                    stop.wait(max(wait, 0.02))
-                    wait = self.deliver()
-                return
-            until_poll = max(0.0, next_poll - time.monotonic())
-            stop.wait(min(until_poll, max(wait, 0.02)) if self._has_work() else until_poll)
+        try:
+            while not stop.is_set():
+                if jobs is not None and jobs.failed is not None:
+                    raise jobs.failed  # the timed jobs' thread stopped on an error: the notifier stops too
+                try:
+                    # A cache deleted under the notifier: a fresh one, that this cycle's poll refills (with
+                    # the panels listed again, or its cards would name no panel until the sync's next
+                    # listing).
+                    if cache.reopen_if_replaced(self.db) and isinstance(self.source, ServiceSource):
+                        self.source.poller.forget_panels()
+                    if not started:
+                        self.start()
+                        started = True
+                        jobs = self._start_jobs(interval, once)
+                        if self.watch is not None:
+                            self.watch.started()
+                    if time.monotonic() >= next_poll:
+                        next_poll = time.monotonic() + interval
+                        wait = self.alarm_cycle() if jobs is not None else self.cycle()
+                        if self.watch is not None:
+                            self.watch.cycle_done(self._service_failing_since is None, not self._backoff)
+                    else:
+                        wait = self.deliver()  # between polls, only what pacing allows now
+                except sqlite3.OperationalError as err:
+                    # The sync can hold the write lock longer than the busy timeout; nothing is half-done
+                    # (every step is its own transaction), so the next cycle simply goes on.
+                    log.warning("notify: the cache is busy (%s); trying again", err)
+                    stop.wait(interval)
+                    continue
+                if once:
+                    # --once: finish delivering what was discovered, then stop.
+                    while wait < interval and self._has_work() and not stop.is_set():
+                        stop.wait(max(wait, 0.02))
+                        wait = self.deliver()
+                    return
+                until_poll = max(0.0, next_poll - time.monotonic())
+                stop.wait(min(until_poll, max(wait, 0.02)) if self._has_work() else until_poll)
+        finally:
+            if jobs is not None:
+                jobs.stop()
+
+    def _start_jobs(self, interval: float, once: bool) -> JobRunner | None:
+        """The timed jobs on their own thread and connection (a long-running notifier given its cache's
+        path); None: they run in `cycle`, after the alarm path (`--once`, in-process tests)."""
+        if once or self.db_path is None:
+            return None
+        path = self.db_path
+
+        def build() -> tuple[sqlite_utils.Database, list[Job]]:
+            beside = replace(self, db=cache.open_cache(path), _backoff={})
+            return beside.db, beside.timed_jobs()
+
+        return JobRunner(build, self.clock, interval).start()
+
+    def timed_jobs(self) -> list[Job]:
+        """Every timed job (bot/notify/jobs.py), in the order they run after the alarm path: the one
+        registry, where a new job is one line."""
+        return [
+            Step(
+                "supervision", self.supervision.tick
+            ),  # resolve panels that reported again, tell their cards
+            Step("maintenance", self.quiet.tick),  # the TOML's windows in force, summaries of those ended
+            Step("handover", self.handovers.tick),
+            Step("at-risk", self.at_risk.tick),
+            Step("cameras", lambda: self.source.poll_cameras(self.db)),  # a paced read: incidents' evidence
+            Step("escalation", self.escalator.run),
+            Step("paging", self.pager.run),
+            Step("overdue", self.overdue.run),
+            Step("keyholders", self.keyholders.run),
+        ]
 
     def _poll(self) -> None:
         try:
@@ -282,7 +330,7 @@ class Notifier:
 
     def escalate(self) -> int:
         """Post the escalation levels that are due (bot/notify/escalation.py)."""
-        return Escalator(self.db, self.config, self.delivery, self.clock, self.priorities).run()
+        return self.escalator.run()
 
     def _channel_for(self, alarm: Alarm) -> str:
         return self.config.channel_for(alarm) or CONSOLE_CHANNEL

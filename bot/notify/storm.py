@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot import cards
-from bot.notify.config import NotifyConfig
 from bot.notify.delivery import Delivery
 from bot.render import alarms as render
 from core import cache
 from core.cache import CardCounts, CardThread, OutboxEntry, write_transaction
 from core.clock import WEEK_MS, now_ms
+from core.config import NotifyConfig
 from core.sqlite_lib import sqlite_utils
 
 CARD_MEMORY_MS = WEEK_MS  # cards older than this are never touched again

@@ -7,7 +7,7 @@ yellow and gray) as a bar beside them; the fallback text starts with a coloured 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -24,6 +24,8 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
+from bot.render import plans as plan_render
+from bot.render import quiet as quiet_render
 from bot.render.common import MAX_BLOCKS, Rendered, clip, context, escape, or_dash, section, sections, typed
 from bot.render.dispositions import resolved_as_line
 from bot.render.forms import VALUE, modal
@@ -31,12 +33,11 @@ from bot.render.keyholders import keyholder_line
 from bot.render.plans import override_blocks
 from bot.render.who_can import who_can_button
 from core.alarms import LEVELS, Alarm, level_of
-from core.cache import CardCounts
-from core.keyholders import KeyholderContext
 from core.lifecycle import MAX_NOTE, SAMOPS, AlarmState, Change, State
 from core.priorities import Priority, sla_text
 from core.text import counted
 from core.timefmt import age, local
+from core.views import AlarmView, StormView
 
 ACK = "alarm_ack"
 TAKE = "alarm_take"  # "I'm on it": assigns the alarm to the clicker
@@ -182,21 +183,21 @@ def late_line(alarm: Alarm, late_ms: int, zone: ZoneInfo) -> str:
     )
 
 
-def alarm_card(
-    alarm: Alarm,
-    zone: ZoneInfo,
-    data_as_of: int | None,
-    dashboard_url: str,
-    state: AlarmState | None = None,
-    late_ms: int | None = None,
-    urgency: Urgency | None = None,
-    keyholders: KeyholderContext | None = None,
-    checklist: Sequence[Block] = (),
-    resolved_as: str | None = None,
-    during: str | None = None,
-) -> Rendered:
-    """An alarm's card; `during` (Slack text): the maintenance window a life-safety alarm came during, which
-    did not hold it (core/life_safety.py): said under the title, and in the notification's text."""
+def alarm_card(view: AlarmView) -> Rendered:
+    """An alarm's card, from its view (core/views.py) alone. A life-safety alarm posted during maintenance
+    (core/life_safety.py) says so under the title, and in the notification's text."""
+    alarm, zone, state = view.alarm, view.zone, view.state
+    priority, late = view.priority, view.late_ms is not None
+    urgency = Urgency(priority, view.sla_minutes, view.overdue, late) if priority is not None else None
+    window = view.during
+    during = quiet_render.slack_words(window.during(zone), window) if window is not None else None
+    checklist = (
+        plan_render.checklist_blocks(alarm.event_id, view.checklist, zone, view.resolved)
+        if view.checklist is not None
+        else []
+    )
+    late_ms, keyholders, resolved_as = view.late_ms, view.keyholders, view.resolved_as
+    data_as_of, dashboard_url = view.data_as_of, view.dashboard_url
     level = severity(alarm.violation_type, alarm.event_type)
     name = alarm.violation_name or alarm.event_type or "Alarm"
     title = f"{LEVELS[level].emoji} {name} on {panel_label(alarm)}"
@@ -228,17 +229,17 @@ def alarm_card(
     return Rendered(text=clip(text, 300), attachments=[attachment(level, blocks)])
 
 
-def storm_card(
-    alarm: Alarm,
-    counts: CardCounts,
-    zone: ZoneInfo,
-    data_as_of: int | None,
-    dashboard_url: str,
-    handled: dict[State, int] | None = None,
-    resolved_as: Mapping[str, int] | None = None,
-) -> Rendered:
-    """One card per panel in a storm: how many alarms, first and last time, kinds; details in its thread;
-    what its resolved alarms were resolved as (label -> how many)."""
+def storm_card(view: StormView) -> Rendered:
+    """One card per panel in a storm, from its view (core/views.py): how many alarms, first and last time,
+    kinds; details in its thread; what its resolved alarms were resolved as (label -> how many)."""
+    alarm, counts, zone, handled, resolved_as = (
+        view.alarm,
+        view.counts,
+        view.zone,
+        view.handled,
+        view.resolved_as,
+    )
+    data_as_of, dashboard_url = view.data_as_of, view.dashboard_url
     level = severity(alarm.violation_type, alarm.event_type)
     title = f"{LEVELS[level].emoji} Alarm storm on {panel_label(alarm)}: {counted(counts.count, 'alarm')}"
     fields = [

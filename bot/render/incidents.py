@@ -5,7 +5,6 @@ of the incident (bot/actions/lifecycle.py's card-wide path)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, PlainTextObject
@@ -24,6 +23,7 @@ from bot.render.dispositions import resolved_as_line
 from core.incidents import ALARM, CAMERA_DISABLED, CAMERA_OFFLINE, SENSOR_ERROR, SUPERVISION, TAMPER, Evidence
 from core.lifecycle import State, incident_state
 from core.timefmt import clock, local
+from core.views import IncidentView
 
 ICONS = {
     ALARM: ":rotating_light:",
@@ -35,19 +35,6 @@ ICONS = {
 }
 MAX_LINE = 300
 EMOJI = {State.OPEN: ":rotating_light:", State.ACKNOWLEDGED: ":eyes:", State.RESOLVED: ":white_check_mark:"}
-
-
-@dataclass(frozen=True)
-class IncidentView:
-    """What the incident card shows, read from the cache by bot/notify/incidents.py."""
-
-    resource_id: int
-    panel_label: str
-    kinds: tuple[str, ...]
-    timeline: tuple[Evidence, ...]  # in time order
-    handled: dict[State, int]  # the incident's alarms per lifecycle state
-    holders: tuple[str, ...] = ()  # Slack users holding ("I'm on it") an alarm of it not yet resolved
-    resolved_as: dict[str, int] = field(default_factory=dict)  # disposition label -> how many resolved so
 
 
 def title(view: IncidentView) -> str:

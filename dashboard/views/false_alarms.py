@@ -30,7 +30,7 @@ filters.publish({"org": org_id})
 config_path = str(current_settings().config_path)
 limits, problem = data.false_alarm_limits(config_path)
 if problem:
-    st.warning(f"The config's [false_alarms] cannot be used ({problem}); the defaults are used.")
+    st.warning(f"The config cannot be used ({problem}); the default [false_alarms] limits are used.")
 st.caption(
     "Counted over the alarms resolved with a disposition, by the alarm's own time: the rate is the false "
     "alarms over those resolved with any disposition (alarms still open are in neither). A panel is flagged "

@@ -97,8 +97,8 @@ def open_by_age() -> None:
     if not alarms:
         st.info("No alarm is open: every alarm samops posted has been resolved.")
         return
-    if problem := data.priorities_problem(config_path):
-        st.warning(f"The config's priorities cannot be used ({problem}); the default priorities are shown.")
+    if problem := data.config_problem(config_path):
+        st.warning(f"The config cannot be used ({problem}); the default priorities are shown.")
     listed, described = narrowed(alarms)
     first, second, third = st.columns([2, 2, 1], vertical_alignment="bottom")
     first.selectbox(
@@ -218,8 +218,8 @@ def adherence_frame(rows: list[read.PlanAdherence], label: str, person: bool = F
 def plan_adherence(period: str) -> None:
     st.header("Action plan adherence")
     config_path = str(current_settings().config_path)
-    if problem := data.plans_problem(config_path):
-        st.warning(f"The config's action plans cannot be used ({problem}); the default plans are counted.")
+    if problem := data.config_problem(config_path):
+        st.warning(f"The config cannot be used ({problem}); the default action plans are counted.")
     now = data.now_ms()
     until = data.floor_to(now, 60_000) + 60_000
     since = zones.day_start(until - PERIODS[period] * data.DAY_MS)

@@ -25,8 +25,8 @@ def needs_a_person() -> None:
     found = data.glance(path, now, zones.day_start(now), config_path)
     k = data.kpis(path, now)
     st.header("Needs a person now")
-    if problem := data.priorities_problem(config_path):
-        st.warning(f"The config's priorities cannot be used ({problem}); the default priorities are counted.")
+    if problem := data.config_problem(config_path):
+        st.warning(f"The config cannot be used ({problem}); the default priorities are counted.")
     st.html(glance.priorities_html(found, zones.tz(), now))
     st.html(
         glance.tiles_html(

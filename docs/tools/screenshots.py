@@ -34,10 +34,10 @@ from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 
 from bot import cards
-from bot.config import BotConfig
 from bot.render.common import Rendered
 from core.alarms import Alarm
 from core.cache import get_alarm, open_cache
+from core.config import SamopsConfig
 from core.read import AlarmFilter, UsersZones, console_cards, recent_alarms
 from dashboard.pages import PAGES, PageSpec
 from tests.support.browser import WAIT_MS, launch
@@ -231,7 +231,7 @@ Drawn = tuple[Alarm, Rendered, ZoneInfo]
 
 def alarm_cards(db_path: Path) -> list[Drawn]:
     """The newest alarms' cards as the notifier draws them (bot/cards.py), newest first."""
-    config = BotConfig()
+    config = SamopsConfig()
     db = open_cache(db_path)
     try:
         notify = config.notify.reading_users_zones(UsersZones(lambda: db))

@@ -11,10 +11,10 @@ import pytest
 from pydantic import SecretStr
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.context import build_context
 from bot.person_zones import PersonZones
 from core import cache
+from core.config import parse_config
 from core.paging import PagePrefs
 from core.settings import Settings
 from tests.support.slack_standin import SlackStandIn

@@ -8,9 +8,9 @@ import pytest
 
 # Importing a command module registers its subcommands with the router.
 import bot.commands  # noqa: F401  # every /sam subcommand
-from bot.config import ConfigError, parse_config
 from bot.roles import Role, refusal
 from bot.slash.router import route
+from core.config import ConfigError, parse_config
 from tests.support.bot import local_context
 
 

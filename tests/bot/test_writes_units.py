@@ -12,13 +12,13 @@ import pytest
 # Importing a command module registers its subcommands with the router.
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.context import AppContext
 from bot.roles import RoleResolver
 from bot.writes import AnnouncePace, WriteRequest, record_act, run_write
 from core import cache
 from core.cache import audit
 from core.cache.db import open_cache
+from core.config import parse_config
 from core.settings import Settings
 from core.sqlite_lib import sqlite_utils
 from tests.support.bot import local_context

@@ -12,7 +12,6 @@ import pytest
 
 from bot.actions.lifecycle import unchanged_text
 from bot.commands.audit import audit_line
-from bot.config import parse_config
 from bot.render.common import blocks_to_dicts
 from bot.render.lists import alarms_blocks, privileges_blocks, window_words
 from bot.render.panels import PanelStatus, panel_blocks
@@ -20,6 +19,7 @@ from core.access_windows import time_of_day
 from core.cache.audit import AuditEntry
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.config import parse_config
 from core.lifecycle import AlarmState, State
 from core.models import Activity, UserPrivileges
 from core.read import AlarmFilter, recent_alarms

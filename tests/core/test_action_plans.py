@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from bot.config import ConfigError, parse_config
-from core.action_plans import DEFAULT_PLANS, ActionPlans, load_action_plans, steps_left
+from core.action_plans import DEFAULT_PLANS, ActionPlans, steps_left
 from core.alarms import Alarm
-from core.priorities import Priorities
+from core.config import ConfigError, parse_config, read_config
 
 
 def alarm(name: str | None = "Burglary alarm", vtype: str | None = "alarm", org: int | None = 1001,
@@ -126,13 +125,13 @@ def test_two_plans_of_one_name_are_refused() -> None:
         parse_config({"action_plans": [plan("p1"), plan("P1")]})
 
 
-def test_the_dashboard_reads_the_plans_alone(tmp_path: Path) -> None:
+def test_the_dashboard_reads_the_plans_through_the_one_model(tmp_path: Path) -> None:
     path = tmp_path / "samops.toml"
-    assert load_action_plans(path, Priorities()).plans == DEFAULT_PLANS  # no file: the defaults
-    path.write_text('[roles]\nadmins = ["U1"]\naction_plans = []\n', encoding="utf-8")
-    assert load_action_plans(path, Priorities()).plans == DEFAULT_PLANS  # a key of [roles], not ours
+    assert read_config(path)[0].plan_book().plans == DEFAULT_PLANS  # no file: the defaults
     path.write_text('action_plans = []\n[roles]\nadmins = ["U1"]\n', encoding="utf-8")
-    assert load_action_plans(path, Priorities()).plans == ()
+    assert read_config(path)[0].plan_book().plans == ()
+    # A bad file: the defaults, and why, in the one line the bot would refuse it with.
     path.write_text('[[action_plans]]\nname = "x"\nsteps = []\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"action_plans.0.steps"):
-        load_action_plans(path, Priorities())
+    config, problem = read_config(path)
+    assert config.plan_book().plans == DEFAULT_PLANS
+    assert problem is not None and "action_plans.0.steps" in problem

@@ -17,17 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from slack_sdk import WebClient
 
-from bot.cards import incident_view
-from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
-from bot.render.incidents import IncidentView, incident_card
+from bot.render.incidents import incident_card
 from core import lifecycle
 from core.cache import incidents as store
 from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.config import NotifyConfigError, parse_notify
 from core.incidents import (
     ALARM,
     CAMERA_OFFLINE,
@@ -40,7 +38,9 @@ from core.incidents import (
     evidence_kind,
 )
 from core.lifecycle import Change, State
+from core.notify.source import CacheSource
 from core.read.incidents import incident_of, open_incidents
+from core.views import IncidentView, incident_view
 from tests.core.test_lifecycle import FakeClock, card_ts, deliver_all
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn

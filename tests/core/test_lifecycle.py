@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 
-from bot.notify.config import NotifyConfigError, parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core import lifecycle
 from core.cache import outbox, schema
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import DAY_MS, MINUTE_MS
+from core.config import NotifyConfigError, parse_notify
 from core.lifecycle import Change, State
+from core.notify.source import CacheSource
 from core.read import handling
 from tests.support.bot import blocks_text
 from tests.support.seed_cache import old_cache

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.notify.config import parse_notify
+from core.config import parse_notify
 from core.timefmt import org_zone, zone
 
 BERLIN, ISTANBUL, UTC = ZoneInfo("Europe/Berlin"), ZoneInfo("Europe/Istanbul"), ZoneInfo("UTC")

@@ -14,14 +14,14 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.notify.config import parse_notify
 from bot.notify.delivery import ConsoleDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import ServiceSource
 from core.cache import outbox
 from core.cache.db import open_cache
 from core.client import SamClient
+from core.config import parse_notify
 from core.errors import SamError
+from core.notify.source import ServiceSource
 from core.poller import CURSOR_TABLE, Poller
 from core.settings import Settings
 from tests.core.test_attribution import attributed, inject

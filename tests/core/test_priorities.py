@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.config import ConfigError, parse_config
 from core.alarms import Alarm
+from core.config import ConfigError, parse_config
 from core.priorities import DEFAULTS, Priorities, Priority, default_priority
 from core.read import lateness
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from bot.config import ConfigError, parse_config
 from core import lifecycle, supervision
 from core.alarms import is_alarm, is_supervision, silent_since
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
 from core.clock import DAY_MS, HOUR_MS, MINUTE_MS
+from core.config import ConfigError, parse_config
 from core.priorities import Priorities, Priority
 from core.read import at_risk_of
 from core.read.history import cached_count

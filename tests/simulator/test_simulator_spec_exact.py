@@ -14,11 +14,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bot.notify.source import ServiceSource
 from bot.render.lists import cameras_blocks
 from core import read
 from core.cache.db import open_cache
 from core.client import SamClient
+from core.notify.source import ServiceSource
 from core.settings import Settings
 from core.sync import run_sync
 from tests.support import spec_check as S

@@ -31,10 +31,10 @@ import httpx
 import pytest
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.context import AppContext
 from bot.render.common import MAX_BLOCKS, MAX_SECTION_TEXT, blocks_to_dicts
 from bot.roles import RoleResolver
+from core.config import parse_config
 from core.settings import Settings
 from tests.support.processes import ROOT, Simulator, free_port, run_simulator, samops_cmd, stop, wait_http
 from tests.support.slack_standin import TEAM_ID, SlackStandIn

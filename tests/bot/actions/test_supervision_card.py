@@ -10,13 +10,13 @@ from pathlib import Path
 
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core import lifecycle
 from core.cache import audit
 from core.clock import HOUR_MS, MINUTE_MS
+from core.config import parse_config
+from core.notify.source import CacheSource
 from core.read import card_of_alarm
 from tests.bot.actions.test_lifecycle import ROLES, answer, click, send, updates
 from tests.bot.notify.support import FakeClock, add_alarms, cache, settle

@@ -20,12 +20,12 @@ import httpx
 import pytest
 
 from bot.cli.click import button_of, click_payload
-from bot.config import BotConfig
 from bot.render.alarms import ACK
 from bot.render.common import Rendered
 from core import dispositions, lifecycle, read
 from core.cache import get_alarm, open_cache
 from core.clock import now_ms
+from core.config import SamopsConfig
 from core.lifecycle import State
 from tests.support.bot import BotProcess, run_bot
 from tests.support.processes import ROOT, Simulator, run_simulator, samops_cmd
@@ -138,7 +138,7 @@ def test_an_alarm_is_taken_from_its_console_card_to_resolved(bot: BotProcess, si
         assert ticked.returncode == 0 and "is ticked" in ticked.stdout, ticked
     alarm = get_alarm(db, event_id)
     assert alarm is not None
-    checklist = read.plan_checklist(db, BotConfig().plan_book(), alarm, now_ms(), UTC, with_data=False)
+    checklist = read.plan_checklist(db, SamopsConfig().plan_book(), alarm, now_ms(), UTC, with_data=False)
     assert checklist is not None and not checklist.mandatory_left  # every step ticked, by the technician
     assert [s.tick.by_user if s.tick else None for s in checklist.steps] == [TECH, TECH, TECH]
 

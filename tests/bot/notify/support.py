@@ -12,12 +12,12 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.notify.config import parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.config import parse_notify
+from core.notify.source import CacheSource
 from tests.support.bot import blocks_text
 from tests.support.slack_standin import SlackStandIn
 

@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 from slack_sdk import WebClient
 
-from bot.notify.config import parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import ServiceSource
 from core.cache.db import open_cache
 from core.client import SamClient
+from core.config import parse_notify
+from core.notify.source import ServiceSource
 from core.settings import Settings
 from tests.support.processes import Simulator
 from tests.support.slack_standin import SlackStandIn

@@ -13,14 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.notify.at_risk_config import AtRiskDigest
-from bot.notify.config import NotifyConfigError, parse_notify
 from core import dispositions, tiers
 from core.bills import bill_row
 from core.cache.bills import replace_bills
 from core.cache.panel_access import replace_panel_access
 from core.cache.writes import upsert_dicts, write_transaction
 from core.clock import DAY_MS, HOUR_MS
+from core.config import AtRiskDigest, NotifyConfigError, parse_notify
 from core.models import Bill
 from tests.bot.notify.support import FakeClock, add_alarms, cache, notifier, posts, settle
 from tests.support.slack_standin import SlackStandIn

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bot.config import parse_config
 from bot.render.quiet import handover_digest
+from core.config import parse_config
 from core.read.handover import SlaCounts, handover
 from tests.bot.notify.support import cache
 from tests.bot.notify.test_handover import berlin, seed_shift

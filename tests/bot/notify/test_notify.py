@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 
-from bot.notify.config import parse_notify
 from bot.notify.delivery import ConsoleDelivery, SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core.cache import outbox
 from core.cache.db import open_cache
 from core.cache.writes import upsert_activities, upsert_dicts, write_transaction
+from core.config import parse_notify
+from core.notify.source import CacheSource
+from core.views import AlarmView, StormView
 from tests.support.slack_standin import SlackStandIn
 
 PANELS = {101: (1001, "Warehouse"), 102: (1001, "Office"), 201: (1002, "Harbor gate")}
@@ -232,8 +233,8 @@ def test_run_stops_on_the_event(db: Any, tmp_path: Path) -> None:
 
 
 def test_the_example_config_parses_and_routes_first_match() -> None:
-    from bot.config import load_config
     from core.cache.outbox import Alarm
+    from core.config import load_config
 
     config = load_config(Path(__file__).resolve().parents[3] / "samops.example.toml", required=True).notify
     assert config.storm.posts_per_second == 1.0 and config.source == "service"
@@ -255,8 +256,8 @@ def test_the_example_config_parses_and_routes_first_match() -> None:
 def test_health_notices_once_when_the_service_fails_and_once_when_it_recovers(
     db: Any, simulator: Any
 ) -> None:
-    from bot.notify.source import ServiceSource
     from core.client import SamClient
+    from core.notify.source import ServiceSource
     from core.settings import Settings
 
     dead = SamClient(Settings(base_url="http://127.0.0.1:9/api", max_retries=0, timeout=1, connect_timeout=1))
@@ -318,15 +319,14 @@ def test_cards_show_the_organization_time_zone_and_stay_within_slack_limits() ->
     alarm = Alarm(
         "EV-1", 101, 1001, at, "Fire alarm on Warehouse - Kitchen", "violation", "Fire alarm", "alarm", "W"
     )
-    card = render.alarm_card(alarm, cfg.zone_for(1001), at, "http://d/")
+    card = render.alarm_card(AlarmView(alarm, cfg.zone_for(1001), at, "http://d/"))
     text = card.console()
     assert (
         "2023-11-15 07:13:20 Asia/Tokyo" in text and "Kitchen" in text and "http://d/alarms?panel=101" in text
     )
     assert cfg.zone_for(1002) == ZoneInfo("UTC")
-    storm = render.storm_card(
-        alarm, CardCounts(42, at, at + 60_000, ("Fire alarm",)), ZoneInfo("UTC"), at, "http://d"
-    )
+    counts = CardCounts(42, at, at + 60_000, ("Fire alarm",))
+    storm = render.storm_card(StormView(alarm, counts, ZoneInfo("UTC"), at, "http://d"))
     assert "42 alarms" in storm.text and "Fire alarm" in storm.console()
     details = render.storm_details([alarm] * 400, ZoneInfo("UTC"))
     assert len(details.blocks) <= 50 and all(len(b["text"]["text"]) <= 3000 for b in details.blocks)

@@ -22,12 +22,12 @@ import httpx
 import pytest
 from slack_sdk import WebClient
 
-from bot.notify.config import parse_notify
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource, ServiceSource
 from core.cache.db import open_cache
 from core.client import SamClient
+from core.config import parse_notify
+from core.notify.source import CacheSource, ServiceSource
 from core.settings import Settings
 from tests.support.cache_files import connect as connect_cache
 from tests.support.processes import ROOT, Simulator, run_simulator, samops_cmd, stop

@@ -11,16 +11,16 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core import lifecycle
 from core.cache import recent_audit
 from core.cache.db import open_cache
 from core.cache.writes import write_transaction
 from core.clock import MINUTE_MS
+from core.config import parse_config
 from core.lifecycle import Change
+from core.notify.source import CacheSource
 from tests.bot.notify.support import FakeClock, add_alarms, alarm_cards, cache, settle
 from tests.support.slack_standin import SlackStandIn
 

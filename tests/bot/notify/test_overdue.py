@@ -10,16 +10,16 @@ from typing import Any
 
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core import lifecycle
 from core.cache.cursors import save_cursors
 from core.cache.seen import POLLER_CURSORS, mark_watch_from
 from core.cache.writes import upsert_activities, write_transaction
 from core.clock import MINUTE_MS
+from core.config import parse_config
 from core.lifecycle import Change
+from core.notify.source import CacheSource
 from core.read import card_of_alarm
 from tests.bot.notify.support import FakeClock, add_alarms, alarm_cards, cache, posts, settle
 from tests.support.bot import blocks_text

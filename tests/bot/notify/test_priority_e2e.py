@@ -9,12 +9,12 @@ from pathlib import Path
 import httpx
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core.cache.db import open_cache
 from core.client import SamClient
+from core.config import parse_config
+from core.notify.source import CacheSource
 from core.settings import Settings
 from tests.bot.notify.test_notify_e2e import demo_panels, quiet_sim, wait_until
 from tests.support.processes import Simulator

@@ -19,14 +19,14 @@ import httpx
 import pytest
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import ServiceSource
 from core import cache, lifecycle, read
 from core.cache.db import open_cache
 from core.client import SamClient
 from core.clock import HOUR_MS, MINUTE_MS
+from core.config import parse_config
+from core.notify.source import ServiceSource
 from core.settings import Settings
 from tests.bot.notify.support import FakeClock, settle
 from tests.bot.notify.test_notify_e2e import notify_env, run_notify, wait_until

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.notify.delivery import SlackDelivery
 from bot.notify.service import Notifier
-from bot.notify.source import CacheSource
 from core import lifecycle, read
 from core.cache import audit, outbox, write_transaction
 from core.clock import HOUR_MS, MINUTE_MS
+from core.config import parse_config
 from core.lifecycle import Change
+from core.notify.source import CacheSource
 from tests.bot.notify.support import FakeClock, add_alarms, cache, settle
 from tests.support.slack_standin import SlackStandIn
 

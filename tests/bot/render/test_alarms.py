@@ -7,11 +7,12 @@ from zoneinfo import ZoneInfo
 from bot.render.alarms import DETAILS_FIT, alarm_card, storm_details
 from bot.render.who_can import WHO_CAN_ACTION
 from core.alarms import Alarm
+from core.views import AlarmView
 
 
 def card_actions(resource_id: int | None) -> dict[str, str | None]:
     alarm = Alarm("EV1", resource_id, 1001, 0, "Door forced", "ALARM", "Burglary", "BURGLARY", "Warehouse")
-    card = alarm_card(alarm, ZoneInfo("UTC"), None, "http://127.0.0.1:8501")
+    card = alarm_card(AlarmView(alarm, ZoneInfo("UTC"), None, "http://127.0.0.1:8501"))
     [actions] = [b for b in card.attachments[0]["blocks"] if b["type"] == "actions"]
     return {e["action_id"]: e.get("value") for e in actions["elements"]}
 

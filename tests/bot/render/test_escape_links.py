@@ -15,6 +15,7 @@ from bot.render.alarms import alarm_card
 from bot.render.common import escape, plain
 from core.alarms import Alarm
 from core.text import LINK_BREAK, shown
+from core.views import AlarmView
 
 # What Slack links to a page in mrkdwn, as far as its documentation and its clients show: a scheme and `://`,
 # a host starting `www.`, a domain name (labels joined by dots, ending in a top-level domain of letters) that
@@ -84,7 +85,7 @@ def mrkdwn_texts(node: object) -> list[str]:
 def test_fuzz_an_alarm_card_links_nothing_of_the_services_text(text: str) -> None:
     # Every text field of the activity and the panel's name, as the service could send them.
     alarm = Alarm("EV-1", 5001, 1001, 1_700_000_000_000, text, "violation", text, "alarm", text)
-    rendered = alarm_card(alarm, ZoneInfo("UTC"), None, "")
+    rendered = alarm_card(AlarmView(alarm, ZoneInfo("UTC"), None, ""))
     texts = [rendered.text, *mrkdwn_texts(rendered.attachments)]
     assert len(texts) > 1
     for shown_text in texts:

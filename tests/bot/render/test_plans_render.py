@@ -12,6 +12,7 @@ from core.action_plans import MAX_LABEL, MAX_STEPS, ActionPlan, Step
 from core.alarms import Alarm
 from core.cache import PlanOverride, PlanTick
 from core.read import Checklist, ChecklistStep, StepData
+from core.views import AlarmView
 from tests.support.bot import blocks_text, check_limits
 
 UTC = ZoneInfo("UTC")
@@ -37,7 +38,8 @@ def test_the_biggest_checklist_fits_a_card_and_escapes_its_text() -> None:
     checklist = big_checklist(3)
     blocks = checklist_blocks("EV-1", checklist, UTC, resolved=False)
     alarm = Alarm("EV-1", 7, 1001, 0, "Burglary on Depot - Door", "violation", "Burglary", "alarm", "Depot")
-    card = alarm_card(alarm, UTC, None, "http://dash", checklist=blocks)
+    card = alarm_card(AlarmView(alarm, UTC, None, "http://dash", checklist=checklist))
+    assert len(blocks) < len(card.attachments[0]["blocks"])  # the card draws the checklist from its view
     dicts = check_limits(card.attachments[0]["blocks"])
     text = blocks_text(dicts)
     assert "<@here>" not in text and "&lt;@here&gt;" in text and "&lt;bold&gt;" in text

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from slack_sdk import WebClient
 
-from bot.config import parse_config
 from bot.context import AppContext
 from bot.roles import Role, RoleResolver
 from bot.slash import registry
 from bot.slash.registry import Handler, Invocation, Reply, UsageError, on_write, subcommand
 from bot.slash.router import route
+from core.config import parse_config
 from core.errors import NotFoundError, ResponseFormatError, ServerError, TransportError
 from core.settings import Settings
 

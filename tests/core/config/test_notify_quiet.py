@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_config
-from bot.notify.config import NotifyConfigError, parse_notify
+from core.config import NotifyConfigError, load_config, parse_notify
 
 
 def test_a_handover_channel_takes_the_org_of_its_channel_entry(tmp_path: Path) -> None:

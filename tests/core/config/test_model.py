@@ -6,8 +6,7 @@ import tomllib
 
 import pytest
 
-from bot.config import BotConfig, load_config, parse_config
-from bot.notify.config import NotifyConfig
+from core.config import NotifyConfig, SamopsConfig, load_config, parse_config
 from tests.support.processes import ROOT
 
 
@@ -32,7 +31,7 @@ def test_example_config_and_manifest() -> None:
 
 
 def test_config_rejects_unknown_keys_and_bad_ids() -> None:
-    from bot.config import ConfigError
+    from core.config import ConfigError
 
     with pytest.raises(ConfigError, match=r"roles\.admin"):
         parse_config({"roles": {"admin": ["U1"]}})
@@ -52,7 +51,7 @@ def test_config_rejects_unknown_keys_and_bad_ids() -> None:
 
 
 def test_service_role_names_are_one_name_in_any_case() -> None:
-    from bot.config import ConfigError
+    from core.config import ConfigError
 
     with pytest.raises(ConfigError, match="mapped twice, to admin and to viewer"):
         parse_config({"roles": {"from_service": {"Administrator": "admin", "administrator": "viewer"}}})
@@ -63,7 +62,7 @@ def test_service_role_names_are_one_name_in_any_case() -> None:
 
 
 def test_the_dashboard_link_is_read_in_one_place() -> None:
-    assert BotConfig().dashboard_url("http://127.0.0.1:8501") == "http://127.0.0.1:8501"
+    assert SamopsConfig().dashboard_url("http://127.0.0.1:8501") == "http://127.0.0.1:8501"
     assert parse_config({"dashboard": {"url": "https://dash"}}).dashboard_url("x") == "https://dash"
     both = {"dashboard": {"url": "https://dash"}, "notify": {"dashboard_url": "https://notify"}}
     assert parse_config(both).dashboard_url("x") == "https://notify"
@@ -75,13 +74,16 @@ def test_a_handover_channel_takes_its_org_from_the_bot_section() -> None:
 
 
 def test_the_config_file_is_parsed_in_one_place() -> None:
-    """One parse per process: only bot/config.py reads the TOML or validates a section of it; every other
-    part of the bot, the notifier and `samops up` is handed the `BotConfig` it gives."""
-    models = {ROOT / "bot" / "config.py", ROOT / "bot" / "notify" / "config.py"}  # where the models live
-    for path in [*(ROOT / "bot").rglob("*.py"), *(ROOT / "samops").rglob("*.py")]:
-        text = path.read_text(encoding="utf-8")
-        needles = (
-            ("parse_notify(", "NotifyConfig.model_validate", "NotifyConfig()") if path not in models else ()
-        )
-        for needle in ("tomllib", *needles) if path != ROOT / "bot" / "config.py" else needles:
-            assert needle not in text, f"{path.relative_to(ROOT)} parses the config itself ({needle})"
+    """One parse per process: only core/config/model.py reads the TOML or validates a section of it; the bot,
+    the notifier, the dashboard, the CLI and `samops up` are handed the `SamopsConfig` it gives."""
+    model = ROOT / "core" / "config" / "model.py"
+    models = {model, ROOT / "core" / "config" / "notify.py"}  # where the models live
+    # Streamlit's own secrets.toml (its `[auth]` section) is not samops' config: dashboard/auth.py reads it.
+    streamlit_secrets = ROOT / "dashboard" / "auth.py"
+    for package in ("bot", "core", "dashboard", "samops"):
+        for path in (ROOT / package).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            parsing = ("parse_notify(", "NotifyConfig.model_validate", "NotifyConfig()")
+            needles = parsing if path not in models else ()
+            for needle in ("tomllib", *needles) if path not in {model, streamlit_secrets} else needles:
+                assert needle not in text, f"{path.relative_to(ROOT)} parses the config itself ({needle})"

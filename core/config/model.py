@@ -2,12 +2,12 @@
 channel, dashboard, alarm priorities and their SLA (`[[priorities]]`, `[sla]`: core/priorities.py),
 silent-panel supervision (`[supervision]`: core/supervision.py), the life-safety alarms no silence holds
 (`[life_safety]`: core/life_safety.py), the heartbeat (`[heartbeat]`: core/heartbeat.py), the
-dispositions and the false-alarm threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py),
-and `[notify]` (its model lives beside the notifier, `bot/notify/config.py`).
+dispositions and the false-alarm threshold (`[[dispositions]]`, `[false_alarms]`: core/dispositions.py), and
+`[notify]` (its model: `core/config/notify.py`).
 
-The bot, the notifier, `samops notify --check-config` and `samops up` all read it through `load_config`, and
-every part is handed the one `BotConfig` it gives. Each section rejects keys it does not know, so a typo is
-an error at start naming the key, not a silent default.
+The bot, the notifier, `samops notify --check-config` and `samops up` read it through `load_config`, the
+dashboard through `read_config`, and every part is handed the one `SamopsConfig` it gives. Each section
+rejects keys it does not know, so a typo is an error at start naming the key, not a silent default.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from bot.notify.config import NotifyConfig, with_channel_orgs
 from core.action_plans import DEFAULT_PLANS, ActionPlan, ActionPlans, check_names
-from core.config_sections import one_line
+from core.config.errors import ConfigError, one_line
+from core.config.notify import NotifyConfig, with_channel_orgs
 from core.dispositions import DEFAULTS as DISPOSITIONS
 from core.dispositions import Disposition, Dispositions, FalseAlarmsConfig, checked_list
 from core.heartbeat import HeartbeatConfig
@@ -30,10 +30,6 @@ from core.priorities import Priorities, PriorityRule, SlaConfig
 from core.supervision import SupervisionConfig
 
 _SLACK_ID = re.compile(r"[UWS][A-Z0-9_]{1,40}")
-
-
-class ConfigError(ValueError):
-    """The config file is missing (when asked for explicitly), not TOML, or has a bad value."""
 
 
 class _Section(BaseModel):
@@ -85,7 +81,7 @@ class DashboardConfig(_Section):
     url: str | None = None
 
 
-class BotConfig(BaseModel):
+class SamopsConfig(BaseModel):
     # Every section of the TOML is named here, so a misspelt one (`[role]` would drop every role list) is an
     # error naming it, as an unknown key inside one is.
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -118,10 +114,13 @@ class BotConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _handover_orgs(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "notify" in data:
-            return {**data, "notify": with_channel_orgs(data["notify"], data)}
-        return data
+    def _handover_orgs(cls, data: object) -> object:
+        if not isinstance(data, dict):
+            return data
+        table = cast("dict[str, object]", data)  # TOML: string keys
+        if "notify" not in table:
+            return table
+        return {**table, "notify": with_channel_orgs(table["notify"], table)}
 
     def priority_book(self) -> Priorities:
         """The priority rules and their SLA, as every reader of priorities takes them."""
@@ -146,23 +145,33 @@ class BotConfig(BaseModel):
         return self.notify.dashboard_url or self.dashboard.url or default
 
 
-def parse_config(data: dict[str, Any], source: str = "config") -> BotConfig:
+def parse_config(data: dict[str, Any], source: str = "config") -> SamopsConfig:
     try:
-        return BotConfig.model_validate(data)
+        return SamopsConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(f"{source}: {one_line(err)}") from None
 
 
-def load_config(path: Path, required: bool = False) -> BotConfig:
+def load_config(path: Path, required: bool = False) -> SamopsConfig:
     """Read `path`; a missing file gives the defaults unless `required` (the user named it)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"{path}: no such file") from None
-        return BotConfig()
+        return SamopsConfig()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
     return parse_config(data, str(path))
+
+
+def read_config(path: Path) -> tuple[SamopsConfig, str | None]:
+    """The config for a reader that goes on with the defaults when the file cannot be used (the dashboard):
+    the model, and why the file could not be used (the one line `load_config` raises), if so. A missing file
+    is the defaults, as for `load_config`."""
+    try:
+        return load_config(path), None
+    except ConfigError as err:
+        return SamopsConfig(), str(err)

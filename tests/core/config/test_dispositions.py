@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, parse_config
-from core.dispositions import DEFAULTS, DispositionClass, load_false_alarms
+from core.config import ConfigError, parse_config, read_config
+from core.dispositions import DEFAULTS, DispositionClass
 
 CODES = [
     "false_user_error", "false_equipment", "false_environment", "false_unknown", "confirmed_intrusion",
@@ -60,19 +60,20 @@ def test_a_bad_entry_is_refused_naming_its_field(data: dict, named: str, tmp_pat
         parse_config(data, "samops.toml")
     message = str(refused.value)
     assert named in message and "\n" not in message and message.startswith("samops.toml: ")
-    if "false_alarms" in data:  # the dashboard reads only that section, and says the same
+    if "false_alarms" in data:  # the dashboard reads the same model, and says the same
         path = tmp_path / "samops.toml"
         path.write_text(f"[false_alarms]\n{next(iter(data['false_alarms']))} = "
                         f"{next(iter(data['false_alarms'].values()))}\n", encoding="utf-8")  # fmt: skip
-        with pytest.raises(ValueError, match=named.replace(".", r"\.")):
-            load_false_alarms(path)
+        config, problem = read_config(path)
+        assert problem is not None and named in problem and config.false_alarms.threshold == 3
 
 
 def test_the_dashboard_reads_the_same_limits(tmp_path: Path) -> None:
     path = tmp_path / "samops.toml"
-    assert load_false_alarms(path).threshold == 3  # no file: the defaults
+    assert read_config(path)[0].false_alarms.threshold == 3  # no file: the defaults
     path.write_text("[false_alarms]\nthreshold = 9\ndays = 60\n[roles]\nviewers = []\n", encoding="utf-8")
-    assert (load_false_alarms(path).threshold, load_false_alarms(path).days) == (9, 60)
+    limits = read_config(path)[0].false_alarms
+    assert (limits.threshold, limits.days) == (9, 60)
 
 
 def test_a_suggestion_is_a_hint_naming_a_listed_disposition() -> None:

@@ -55,7 +55,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -69,9 +69,9 @@ from pydantic import (
     model_validator,
 )
 
-from bot.notify.at_risk_config import AtRiskDigest
 from core.alarms import Alarm, in_scope
-from core.config_sections import one_line
+from core.config.at_risk import AtRiskDigest
+from core.config.errors import NotifyConfigError, one_line
 from core.timefmt import host_zone, org_zone
 from core.windows import Weekly, parse_clock, parse_day
 
@@ -85,10 +85,6 @@ def _known_zone(name: str) -> str:
 
 
 ZoneName = Annotated[str, AfterValidator(_known_zone)]
-
-
-class NotifyConfigError(ValueError):
-    """The `[notify]` section has an unknown key or a bad value; the message names the field."""
 
 
 def _channel_id(value: str) -> str:
@@ -145,11 +141,12 @@ class Escalation(_Section):
     def _to(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [[value]]
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return [value]  # one list of targets, for every level
-        if isinstance(value, list):
-            return [[v] if isinstance(v, str) else v for v in value]
-        return value
+        if not isinstance(value, list):
+            return value
+        levels = cast("list[object]", value)
+        if all(isinstance(v, str) for v in levels):
+            return [levels]  # one list of targets, for every level
+        return [[v] if isinstance(v, str) else v for v in levels]
 
     @field_validator("escalate_to")
     @classmethod
@@ -397,16 +394,18 @@ class NotifyConfig(_Section):
         route = self.route_for(alarm)
         return route.channel if route is not None else self.default_channel
 
-    def zone_for(self, org_id: int | None) -> ZoneInfo:
+    def zone_for(self, org_id: int | None, fallback: str | None = None) -> ZoneInfo:
         """The organization's zone, core's one reading of it (`core.timefmt.org_zone`): `timezones`, else
         `timezone` when the file sets it, else the zone most of its cached users have (when this process
         reads a cache: `reading_users_zones`), else UTC. The dashboard's default is the same zone."""
         # With no organization, the one `timezones` names when it names one (core.timefmt.org_zone).
         by_org = org_id in self.timezones if org_id is not None else len(self.timezones) == 1
         named = "timezone" in self.model_fields_set or by_org
-        if self._users_zone is None or named:
+        if named:
             return org_zone({"timezones": self.timezones, "timezone": self.timezone}, org_id)
-        return org_zone({"timezones": self.timezones}, org_id, fallback=self._users_zone(org_id))
+        if fallback is None and self._users_zone is not None:
+            fallback = self._users_zone(org_id)
+        return org_zone({"timezones": self.timezones}, org_id, fallback=fallback)
 
     def reading_users_zones(self, users_zone: Callable[[int | None], str | None]) -> NotifyConfig:
         """This config, with the cached users' zone (`core.read.UsersZones`) as the zone of an organization
@@ -480,16 +479,21 @@ def parse_notify(data: dict[str, Any], source: str = "config") -> NotifyConfig:
         raise NotifyConfigError(f"{source}: {one_line(err, 'notify.')}") from None
 
 
-def with_channel_orgs(section: Any, data: dict[str, Any]) -> Any:
+def with_channel_orgs(section: object, data: dict[str, object]) -> object:
     """A handover channel without its own `org` takes the bot's `[channels.<id>] org`: one place to say it."""
-    bot_channels = data.get("channels")
-    ours = section.get("channels") if isinstance(section, dict) else None
+    bot_channels, ours = data.get("channels"), _table(section).get("channels")
     if not isinstance(bot_channels, dict) or not isinstance(ours, dict):
         return section
-    merged = {}
-    for name, settings in ours.items():
-        org = (bot_channels.get(name) or {}).get("org") if isinstance(bot_channels.get(name), dict) else None
+    theirs = cast("dict[str, object]", bot_channels)
+    merged: dict[str, object] = {}
+    for name, settings in cast("dict[str, object]", ours).items():
+        org = _table(theirs.get(name)).get("org")
         if isinstance(settings, dict) and "org" not in settings and org is not None:
-            settings = {**settings, "org": org}
+            settings = {**cast("dict[str, object]", settings), "org": org}
         merged[name] = settings
-    return {**section, "channels": merged}
+    return {**_table(section), "channels": merged}
+
+
+def _table(value: object) -> dict[str, object]:
+    """A TOML table (string keys), or an empty one for anything else."""
+    return cast("dict[str, object]", value) if isinstance(value, dict) else {}

@@ -1,5 +1,5 @@
 """`[notify.channels.<id>] at_risk = { ... }`: a channel's at-risk digest (docs/at_risk.md), parsed once with
-the config (bot/config.py); a bad entry is refused naming its field (`notify.channels.C_X.at_risk.day`).
+the config (core/config/); a bad entry is refused naming its field (`notify.channels.C_X.at_risk.day`).
 
 ```toml
 [notify.channels.C_MANAGERS]

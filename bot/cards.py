@@ -63,6 +63,9 @@ class Drawing:
     priorities: Priorities = field(default_factory=Priorities)
     clock: Callable[[], int] = now_ms
     plans: ActionPlans = field(default_factory=lambda: ActionPlans(()))  # the card's checklist, if any
+    # The organizations' own zones, where keyholders are judged (core/views.Looks.judged_in), when
+    # `zone_for` is another clock (the console's, a person's); None: `zone_for` is theirs.
+    org_zone_for: Callable[[int | None], ZoneInfo] | None = None
 
 
 def data_as_of(db: sqlite_utils.Database) -> int | None:
@@ -95,7 +98,10 @@ def draw_alarm(d: Drawing, alarm: Alarm) -> Rendered:
 
 def looks(d: Drawing, org_id: int | None) -> Looks:
     """What a view of an alarm of `org_id` is drawn for, now."""
-    return Looks(d.zone_for(org_id), d.data_as_of, d.dashboard_url, d.priorities, d.plans, d.clock())
+    judged_in = (d.org_zone_for or d.zone_for)(org_id)
+    return Looks(
+        d.zone_for(org_id), d.data_as_of, d.dashboard_url, d.priorities, d.plans, d.clock(), judged_in
+    )
 
 
 def draw_storm(d: Drawing, alarm: Alarm, counts: CardCounts) -> Rendered:

@@ -63,6 +63,9 @@ class Looks:
     priorities: Priorities
     plans: ActionPlans
     now: int
+    # The organization's zone, where its access windows are: who was authorized at the alarm's time, and who
+    # is now, is judged on it whatever clock the card is shown on (the console's, a person's). None: `zone`.
+    judged_in: ZoneInfo | None = None
 
 
 def alarm_view(db: sqlite_utils.Database, alarm: Alarm, looks: Looks) -> AlarmView:
@@ -73,6 +76,7 @@ def alarm_view(db: sqlite_utils.Database, alarm: Alarm, looks: Looks) -> AlarmVi
     resolved = state is not None and state.state is State.RESOLVED
     closed = dispositions.resolved_as(db, alarm.event_id)
     late = read.late_by(db, alarm.event_id)  # a late alarm's SLA counts from its arrival (Priorities.due_at)
+    judged_in = looks.judged_in or looks.zone
     return AlarmView(
         alarm,
         looks.zone,
@@ -83,8 +87,8 @@ def alarm_view(db: sqlite_utils.Database, alarm: Alarm, looks: Looks) -> AlarmVi
         sla_minutes=looks.priorities.sla.minutes(priority),
         overdue=still_open and looks.priorities.overdue(alarm, looks.now, late),
         late_ms=late,
-        keyholders=context_of(db, alarm, looks.zone),
-        checklist=read.plan_checklist(db, looks.plans, alarm, looks.now, looks.zone, with_data=not resolved),
+        keyholders=context_of(db, alarm, judged_in),
+        checklist=read.plan_checklist(db, looks.plans, alarm, looks.now, judged_in, with_data=not resolved),
         resolved_as=closed.label if closed is not None else None,
         during=read.marked_during(db, alarm.event_id),
     )

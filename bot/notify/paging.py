@@ -260,7 +260,7 @@ class Pager:
         drawing = self.drawing()
 
         def theirs(org_id: int | None) -> ZoneInfo:
-            return timefmt.person_zone(prefs.zone, drawing.zone_for(org_id))
+            return timefmt.person_zone(prefs.zone, (drawing.org_zone_for or drawing.zone_for)(org_id))
 
         card = cards.draw_alarm(replace(drawing, zone_for=theirs), alarm)
         lead = render.page_lead(page.level, page.why, alarm, len(page.thread.alarms))

@@ -507,7 +507,14 @@ class Notifier:
         zone_for = self.config.shown_zone_for
         data_as_of = self.source.data_as_of(self.db)
         return cards.Drawing(
-            self.db, zone_for, data_as_of, self.dashboard_url, self.priorities, self.clock, self.plans
+            self.db,
+            zone_for,
+            data_as_of,
+            self.dashboard_url,
+            self.priorities,
+            self.clock,
+            self.plans,
+            org_zone_for=self.config.zone_for,  # keyholders judged on the organization's clock
         )
 
     def _card(self, alarm: Alarm) -> render.Rendered:

@@ -139,7 +139,10 @@ def blocks_to_dicts(blocks: Sequence[Any]) -> list[dict[str, Any]]:
 _MARKED = re.compile(r"(?<![\w\u200b])([*_~])(?=\S)([^\n]*?\S)\1(?!\w)")
 _CODE = re.compile(r"(`[^`\n]*`)")
 _EMOJI = re.compile(r"(?<![\w:]):([a-z][a-z0-9_+-]*):(?![\w:])")
-_SLACK_LINK = re.compile(r"<([^<>|]+)\|([^<>]+)>|<([@#!][^<>]+)>|<((?:https?|mailto):[^<>]+)>")
+# A link is Slack's only when its target is an address: `<resourceId | name>` in a usage line is words.
+_SLACK_LINK = re.compile(
+    r"<((?:https?|mailto):[^<>|]+)\|([^<>]+)>|<([@#!][^<>]+)>|<((?:https?|mailto):[^<>]+)>"
+)
 # The emoji samops' messages use, as a terminal shows them; any other is left out (its words say it all).
 EMOJI = {
     "red_circle": "🔴", "large_yellow_circle": "🟡", "white_circle": "⚪", "rotating_light": "🚨",

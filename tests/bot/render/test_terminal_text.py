@@ -35,3 +35,9 @@ def test_a_card_on_the_console_and_an_answer_of_samops_slash() -> None:
 def test_a_mark_inside_code_or_a_word_is_a_character() -> None:
     shown = terminal_text("fields (`*` = required): name*, brand*; *bold*")
     assert shown == "fields (`*` = required): name*, brand*; bold"
+
+
+def test_a_usage_line_in_angle_brackets_is_words_not_a_link() -> None:
+    """`/sam panel <resourceId | name>` read "/sam panel  name (resourceId )" on the console (the trial)."""
+    assert terminal_text("`/sam panel <resourceId | name>`") == "`/sam panel <resourceId | name>`"
+    assert terminal_text("<https://x.example/a|the page>") == "the page (https://x.example/a)"

@@ -288,8 +288,10 @@ def check_config(
     )
     console.print(f"source: {config.source}, every {every}, time zone {zone}")
     console.print((supervision or SupervisionConfig()).describe())
-    if default is None:
+    if default is None and slack is not None:  # without Slack every card goes to the console
         problems.append("notify.default_channel is not set: alarms no route matches would have nowhere to go")
+    elif default is None:
+        console.print("default channel: not set (needed once SLACK_BOT_TOKEN is; until then, the console)")
     problems += [f"channel {channel}: {problem}" for channel, problem in checked.items() if problem]
     if slack is None:
         console.print("channels not checked: no SLACK_BOT_TOKEN")

@@ -299,3 +299,19 @@ def test_check_config(
     out = capsys.readouterr()
     assert code == expected_code, out.out + out.err
     assert expected_text in (out.out + out.err).replace("\n", " ")
+
+
+def test_check_config_without_slack_needs_no_default_channel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """samops.example.toml copied as it is, no SLACK_BOT_TOKEN: cards go to the console, so no channel is
+    missing (issue 37: it was refused, exit 2, though the README says a token is what needs a channel)."""
+    from bot.cli.notify import main
+
+    (tmp_path / "samops.toml").write_text((ROOT / "samops.example.toml").read_text())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    code = main(["--check-config", "--config", str(tmp_path / "samops.toml")])
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert code == 0, out
+    assert "needed once SLACK_BOT_TOKEN is" in out and "error:" not in out

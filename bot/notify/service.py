@@ -310,12 +310,10 @@ class Notifier:
         """Alarms to be posted start their lifecycle open (in discovery's transaction); those held back by a
         silence or maintenance window are recorded only."""
         seen = read.seen_times(self.db, [a.event_id for a in found])
-        # A late alarm's time to acknowledge starts when it reached samops, not when it happened.
+        # A late alarm's time to acknowledge starts when it reached samops, not when it happened (the one
+        # rule of the card and the overdue edit: read.lateness).
         opened = [
-            (
-                a.event_id,
-                seen[a.event_id] if read.is_late(a.activity_time, seen.get(a.event_id)) else a.activity_time,
-            )
+            (a.event_id, a.activity_time + (read.lateness(a.activity_time, seen.get(a.event_id)) or 0))
             for a in found
             if a.event_id not in held
         ]

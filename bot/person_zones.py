@@ -72,8 +72,7 @@ class PersonZones:
 
     def learn(self, user: str, record: object) -> None:
         """A users.info answer's `user` record read elsewhere (a role lookup): its `tz` kept as if asked."""
-        found = record.get("tz") if isinstance(record, dict) else None
-        zone = found if isinstance(found, str) and timefmt.zone(found) is not None else None
+        zone = _tz_of(record)
         self._keep(user, zone, zone, self.clock())
 
     def _keep(self, user: str, given: str | None, zone: str | None, at: float) -> None:
@@ -106,6 +105,10 @@ class PersonZones:
         except (SlackClientError, OSError) as err:
             log.warning("users.info of %s failed: %s", user, type(err).__name__)
             return False, None
-        record = answer.get("user")
-        found = record.get("tz") if isinstance(record, dict) else None
-        return True, found if isinstance(found, str) and timefmt.zone(found) is not None else None
+        return True, _tz_of(answer.get("user"))
+
+
+def _tz_of(record: object) -> str | None:
+    """A users.info `user` record's `tz`: None for none, or one this machine does not know."""
+    found = record.get("tz") if isinstance(record, dict) else None
+    return found if isinstance(found, str) and timefmt.zone(found) is not None else None

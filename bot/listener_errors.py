@@ -82,8 +82,3 @@ def respond_privately(respond: Respond, text: str, blocks: list[Any] | None = No
         respond(text=text, blocks=blocks, response_type="ephemeral", replace_original=False)
     else:
         respond(text=text, response_type="ephemeral", replace_original=False)
-
-
-def respond_error(respond: Respond, reference: str) -> None:
-    """Tell the person that samops failed them, with the reference of the ERROR line."""
-    respond_privately(respond, failure_text(reference))
